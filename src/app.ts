@@ -1,0 +1,82 @@
+// buildApp(options) → a Fastify instance with every plugin and route. Tests call it and use
+// app.inject; server.ts wires it to a port and the process.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TrustProxy } from './config.ts';
+import { contentRoutes } from './content/routes.ts';
+import type { Db } from './db/database.ts';
+import { registerAuth } from './http/auth.ts';
+import { registerErrorHandling } from './http/errors.ts';
+import { registerHttpCaching } from './http/http-caching.ts';
+import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
+import { registerRequestId, requestIdFor } from './http/request-id.ts';
+import { projectRoutes } from './projects/routes.ts';
+
+export interface AppOptions {
+  db: Db;
+  rateLimits?: RateLimitStore;
+  trustProxy?: TrustProxy;
+  /** The log level, or false for no log (tests). */
+  logLevel?: string | false;
+}
+
+export const bodyLimit = 64 * 1024;
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logLevel ? { level: options.logLevel, redact: redactedPaths } : false,
+    // Fastify takes a hop count too; its types only lack it.
+    trustProxy: (options.trustProxy ?? false) as boolean | string[],
+    bodyLimit,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    ajv: { customOptions: { allErrors: true, verbose: true, coerceTypes: 'array', removeAdditional: true } },
+    routerOptions: { maxParamLength: 1000 },
+  });
+  const rateLimits = options.rateLimits ?? new MemoryRateLimitStore();
+
+  registerRequestId(app);
+  registerErrorHandling(app);
+  registerHttpCaching(app);
+  registerAuth(app, { db: options.db, rateLimits });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Folio API',
+        version: '1.0.0',
+        description:
+          'Content and reading analytics for headless blogs. Every endpoint needs an API key in `X-API-Key` (or `Authorization: Bearer`). Errors are `{ error, message, statusCode, details? }`; 400s list each bad field in `details.issues`. Every response carries `X-Request-Id` and `X-RateLimit-*` headers; GETs carry an `ETag` and honour `If-None-Match`.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }],
+    },
+    hideUntagged: true,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  app.get('/v1/openapi.json', { config: { access: 'none' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+  app.get('/health', { config: { access: 'none' }, schema: { hide: true } }, async () => {
+    await options.db.kysely.selectNoFrom((eb) => eb.lit(1).as('ok')).execute();
+    return { status: 'ok' };
+  });
+
+  contentRoutes(app, options.db);
+  projectRoutes(app, options.db);
+
+  app.addHook('onClose', async () => {
+    await rateLimits.close();
+  });
+  return app;
+}
+
+// The key may travel in these headers (or the `key` query parameter): never log them.
+const redactedPaths = ['req.headers["x-api-key"]', 'req.headers.authorization'];

@@ -1,0 +1,239 @@
+#!/usr/bin/env node
+// The `folio` command: serve, migrate, projects, keys and import. With --json every command prints
+// exactly one JSON document on stdout; failures exit non-zero with a one-line reason.
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError, loadConfig } from '../config.ts';
+import { importContent } from '../content/import.ts';
+import { ImportValidationError, readContentSource } from '../content/import-source.ts';
+import { type Db, openDatabase } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrations/index.ts';
+import { HttpError } from '../http/errors.ts';
+import { listApiKeys, listProjects } from '../projects/queries.ts';
+import {
+  createApiKey,
+  createProject,
+  keyView,
+  projectView,
+  requireProject,
+  revokeApiKey,
+} from '../projects/service.ts';
+import { startServer } from '../server.ts';
+import { createProgress } from './progress.ts';
+
+interface Output {
+  json: boolean;
+}
+
+function print(output: Output, document: unknown, text: string): void {
+  process.stdout.write(output.json ? `${JSON.stringify(document, null, 2)}\n` : `${text}\n`);
+}
+
+/** Opens the configured database, migrated, runs `work`, and always closes it. */
+async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
+  const db = openDatabase(loadConfig().databaseUrl, { poolSize: 2 });
+  try {
+    await migrateToLatest(db);
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+function jsonOption(command: Command): Command {
+  return command.option('--json', 'print one JSON document on stdout');
+}
+
+export function buildCli(): Command {
+  const program = new Command('folio')
+    .description('Folio: content publishing and reading analytics for headless blogs')
+    .showHelpAfterError()
+    .exitOverride();
+
+  jsonOption(program.command('serve').description('serve the API (what npm start runs)'))
+    .option('--no-demo', 'do not create the demo project on an empty database')
+    .action(async (options: { demo: boolean }) => {
+      await startServer(loadConfig(), { demo: options.demo });
+    });
+
+  jsonOption(program.command('migrate').description('bring the database schema up to date')).action(
+    async (options: Output) => {
+      const db = openDatabase(loadConfig().databaseUrl, { poolSize: 1 });
+      try {
+        const applied = await migrateToLatest(db);
+        print(
+          options,
+          { applied },
+          applied.length ? `Applied: ${applied.join(', ')}` : 'The database is up to date.',
+        );
+      } finally {
+        await db.close();
+      }
+    },
+  );
+
+  const projects = program.command('projects').description('create and list projects');
+  jsonOption(projects.command('create').description('create a project'))
+    .requiredOption('--name <name>', 'display name')
+    .requiredOption('--slug <slug>', 'URL-friendly identifier')
+    .option('--description <text>', 'one-line description', '')
+    .option('--site-url <url>', 'public URL of the blog (used for SEO links)')
+    .option('--logo-url <url>', 'URL of the logo (JSON-LD publisher)')
+    .option('--storage-limit <size>', "e.g. '500 MB'", '500 MB')
+    .action(async (options) => {
+      const row = await withDatabase((db) =>
+        createProject(db, {
+          name: options.name,
+          slug: options.slug,
+          description: options.description,
+          siteUrl: options.siteUrl ?? null,
+          logoUrl: options.logoUrl ?? null,
+          storageLimit: options.storageLimit,
+        }),
+      );
+      print(options, projectView(row), `Created project '${row.slug}' (${row.id}).`);
+    });
+  jsonOption(projects.command('list').description('list projects')).action(async (options: Output) => {
+    const rows = await withDatabase((db) => listProjects(db.kysely));
+    print(
+      options,
+      rows.map(projectView),
+      rows.length ? rows.map((row) => `${row.slug}\t${row.name}\t${row.id}`).join('\n') : 'No projects yet.',
+    );
+  });
+
+  const keys = program.command('keys').description('create, list and revoke API keys');
+  jsonOption(keys.command('create').description('create a key; it is shown only this once'))
+    .requiredOption('--project <slug>', 'project slug')
+    .addOption(
+      new Option('--kind <kind>', 'secret: every endpoint; public: tracking only')
+        .choices(['secret', 'public'])
+        .default('secret'),
+    )
+    .option('--name <name>', 'a name to recognise the key by')
+    .option('--rate-limit <perMinute>', 'requests per minute (default 100)', parseInteger)
+    .option('--origin <url...>', 'allowed browser origin of a public key (repeatable)')
+    .action(async (options) => {
+      const { key, row } = await withDatabase((db) =>
+        createApiKey(db, options.project, {
+          kind: options.kind,
+          name: options.name,
+          rateLimit: options.rateLimit ?? null,
+          origins: options.origin ?? [],
+        }),
+      );
+      print(
+        options,
+        { ...keyView(row), key },
+        `${key}\n\nKey ${row.id} (${row.kind}). Store it now: it is not shown again.`,
+      );
+    });
+  jsonOption(keys.command('list').description("list a project's keys"))
+    .requiredOption('--project <slug>', 'project slug')
+    .action(async (options) => {
+      const rows = await withDatabase(async (db) =>
+        listApiKeys(db.kysely, (await requireProject(db, options.project)).id),
+      );
+      print(
+        options,
+        rows.map(keyView),
+        rows.length
+          ? rows
+              .map((row) =>
+                [
+                  row.id,
+                  row.kind,
+                  `${row.prefix}…`,
+                  row.name,
+                  `created ${row.created_at}`,
+                  `last used ${row.last_used_at ?? 'never'}`,
+                  row.revoked_at ? `REVOKED ${row.revoked_at}` : 'active',
+                ].join('\t'),
+              )
+              .join('\n')
+          : 'No keys.',
+      );
+    });
+  jsonOption(keys.command('revoke').description('revoke a key; it is refused from the next request on'))
+    .argument('<keyId>', 'the key id shown by keys list')
+    .action(async (keyId: string, options: Output) => {
+      const row = await withDatabase((db) => revokeApiKey(db, keyId));
+      print(options, keyView(row), `Revoked ${row.id}.`);
+    });
+
+  jsonOption(program.command('import').description('import a content folder or JSON file into a project'))
+    .requiredOption('--project <slug>', 'project slug')
+    .argument('<path>', 'content folder (tags.yaml and *.md) or JSON file')
+    .option('--prune', 'remove articles whose files are gone')
+    .option('--dry-run', 'validate and report what would change, write nothing')
+    .action(async (path: string, options) => {
+      const source = await readContentSource(path);
+      const progress = createProgress(!options.json && source.articles.length >= 50);
+      const summary = await withDatabase((db) =>
+        importContent(db, options.project, source, {
+          prune: options.prune === true,
+          dryRun: options.dryRun === true,
+          onProgress: progress.update,
+        }),
+      ).finally(progress.stop);
+      print(
+        options,
+        summary,
+        `${summary.dryRun ? 'Dry run (nothing written): ' : ''}${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.removed} removed; ${summary.tagsCreated} tags created, ${summary.tagsUpdated} updated; storage ${summary.storageUsed}.`,
+      );
+    });
+
+  return program;
+}
+
+function parseInteger(value: string): number {
+  if (!/^\d+$/.test(value))
+    throw new CommanderError(1, 'folio.invalidArgument', `'${value}' is not a whole number`);
+  return Number(value);
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildCli();
+  const json = argv.includes('--json');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    return reportFailure(error, json);
+  }
+}
+
+function reportFailure(error: unknown, json: boolean): number {
+  if (error instanceof CommanderError) {
+    if (error.exitCode === 0) return 0;
+    if (json) process.stdout.write(`${JSON.stringify({ error: error.message.replace(/^error: /, '') })}\n`);
+    return error.exitCode || 1;
+  }
+  let reason: string;
+  let details: Record<string, unknown> = {};
+  if (error instanceof ImportValidationError) {
+    reason = `Import refused: ${error.problems.length} problem(s); nothing was written`;
+    details = { problems: error.problems };
+    if (!json)
+      for (const problem of error.problems)
+        process.stderr.write(`${problem.file}:${problem.line}: ${problem.message}\n`);
+  } else if (error instanceof HttpError) {
+    reason = error.message;
+    if (error.details) details = error.details;
+  } else if (error instanceof ConfigError) {
+    reason = error.message.replace(/\n\s*/g, ' ');
+  } else {
+    const code = (error as { code?: string })?.code;
+    reason =
+      code === 'ECONNREFUSED'
+        ? 'The database cannot be reached (connection refused)'
+        : `Unexpected error: ${(error as Error)?.message ?? error}`;
+  }
+  if (json) process.stdout.write(`${JSON.stringify({ error: reason, ...details })}\n`);
+  process.stderr.write(`folio: ${reason}\n`);
+  return 1;
+}
+
+if (import.meta.main) {
+  const code = await runCli(process.argv.slice(2));
+  if (code !== 0 || !process.argv.slice(2).includes('serve')) process.exitCode = code;
+}

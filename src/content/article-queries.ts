@@ -1,0 +1,218 @@
+// SQL of articles: the filtered, sorted page of the list and its count, one article by slug, and
+// the relations (tags, variants) of a set of articles.
+import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { DialectName } from '../db/database.ts';
+import { articleContainsTerm } from '../db/dialect-sql.ts';
+import type { ArticleTable, ArticleVariantTable, Database } from '../db/schema.ts';
+import { hasReportedStatus, type ReportedStatus } from './article-status.ts';
+import type { ArticleSortField } from './schemas.ts';
+
+type Executor = Kysely<Database>;
+
+export interface ArticleFilter {
+  projectId: string;
+  now: string;
+  published?: boolean;
+  status?: ReportedStatus;
+  searchTerms: string[];
+  /** Tag ids of which an article needs at least one; null when the filter is absent. */
+  anyTagIds: string[] | null;
+  /** Tag ids an article needs all of; null when absent. */
+  allTagIds: string[] | null;
+  excludeTagIds: string[];
+}
+
+export interface ArticleOrder {
+  sort: ArticleSortField;
+  order: 'asc' | 'desc';
+}
+
+const sortColumns = {
+  createdAt: 'articles.created_at',
+  updatedAt: 'articles.updated_at',
+  publishedAt: 'articles.published_at',
+  title: 'articles.title_key',
+  viewCount: 'articles.view_count',
+  readTimeMinutes: 'articles.read_time_minutes',
+  wordCount: 'articles.word_count',
+} as const;
+
+/** Every column but `content`, which only a caller that shows it asks for. */
+export const summaryColumns = [
+  'articles.id',
+  'articles.slug',
+  'articles.title',
+  'articles.excerpt',
+  'articles.cover_image',
+  'articles.status',
+  'articles.published_at',
+  'articles.created_at',
+  'articles.updated_at',
+  'articles.view_count',
+  'articles.word_count',
+  'articles.character_count',
+  'articles.read_time_minutes',
+  'articles.author_name',
+  'articles.author_image',
+  'articles.last_updated_by_name',
+  'articles.last_updated_by_image',
+] as const;
+
+export type ArticleRow = Pick<
+  ArticleTable,
+  | 'id'
+  | 'slug'
+  | 'title'
+  | 'excerpt'
+  | 'cover_image'
+  | 'status'
+  | 'published_at'
+  | 'created_at'
+  | 'updated_at'
+  | 'view_count'
+  | 'word_count'
+  | 'character_count'
+  | 'read_time_minutes'
+  | 'author_name'
+  | 'author_image'
+  | 'last_updated_by_name'
+  | 'last_updated_by_image'
+> & { content?: string };
+
+function filtered<O>(
+  query: SelectQueryBuilder<Database, 'articles', O>,
+  dialect: DialectName,
+  filter: ArticleFilter,
+): SelectQueryBuilder<Database, 'articles', O> {
+  let q = query.where('articles.project_id', '=', filter.projectId);
+  if (filter.status !== undefined) {
+    const status = filter.status;
+    q = q.where((eb) => hasReportedStatus(eb, status, filter.now));
+  }
+  if (filter.published !== undefined) {
+    const published = filter.published;
+    q = q.where((eb) =>
+      published
+        ? hasReportedStatus(eb, 'published', filter.now)
+        : eb.not(hasReportedStatus(eb, 'published', filter.now)),
+    );
+  }
+  for (const term of filter.searchTerms) q = q.where(articleContainsTerm(dialect, term));
+  if (filter.anyTagIds !== null) {
+    const ids = filter.anyTagIds;
+    if (ids.length === 0) return q.where(sql<boolean>`1 = 0`);
+    q = q.where((eb) => eb.exists(taggedWith(eb, ids)));
+  }
+  if (filter.allTagIds !== null) {
+    const ids = filter.allTagIds;
+    if (ids.length === 0) return q.where(sql<boolean>`1 = 0`);
+    for (const id of ids) q = q.where((eb) => eb.exists(taggedWith(eb, [id])));
+  }
+  if (filter.excludeTagIds.length > 0) {
+    const ids = filter.excludeTagIds;
+    q = q.where((eb) => eb.not(eb.exists(taggedWith(eb, ids))));
+  }
+  return q;
+}
+
+function taggedWith(eb: ExpressionBuilder<Database, 'articles'>, tagIds: string[]) {
+  return eb
+    .selectFrom('article_tags')
+    .select(sql`1`.as('one'))
+    .whereRef('article_tags.article_id', '=', 'articles.id')
+    .where('article_tags.tag_id', 'in', tagIds);
+}
+
+export async function findArticlePage(
+  db: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+  order: ArticleOrder,
+  page: { offset: number; limit: number },
+  withContent: boolean,
+): Promise<ArticleRow[]> {
+  let query = filtered(db.selectFrom('articles').select(summaryColumns), dialect, filter);
+  if (withContent) query = query.select('articles.content') as typeof query;
+  const column = sortColumns[order.sort];
+  if (order.sort === 'publishedAt') query = query.orderBy(sql`articles.published_at is null`);
+  return query
+    .orderBy(column, order.order)
+    .orderBy('articles.id', order.order)
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute() as unknown as Promise<ArticleRow[]>;
+}
+
+export async function countArticles(
+  db: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+): Promise<number> {
+  const row = await filtered(
+    db.selectFrom('articles').select((eb) => eb.fn.countAll<number>().as('count')),
+    dialect,
+    filter,
+  ).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export function findArticleBySlug(
+  db: Executor,
+  projectId: string,
+  slug: string,
+  withContent: boolean,
+): Promise<ArticleRow | undefined> {
+  let query = db
+    .selectFrom('articles')
+    .select(summaryColumns)
+    .where('articles.project_id', '=', projectId)
+    .where('articles.slug', '=', slug);
+  if (withContent) query = query.select('articles.content') as typeof query;
+  return query.executeTakeFirst() as unknown as Promise<ArticleRow | undefined>;
+}
+
+export interface ArticleTagRow {
+  article_id: string;
+  id: string;
+  name: string;
+  color: string | null;
+  icon: string | null;
+}
+
+export function findTagsOfArticles(db: Executor, articleIds: string[]): Promise<ArticleTagRow[]> {
+  if (articleIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('article_tags')
+    .innerJoin('tags', 'tags.id', 'article_tags.tag_id')
+    .select(['article_tags.article_id', 'tags.id', 'tags.name', 'tags.color', 'tags.icon'])
+    .where('article_tags.article_id', 'in', articleIds)
+    .orderBy('tags.name_key')
+    .orderBy('tags.id')
+    .execute();
+}
+
+export function findVariantsOfArticles(db: Executor, articleIds: string[]): Promise<ArticleVariantTable[]> {
+  if (articleIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('article_variants')
+    .selectAll()
+    .where('article_id', 'in', articleIds)
+    .orderBy('key')
+    .execute();
+}
+
+/** Tag ids of the project whose names (already trimmed and lower-cased) are given. */
+export async function findTagIdsByNames(
+  db: Executor,
+  projectId: string,
+  nameKeys: string[],
+): Promise<Map<string, string>> {
+  if (nameKeys.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('tags')
+    .select(['id', 'name_key'])
+    .where('project_id', '=', projectId)
+    .where('name_key', 'in', nameKeys)
+    .execute();
+  return new Map(rows.map((row) => [row.name_key, row.id]));
+}

@@ -1,0 +1,256 @@
+// The article list and single article: parameter rules beyond the schema (select, tag names,
+// search terms), the queries, and the mapping of rows to the API's shape.
+import type { Db } from '../db/database.ts';
+import type { ArticleVariantTable, ProjectTable } from '../db/schema.ts';
+import { NotFoundError, ValidationError } from '../http/errors.ts';
+import {
+  type ArticleFilter,
+  type ArticleRow,
+  type ArticleTagRow,
+  countArticles,
+  findArticleBySlug,
+  findArticlePage,
+  findTagIdsByNames,
+  findTagsOfArticles,
+  findVariantsOfArticles,
+} from './article-queries.ts';
+import { reportedStatus } from './article-status.ts';
+import type { ArticleListQueryType, ArticleView, SelectableField } from './schemas.ts';
+import { selectableFields } from './schemas.ts';
+
+const listDefaults: SelectableField[] = [
+  'title',
+  'slug',
+  'excerpt',
+  'coverImage',
+  'published',
+  'viewCount',
+  'readTimeMinutes',
+  'createdAt',
+  'publishedAt',
+];
+const singleDefaults: SelectableField[] = [...listDefaults, 'content', 'wordCount', 'author'];
+
+export interface FieldSet {
+  fields: Set<SelectableField>;
+  tagColor: boolean;
+  tagIcon: boolean;
+}
+
+/** Applies a `select` JSON object to the default fields; any malformed part is a 400 on `select`. */
+export function resolveSelect(select: string | undefined, defaults: SelectableField[]): FieldSet {
+  const fields = new Set<SelectableField>(defaults);
+  if (select === undefined) return { fields, tagColor: false, tagIcon: false };
+  const allowed = `; selectable fields: ${selectableFields.join(', ')}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(select);
+  } catch {
+    throw new ValidationError([
+      { field: 'select', message: `must be a JSON object such as {"content":false}${allowed}` },
+    ]);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ValidationError([
+      { field: 'select', message: `must be a JSON object such as {"content":false}${allowed}` },
+    ]);
+  }
+  const problems: string[] = [];
+  for (const [name, value] of Object.entries(parsed)) {
+    if (!(selectableFields as readonly string[]).includes(name))
+      problems.push(`'${name}' is not a selectable field`);
+    else if (typeof value !== 'boolean') problems.push(`'${name}' must be true or false`);
+    else if (value) fields.add(name as SelectableField);
+    else fields.delete(name as SelectableField);
+  }
+  if (problems.length > 0)
+    throw new ValidationError([{ field: 'select', message: problems.join('; ') + allowed }]);
+  const tagColor = fields.has('tagColor');
+  const tagIcon = fields.has('tagIcon');
+  if (tagColor || tagIcon) fields.add('tags');
+  return { fields, tagColor, tagIcon };
+}
+
+/** `a, B` and repeated parameters → distinct lower-cased, trimmed names. */
+export function tagNameKeys(values: string[] | undefined): string[] | null {
+  if (values === undefined) return null;
+  const keys = values.flatMap((value) => value.split(',')).map((name) => name.trim().toLowerCase());
+  return [...new Set(keys.filter((name) => name !== ''))];
+}
+
+export function searchTerms(search: string | undefined): string[] {
+  return search === undefined ? [] : search.split(/\s+/u).filter((term) => term !== '');
+}
+
+export async function listArticles(db: Db, project: ProjectTable, query: ArticleListQueryType) {
+  const select = resolveSelect(query.select, listDefaults);
+  const now = new Date().toISOString();
+  const any = tagNameKeys(query.tags);
+  const all = tagNameKeys(query.tagsAll);
+  const exclude = tagNameKeys(query.excludeTags) ?? [];
+  const tagIds = await findTagIdsByNames(db.kysely, project.id, [
+    ...new Set([...(any ?? []), ...(all ?? []), ...exclude]),
+  ]);
+  const filter: ArticleFilter = {
+    projectId: project.id,
+    now,
+    published: query.published,
+    status: query.status,
+    searchTerms: searchTerms(query.search),
+    anyTagIds: any === null ? null : any.flatMap((name) => tagIds.get(name) ?? []),
+    // A name that matches no tag makes "all of" impossible: no article can match.
+    allTagIds:
+      all === null ? null : all.every((name) => tagIds.has(name)) ? all.map((name) => tagIds.get(name)!) : [],
+    excludeTagIds: exclude.flatMap((name) => tagIds.get(name) ?? []),
+  };
+  if (filter.allTagIds !== null && all!.length === 0) filter.allTagIds = null;
+  if (filter.anyTagIds !== null && any!.length === 0) filter.anyTagIds = null;
+  const offset = (query.page - 1) * query.limit;
+  const [rows, total] = await Promise.all([
+    findArticlePage(
+      db.kysely,
+      db.dialect,
+      filter,
+      { sort: query.sort, order: query.order },
+      { offset, limit: query.limit },
+      select.fields.has('content'),
+    ),
+    countArticles(db.kysely, db.dialect, filter),
+  ]);
+  const data = await toViews(db, project, rows, select, now);
+  return {
+    data,
+    meta: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
+  };
+}
+
+export async function getArticle(
+  db: Db,
+  project: ProjectTable,
+  slug: string,
+  selectParam: string | undefined,
+) {
+  const select = resolveSelect(selectParam, singleDefaults);
+  const row = await findArticleBySlug(db.kysely, project.id, slug, select.fields.has('content'));
+  if (!row) throw new NotFoundError(`Article '${slug}' not found`);
+  const [article] = await toViews(db, project, [row], select, new Date().toISOString());
+  return article;
+}
+
+async function toViews(
+  db: Db,
+  project: ProjectTable,
+  rows: ArticleRow[],
+  select: FieldSet,
+  now: string,
+): Promise<ArticleView[]> {
+  const ids = rows.map((row) => row.id);
+  const [tags, variants] = await Promise.all([
+    select.fields.has('tags') ? findTagsOfArticles(db.kysely, ids) : [],
+    select.fields.has('variants') ? findVariantsOfArticles(db.kysely, ids) : [],
+  ]);
+  const tagsByArticle = groupBy(tags, (tag) => tag.article_id);
+  const variantsByArticle = groupBy(variants, (variant) => variant.article_id);
+  return rows.map((row) =>
+    toView(row, select, now, project, tagsByArticle.get(row.id) ?? [], variantsByArticle.get(row.id) ?? []),
+  );
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}
+
+function toView(
+  row: ArticleRow,
+  { fields, tagColor, tagIcon }: FieldSet,
+  now: string,
+  project: ProjectTable,
+  tags: ArticleTagRow[],
+  variants: ArticleVariantTable[],
+): ArticleView {
+  const status = reportedStatus(row.status, row.published_at, now);
+  const view: ArticleView = { id: row.id };
+  for (const field of selectableFields) {
+    if (!fields.has(field)) continue;
+    switch (field) {
+      case 'title':
+        view.title = row.title;
+        break;
+      case 'slug':
+        view.slug = row.slug;
+        break;
+      case 'content':
+        view.content = row.content;
+        break;
+      case 'excerpt':
+        view.excerpt = row.excerpt;
+        break;
+      case 'coverImage':
+        view.coverImage = row.cover_image;
+        break;
+      case 'published':
+        view.published = status === 'published';
+        break;
+      case 'status':
+        view.status = status;
+        break;
+      case 'viewCount':
+        view.viewCount = Number(row.view_count);
+        break;
+      case 'wordCount':
+        view.wordCount = row.word_count;
+        break;
+      case 'characterCount':
+        view.characterCount = row.character_count;
+        break;
+      case 'readTimeMinutes':
+        view.readTimeMinutes = row.read_time_minutes;
+        break;
+      case 'author':
+        view.author = { name: row.author_name, image: row.author_image };
+        break;
+      case 'lastUpdatedBy':
+        view.lastUpdatedBy =
+          row.last_updated_by_name === null
+            ? null
+            : { name: row.last_updated_by_name, image: row.last_updated_by_image };
+        break;
+      case 'tags':
+        view.tags = tags.map((tag) => ({
+          id: tag.id,
+          name: tag.name,
+          ...(tagColor ? { color: tag.color } : {}),
+          ...(tagIcon ? { icon: tag.icon } : {}),
+        }));
+        break;
+      case 'variants':
+        view.variants = variants.map((variant) => ({
+          id: variant.id,
+          key: variant.key,
+          title: variant.title,
+          excerpt: variant.excerpt,
+          content: variant.content,
+        }));
+        break;
+      case 'project':
+        view.project = { id: project.id, name: project.name, slug: project.slug };
+        break;
+      case 'createdAt':
+        view.createdAt = row.created_at;
+        break;
+      case 'updatedAt':
+        view.updatedAt = row.updated_at;
+        break;
+      case 'publishedAt':
+        view.publishedAt = row.published_at;
+        break;
+    }
+  }
+  return view;
+}

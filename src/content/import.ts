@@ -1,0 +1,294 @@
+// Writes a validated content source into a project in one transaction: articles matched by slug
+// keep their id, createdAt and viewCount; only changed articles get a new updatedAt; the storage
+// limit is checked before anything is written; a dry run rolls everything back.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { ArticleTable, Database, ProjectTable, TagTable } from '../db/schema.ts';
+import { HttpError } from '../http/errors.ts';
+import { requireProject } from '../projects/service.ts';
+import { formatBytes } from '../projects/size.ts';
+import type { ArticleInput, ContentSource } from './import-source.ts';
+import { summarize, textStats } from './text-stats.ts';
+
+export interface ImportOptions {
+  prune?: boolean;
+  dryRun?: boolean;
+  onProgress?: (done: number, total: number) => void;
+  /** The time of the import; tests pass it to control timestamps. */
+  now?: Date;
+}
+
+export interface ImportSummary {
+  created: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  tagsCreated: number;
+  tagsUpdated: number;
+  storageUsed: string;
+  dryRun: boolean;
+}
+
+export class StorageLimitError extends HttpError {
+  constructor(used: number, limit: number) {
+    super(
+      400,
+      'Bad Request',
+      `Storage limit exceeded: the content would use ${formatBytes(used)} of the project's ${formatBytes(limit)}`,
+      { storageUsed: formatBytes(used), storageLimit: formatBytes(limit) },
+    );
+  }
+}
+
+class DryRunRollback extends Error {}
+
+interface PreparedArticle {
+  input: ArticleInput;
+  hash: string;
+  storageBytes: number;
+  stats: ReturnType<typeof textStats>;
+}
+
+const utf8Bytes = (value: string | null | undefined) => (value ? Buffer.byteLength(value, 'utf8') : 0);
+
+export function articleStorageBytes(article: ArticleInput): number {
+  let bytes =
+    utf8Bytes(article.title) +
+    utf8Bytes(article.slug) +
+    utf8Bytes(article.excerpt) +
+    utf8Bytes(article.content);
+  for (const variant of article.variants) {
+    bytes +=
+      utf8Bytes(variant.key) +
+      utf8Bytes(variant.title) +
+      utf8Bytes(variant.excerpt) +
+      utf8Bytes(variant.content);
+  }
+  if (article.seo) {
+    const { keywords, ...texts } = article.seo;
+    for (const text of Object.values(texts)) bytes += utf8Bytes(text);
+    for (const keyword of keywords ?? []) bytes += utf8Bytes(keyword);
+  }
+  return bytes;
+}
+
+function prepare(article: ArticleInput): PreparedArticle {
+  const { file: _file, ...stored } = article;
+  return {
+    input: article,
+    hash: createHash('sha256').update(JSON.stringify(stored)).digest('base64url'),
+    storageBytes: articleStorageBytes(article),
+    stats: textStats(article.content, { hasCoverImage: article.coverImage !== null }),
+  };
+}
+
+export async function importContent(
+  db: Db,
+  projectSlug: string,
+  source: ContentSource,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
+  const project = await requireProject(db, projectSlug);
+  const prepared = source.articles.map(prepare);
+  const now = (options.now ?? new Date()).toISOString();
+  const summary: ImportSummary = {
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    removed: 0,
+    tagsCreated: 0,
+    tagsUpdated: 0,
+    storageUsed: '0 B',
+    dryRun: options.dryRun === true,
+  };
+  try {
+    await db.kysely.transaction().execute(async (trx) => {
+      await writeContent(trx, project, source, prepared, now, options, summary);
+      if (options.dryRun) throw new DryRunRollback();
+    });
+  } catch (error) {
+    if (!(error instanceof DryRunRollback)) throw error;
+  }
+  return summary;
+}
+
+async function writeContent(
+  trx: Kysely<Database>,
+  project: ProjectTable,
+  source: ContentSource,
+  prepared: PreparedArticle[],
+  now: string,
+  options: ImportOptions,
+  summary: ImportSummary,
+): Promise<void> {
+  const existing = new Map(
+    (
+      await trx
+        .selectFrom('articles')
+        .select(['id', 'slug', 'content_hash', 'created_at', 'published_at', 'storage_bytes'])
+        .where('project_id', '=', project.id)
+        .execute()
+    ).map((row) => [row.slug, row]),
+  );
+  const importedSlugs = new Set(prepared.map((article) => article.input.slug));
+  let storage = prepared.reduce((sum, article) => sum + article.storageBytes, 0);
+  for (const [slug, row] of existing)
+    if (!importedSlugs.has(slug) && !options.prune) storage += Number(row.storage_bytes);
+  const limit = Number(project.storage_limit_bytes);
+  if (storage > limit) throw new StorageLimitError(storage, limit);
+  summary.storageUsed = formatBytes(storage);
+
+  const tagIds = await upsertTags(trx, project.id, source, prepared, now, summary);
+
+  let done = 0;
+  for (const article of prepared) {
+    const previous = existing.get(article.input.slug);
+    if (previous && previous.content_hash === article.hash) {
+      summary.unchanged++;
+    } else {
+      const row = articleRow(project, article, previous, now);
+      if (previous) {
+        const { id: _id, project_id: _project, created_at: _created, ...changes } = row;
+        await trx.updateTable('articles').set(changes).where('id', '=', previous.id).execute();
+        await trx.deleteFrom('article_tags').where('article_id', '=', previous.id).execute();
+        await trx.deleteFrom('article_variants').where('article_id', '=', previous.id).execute();
+        summary.updated++;
+      } else {
+        await trx.insertInto('articles').values(row).execute();
+        summary.created++;
+      }
+      const articleId = row.id;
+      const tagRows = article.input.tags.map((name) => ({
+        article_id: articleId,
+        tag_id: tagIds.get(name.toLowerCase())!,
+      }));
+      if (tagRows.length > 0) await trx.insertInto('article_tags').values(tagRows).execute();
+      if (article.input.variants.length > 0) {
+        await trx
+          .insertInto('article_variants')
+          .values(
+            article.input.variants.map((variant) => ({
+              id: randomUUID(),
+              article_id: articleId,
+              ...variant,
+            })),
+          )
+          .execute();
+      }
+    }
+    options.onProgress?.(++done, prepared.length);
+  }
+
+  if (options.prune) {
+    const gone = [...existing.values()].filter((row) => !importedSlugs.has(row.slug)).map((row) => row.id);
+    for (let start = 0; start < gone.length; start += 500) {
+      await trx
+        .deleteFrom('articles')
+        .where('id', 'in', gone.slice(start, start + 500))
+        .execute();
+    }
+    summary.removed = gone.length;
+  }
+}
+
+function articleRow(
+  project: ProjectTable,
+  { input, hash, storageBytes, stats }: PreparedArticle,
+  previous: { id: string; created_at: string; published_at: string | null } | undefined,
+  now: string,
+): Omit<ArticleTable, 'view_count' | 'search_rowid'> {
+  // A published article without a date is published from its first import on, and keeps that date.
+  const publishedAt =
+    input.publishedAt ?? (input.status === 'published' ? (previous?.published_at ?? now) : null);
+  return {
+    id: previous?.id ?? randomUUID(),
+    project_id: project.id,
+    slug: input.slug,
+    title: input.title,
+    title_key: input.title.toLowerCase(),
+    excerpt: input.excerpt,
+    cover_image: input.coverImage,
+    content: input.content,
+    status: input.status,
+    published_at: publishedAt,
+    created_at: input.createdAt ?? previous?.created_at ?? now,
+    updated_at: input.updatedAt ?? now,
+    word_count: stats.wordCount,
+    character_count: stats.characterCount,
+    read_time_minutes: stats.readTimeMinutes,
+    summary: summarize(stats.plainText, 160),
+    author_name: input.author?.name ?? project.name,
+    author_image: input.author?.image ?? null,
+    last_updated_by_name: input.lastUpdatedBy?.name ?? null,
+    last_updated_by_image: input.lastUpdatedBy?.image ?? null,
+    seo: input.seo ? JSON.stringify(input.seo) : null,
+    storage_bytes: storageBytes,
+    content_hash: hash,
+  };
+}
+
+/** Creates and updates the tags of tags.yaml and of the articles; returns name key → tag id. */
+async function upsertTags(
+  trx: Kysely<Database>,
+  projectId: string,
+  source: ContentSource,
+  prepared: PreparedArticle[],
+  now: string,
+  summary: ImportSummary,
+): Promise<Map<string, string>> {
+  const existing = new Map<string, TagTable>(
+    (await trx.selectFrom('tags').selectAll().where('project_id', '=', projectId).execute()).map((tag) => [
+      tag.name_key,
+      tag,
+    ]),
+  );
+  const ids = new Map<string, string>();
+  for (const tag of source.tags) {
+    const key = tag.name.toLowerCase();
+    const current = existing.get(key);
+    if (current === undefined) {
+      const row: TagTable = {
+        id: randomUUID(),
+        project_id: projectId,
+        name: tag.name,
+        name_key: key,
+        color: tag.color,
+        icon: tag.icon,
+        created_at: now,
+        updated_at: now,
+      };
+      await trx.insertInto('tags').values(row).execute();
+      existing.set(key, row);
+      summary.tagsCreated++;
+    } else if (current.name !== tag.name || current.color !== tag.color || current.icon !== tag.icon) {
+      await trx
+        .updateTable('tags')
+        .set({ name: tag.name, color: tag.color, icon: tag.icon, updated_at: now })
+        .where('id', '=', current.id)
+        .execute();
+      summary.tagsUpdated++;
+    }
+  }
+  for (const article of prepared) {
+    for (const name of article.input.tags) {
+      const key = name.toLowerCase();
+      if (existing.has(key)) continue;
+      const row: TagTable = {
+        id: randomUUID(),
+        project_id: projectId,
+        name,
+        name_key: key,
+        color: null,
+        icon: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await trx.insertInto('tags').values(row).execute();
+      existing.set(key, row);
+      summary.tagsCreated++;
+    }
+  }
+  for (const [key, tag] of existing) ids.set(key, tag.id);
+  return ids;
+}

@@ -1,0 +1,162 @@
+// The article and tag shapes of the API: request parameters and responses, one source for
+// validation, serialisation and the OpenAPI document.
+import { type Static, Type } from 'typebox';
+import { NameList, Nullable, StringEnum, Timestamp } from '../http/schema-helpers.ts';
+import { reportedStatuses } from './article-status.ts';
+
+export const selectableFields = [
+  'content',
+  'excerpt',
+  'coverImage',
+  'title',
+  'slug',
+  'published',
+  'status',
+  'viewCount',
+  'author',
+  'lastUpdatedBy',
+  'tags',
+  'variants',
+  'project',
+  'tagColor',
+  'tagIcon',
+  'wordCount',
+  'characterCount',
+  'readTimeMinutes',
+  'createdAt',
+  'updatedAt',
+  'publishedAt',
+] as const;
+export type SelectableField = (typeof selectableFields)[number];
+
+export const articleSortFields = [
+  'createdAt',
+  'updatedAt',
+  'publishedAt',
+  'title',
+  'viewCount',
+  'readTimeMinutes',
+  'wordCount',
+] as const;
+export type ArticleSortField = (typeof articleSortFields)[number];
+
+const Person = Type.Object({ name: Type.String(), image: Nullable(Type.String()) });
+
+const ArticleTag = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  color: Type.Optional(Nullable(Type.String(), { description: 'with `tagColor` in `select`' })),
+  icon: Type.Optional(Nullable(Type.String(), { description: 'with `tagIcon` in `select`' })),
+});
+
+const Variant = Type.Object({
+  id: Type.String(),
+  key: Type.String(),
+  title: Nullable(Type.String()),
+  excerpt: Nullable(Type.String()),
+  content: Nullable(Type.String()),
+});
+
+const articleProperties = {
+  id: Type.String(),
+  title: Type.Optional(Type.String()),
+  slug: Type.Optional(Type.String()),
+  content: Type.Optional(Type.String({ description: 'Markdown' })),
+  excerpt: Type.Optional(Nullable(Type.String())),
+  coverImage: Type.Optional(Nullable(Type.String())),
+  published: Type.Optional(Type.Boolean({ description: 'true exactly when `status` is `published`' })),
+  status: Type.Optional(StringEnum(reportedStatuses)),
+  viewCount: Type.Optional(Type.Integer()),
+  wordCount: Type.Optional(Type.Integer()),
+  characterCount: Type.Optional(
+    Type.Integer({ description: 'code points of the plain text, whitespace excluded' }),
+  ),
+  readTimeMinutes: Type.Optional(Type.Integer()),
+  author: Type.Optional(Person),
+  lastUpdatedBy: Type.Optional(Nullable(Person)),
+  tags: Type.Optional(Type.Array(ArticleTag, { description: 'ordered by name' })),
+  variants: Type.Optional(Type.Array(Variant, { description: 'ordered by key' })),
+  project: Type.Optional(Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() })),
+  createdAt: Type.Optional(Timestamp),
+  updatedAt: Type.Optional(Timestamp),
+  publishedAt: Type.Optional(Nullable(Timestamp)),
+};
+
+export const Article = Type.Object(articleProperties, {
+  $id: 'Article',
+  description:
+    'An article. Fields present by default: in lists `id, title, slug, excerpt, coverImage, published, viewCount, readTimeMinutes, createdAt, publishedAt`; a single article adds `content, wordCount, author`. `select` adds or removes the others.',
+});
+export type ArticleView = Static<typeof Article>;
+
+const selectDescription = `JSON object mapping field names to true (add to the defaults) or false (remove). Selectable: ${selectableFields.join(', ')}. \`id\` is always present; \`tagColor\`/\`tagIcon\` add \`color\`/\`icon\` to each tag and include \`tags\`.`;
+
+export const ArticleListQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  sort: StringEnum(articleSortFields, {
+    default: 'createdAt',
+    description: 'ties are broken by id in the same order',
+  }),
+  order: StringEnum(['asc', 'desc'] as const, {
+    default: 'desc',
+    description: 'null publishedAt sorts last in both orders',
+  }),
+  published: Type.Optional(Type.Boolean()),
+  status: Type.Optional(StringEnum(reportedStatuses)),
+  search: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'whitespace-separated terms; each must occur, case-insensitively, in the title or the content',
+    }),
+  ),
+  select: Type.Optional(Type.String({ maxLength: 2000, description: selectDescription })),
+  tags: Type.Optional(NameList('articles having at least one of these tags (comma-separated or repeated)')),
+  tagsAll: Type.Optional(NameList('articles having all of these tags')),
+  excludeTags: Type.Optional(NameList('articles having none of these tags')),
+});
+export type ArticleListQueryType = Static<typeof ArticleListQuery>;
+
+export const ArticleQuery = Type.Object({
+  select: Type.Optional(Type.String({ maxLength: 2000, description: selectDescription })),
+});
+
+export const PageMeta = Type.Object({
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer(),
+  totalPages: Type.Integer({ description: 'ceil(total / limit)' }),
+});
+
+export const tagSortFields = ['name', 'createdAt', 'articleCount'] as const;
+
+export const Tag = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    icon: Nullable(Type.String()),
+    color: Nullable(Type.String({ description: '#RRGGBB' })),
+    articleCount: Type.Integer({
+      description: 'articles of the project carrying the tag, in every status unless `published` is given',
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Tag' },
+);
+
+export const TagListQuery = Type.Object({
+  sort: StringEnum(tagSortFields, {
+    default: 'name',
+    description: 'name sorts case-insensitively; ties by name',
+  }),
+  order: StringEnum(['asc', 'desc'] as const, { default: 'asc' }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'absent: all tags' })),
+  published: Type.Optional(Type.Boolean({ description: 'count only articles with this `published` value' })),
+});
+export type TagListQueryType = Static<typeof TagListQuery>;
+
+export const TagQuery = Type.Object({
+  published: Type.Optional(Type.Boolean({ description: 'count only articles with this `published` value' })),
+});

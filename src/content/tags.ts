@@ -1,0 +1,77 @@
+// Tags with their article counts. The count uses the same notion of `published` as the article
+// list, so that articleCount always equals meta.total of GET /v1/articles?tags=NAME.
+import { type Kysely, sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { Database, ProjectTable, TagTable } from '../db/schema.ts';
+import { NotFoundError } from '../http/errors.ts';
+import { hasReportedStatus } from './article-status.ts';
+import type { TagListQueryType } from './schemas.ts';
+
+type TagWithCount = TagTable & { article_count: number | null };
+
+function tagsWithCounts(
+  db: Kysely<Database>,
+  projectId: string,
+  published: boolean | undefined,
+  now: string,
+) {
+  return db
+    .selectFrom('tags')
+    .selectAll('tags')
+    .select((eb) => {
+      let counted = eb
+        .selectFrom('article_tags')
+        .innerJoin('articles', 'articles.id', 'article_tags.article_id')
+        .select((inner) => inner.fn.countAll<number>().as('count'))
+        .whereRef('article_tags.tag_id', '=', 'tags.id');
+      if (published !== undefined) {
+        counted = counted.where((inner) =>
+          published
+            ? hasReportedStatus(inner, 'published', now)
+            : inner.not(hasReportedStatus(inner, 'published', now)),
+        );
+      }
+      return counted.as('article_count');
+    })
+    .where('tags.project_id', '=', projectId);
+}
+
+export async function listTags(db: Db, project: ProjectTable, query: TagListQueryType) {
+  const now = new Date().toISOString();
+  let q = tagsWithCounts(db.kysely, project.id, query.published, now);
+  if (query.sort === 'createdAt') q = q.orderBy('tags.created_at', query.order);
+  if (query.sort === 'articleCount') q = q.orderBy(sql`article_count`, query.order);
+  q = q.orderBy('tags.name_key', query.sort === 'name' ? query.order : 'asc');
+  if (query.limit !== undefined) q = q.limit(query.limit);
+  const [rows, total] = await Promise.all([q.execute(), countTags(db.kysely, project.id)]);
+  return { data: rows.map(toView), meta: { total } };
+}
+
+export async function getTag(db: Db, project: ProjectTable, name: string, published: boolean | undefined) {
+  const row = await tagsWithCounts(db.kysely, project.id, published, new Date().toISOString())
+    .where('tags.name_key', '=', name.trim().toLowerCase())
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError('Tag not found');
+  return toView(row);
+}
+
+async function countTags(db: Kysely<Database>, projectId: string): Promise<number> {
+  const row = await db
+    .selectFrom('tags')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('project_id', '=', projectId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+function toView(row: TagWithCount) {
+  return {
+    id: row.id,
+    name: row.name,
+    icon: row.icon,
+    color: row.color,
+    articleCount: Number(row.article_count),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,36 @@
+// Opens the database named by DATABASE_URL: PostgreSQL for a postgres:// URL, else an SQLite file
+// (folder created on demand). Both sit behind one Kysely instance and one set of migrations.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { isPostgresUrl } from '../config.ts';
+import type { Database } from './schema.ts';
+import { NodeSqliteDatabase } from './sqlite-driver.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: DialectName;
+  close(): Promise<void>;
+}
+
+// int8 (counts, sums) arrives as text by default; every such value here fits in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
+
+export function openDatabase(url: string, options: { poolSize?: number } = {}): Db {
+  if (isPostgresUrl(url)) {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    // An idle client that loses its connection must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
+  }
+  const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new NodeSqliteDatabase(path);
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+}

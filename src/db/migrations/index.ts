@@ -1,0 +1,26 @@
+// The migrations of both databases, in order. Each takes the dialect so that the few statements
+// that differ (full-text indexes) sit next to the ones that do not.
+import { type Kysely, type Migration, Migrator } from 'kysely';
+import type { Db, DialectName } from '../database.ts';
+import { content } from './0001-content.ts';
+
+type DialectMigration = (dialect: DialectName) => Migration;
+
+const migrations: Record<string, DialectMigration> = {
+  '0001-content': content,
+};
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({
+    db: db.kysely as Kysely<any>,
+    provider: {
+      getMigrations: async () =>
+        Object.fromEntries(Object.entries(migrations).map(([name, make]) => [name, make(db.dialect)])),
+    },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? [])
+    .filter((result) => result.status === 'Success')
+    .map((result) => result.migrationName);
+}

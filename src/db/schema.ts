@@ -1,0 +1,101 @@
+// Table types: rows as stored (snake_case). Timestamps are ISO 8601 UTC strings with milliseconds
+// in both databases, so that they sort and compare as text the same way everywhere.
+import type { Generated } from 'kysely';
+
+export interface ProjectTable {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  site_url: string | null;
+  logo_url: string | null;
+  storage_limit_bytes: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  project_id: string;
+  kind: 'secret' | 'public';
+  name: string;
+  prefix: string;
+  key_hash: string;
+  rate_limit: number | null;
+  /** JSON array of allowed origins, or null for every origin. */
+  allowed_origins: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface TagTable {
+  id: string;
+  project_id: string;
+  name: string;
+  /** Lower-cased name: tag names are unique and matched case-insensitively. */
+  name_key: string;
+  color: string | null;
+  icon: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type StoredArticleStatus = 'draft' | 'published' | 'archived';
+
+export interface ArticleTable {
+  id: string;
+  project_id: string;
+  slug: string;
+  title: string;
+  /** Lower-cased title, for a case-insensitive sort that is the same on both databases. */
+  title_key: string;
+  excerpt: string | null;
+  cover_image: string | null;
+  content: string;
+  status: StoredArticleStatus;
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+  view_count: Generated<number>;
+  word_count: number;
+  character_count: number;
+  read_time_minutes: number;
+  /** The plain text cut to 160 characters: the fallback meta description. */
+  summary: string;
+  author_name: string;
+  author_image: string | null;
+  last_updated_by_name: string | null;
+  last_updated_by_image: string | null;
+  /** JSON object of SEO overrides, or null. */
+  seo: string | null;
+  /** UTF-8 bytes of every stored text of the article, its variants included. */
+  storage_bytes: number;
+  /** Hash of every imported field: an import changes `updated_at` only when it changes. */
+  content_hash: string;
+  /** SQLite only: the rowid of the article's row in the full-text index. */
+  search_rowid: number | null;
+}
+
+export interface ArticleTagTable {
+  article_id: string;
+  tag_id: string;
+}
+
+export interface ArticleVariantTable {
+  id: string;
+  article_id: string;
+  key: string;
+  title: string | null;
+  excerpt: string | null;
+  content: string | null;
+}
+
+export interface Database {
+  projects: ProjectTable;
+  api_keys: ApiKeyTable;
+  tags: TagTable;
+  articles: ArticleTable;
+  article_tags: ArticleTagTable;
+  article_variants: ArticleVariantTable;
+}

@@ -1,0 +1,122 @@
+// Authentication and rate limiting of every request, before anything else runs: the key (header
+// or bearer token) names the project; requests without a valid key share a small per-IP budget and
+// get 429 instead of 401 past it, so that guessing keys is throttled.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../db/database.ts';
+import type { ApiKeyTable, ProjectTable } from '../db/schema.ts';
+import { hashKey, looksLikeKey } from '../projects/keys.ts';
+import { findActiveKeyByHash, touchApiKey } from '../projects/queries.ts';
+import { ForbiddenError, HttpError, UnauthorizedError } from './errors.ts';
+import type { RateLimitStore } from './rate-limit.ts';
+
+/** `secret`: secret keys only; `public`: either kind; `none`: no key and no rate limit. */
+export type RouteAccess = 'secret' | 'public' | 'none';
+
+export interface AuthContext {
+  key: Pick<ApiKeyTable, 'id' | 'kind' | 'rate_limit' | 'allowed_origins'>;
+  project: ProjectTable;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+    /** Browsers' sendBeacon cannot set headers: such routes also take the key as `?key=`. */
+    keyInQuery?: boolean;
+  }
+  interface FastifyRequest {
+    auth: AuthContext;
+  }
+}
+
+export const authenticatedLimit = 100;
+export const anonymousLimit = 20;
+const windowMs = 60_000;
+const touchEveryMs = 60_000;
+
+export interface AuthOptions {
+  db: Db;
+  rateLimits: RateLimitStore;
+}
+
+export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptions): void {
+  const lastTouched = new Map<string, number>();
+  app.decorateRequest('auth', null as unknown as AuthContext);
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const config = request.routeOptions.config ?? {};
+    const access: RouteAccess = config.access ?? 'secret';
+    if (access === 'none' || request.method === 'OPTIONS') return;
+    const presented = presentedKey(request, config.keyInQuery === true);
+    const found =
+      presented !== null && looksLikeKey(presented)
+        ? await findActiveKeyByHash(db.kysely, hashKey(presented))
+        : undefined;
+    if (found === undefined) {
+      await spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit);
+      throw new UnauthorizedError(presented === null ? 'Missing API key' : 'Invalid API key');
+    }
+    await spend(
+      rateLimits,
+      reply,
+      `key:${found.key.id}:${request.ip}`,
+      found.key.rate_limit ?? authenticatedLimit,
+    );
+    if (access === 'secret' && found.key.kind !== 'secret') {
+      throw new ForbiddenError(
+        'This endpoint needs a secret key; public keys may only send tracking requests',
+      );
+    }
+    request.auth = found;
+    const now = Date.now();
+    if (now - (lastTouched.get(found.key.id) ?? 0) > touchEveryMs) {
+      lastTouched.set(found.key.id, now);
+      touchApiKey(db.kysely, found.key.id, new Date(now).toISOString()).catch((error) =>
+        request.log.warn({ err: error }, 'could not record key use'),
+      );
+    }
+  });
+}
+
+function presentedKey(request: FastifyRequest, keyInQuery: boolean): string | null {
+  const header = request.headers['x-api-key'];
+  if (typeof header === 'string' && header.trim() !== '') return header.trim();
+  const authorization = request.headers.authorization;
+  if (typeof authorization === 'string') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match) return match[1];
+  }
+  if (keyInQuery) {
+    const key = (request.query as Record<string, unknown> | undefined)?.key;
+    if (typeof key === 'string' && key !== '') return key;
+  }
+  return null;
+}
+
+async function spend(
+  store: RateLimitStore,
+  reply: FastifyReply,
+  bucket: string,
+  limit: number,
+): Promise<void> {
+  let hit: { count: number; resetMs: number };
+  try {
+    hit = await store.hit(bucket, windowMs);
+  } catch (error) {
+    // A shared counter that cannot be reached must not take the API down with it.
+    reply.log.warn({ err: error }, 'rate limit store unavailable; request not counted');
+    return;
+  }
+  const resetSeconds = Math.max(1, Math.ceil(hit.resetMs / 1000));
+  reply.header('X-RateLimit-Limit', String(limit));
+  reply.header('X-RateLimit-Remaining', String(Math.max(0, limit - hit.count)));
+  reply.header('X-RateLimit-Reset', String(resetSeconds));
+  if (hit.count > limit) {
+    throw new HttpError(
+      429,
+      'Too Many Requests',
+      `Rate limit of ${limit} requests per minute exceeded; retry in ${resetSeconds} s`,
+      undefined,
+      { 'Retry-After': String(resetSeconds) },
+    );
+  }
+}

@@ -1,0 +1,249 @@
+// Typed errors thrown by features, and the one handler that turns them (and Fastify's own errors)
+// into the contract's error body. A 5xx never shows internals; the log has the stack and request id.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export class HttpError extends Error {
+  readonly statusCode: number;
+  readonly error: string;
+  readonly details: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    statusCode: number,
+    error: string,
+    message: string,
+    details?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.statusCode = statusCode;
+    this.error = error;
+    this.details = details;
+    this.headers = headers;
+  }
+}
+
+export class ValidationError extends HttpError {
+  constructor(issues: FieldIssue[]) {
+    super(400, 'Bad Request', issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '), {
+      issues,
+    });
+  }
+}
+
+export class NotFoundError extends HttpError {
+  constructor(message: string) {
+    super(404, 'Not Found', message);
+  }
+}
+
+export class ConflictError extends HttpError {
+  constructor(message: string) {
+    super(409, 'Conflict', message);
+  }
+}
+
+export class ForbiddenError extends HttpError {
+  constructor(message: string) {
+    super(403, 'Forbidden', message);
+  }
+}
+
+export class UnauthorizedError extends HttpError {
+  constructor(message: string) {
+    super(401, 'Unauthorized', message);
+  }
+}
+
+export class ServiceUnavailableError extends HttpError {
+  constructor(message = 'The database cannot be reached; try again shortly') {
+    super(503, 'Service Unavailable', message);
+  }
+}
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'The HTTP reason phrase, e.g. `Not Found`' }),
+    message: Type.String(),
+    statusCode: Type.Integer(),
+    details: Type.Optional(
+      Type.Object(
+        {
+          issues: Type.Optional(
+            Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+              description: 'One entry per invalid field (400 only)',
+            }),
+          ),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  { $id: 'Error', title: 'Error' },
+);
+
+const reasonPhrases: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  411: 'Length Required',
+  413: 'Payload Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export function reasonPhrase(statusCode: number): string {
+  return reasonPhrases[statusCode] ?? (statusCode >= 500 ? 'Internal Server Error' : 'Bad Request');
+}
+
+export function sendError(
+  reply: FastifyReply,
+  statusCode: number,
+  message: string,
+  details?: Record<string, unknown>,
+): FastifyReply {
+  const body: Record<string, unknown> = { error: reasonPhrase(statusCode), message, statusCode };
+  if (details !== undefined) body.details = details;
+  return reply.code(statusCode).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+  parentSchema?: Record<string, unknown>;
+}
+
+/** Turns Ajv's errors into one issue per field, with a message that names the allowed values. */
+export function issuesFromValidation(errors: AjvError[], context: string | undefined): FieldIssue[] {
+  const byField = new Map<string, string>();
+  for (const error of errors) {
+    let field = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    if (error.keyword === 'required') {
+      const missing = String(error.params.missingProperty ?? '');
+      field = field ? `${field}.${missing}` : missing;
+    }
+    if (error.keyword === 'additionalProperties') {
+      const extra = String(error.params.additionalProperty ?? '');
+      field = field ? `${field}.${extra}` : extra;
+    }
+    if (!field) field = context ?? 'body';
+    if (!byField.has(field)) byField.set(field, describeProblem(error));
+  }
+  return [...byField].map(([field, message]) => ({ field, message }));
+}
+
+function describeProblem(error: AjvError): string {
+  const schema = error.parentSchema ?? {};
+  if (error.keyword === 'required') return 'is required';
+  if (error.keyword === 'additionalProperties') return 'is not a known field';
+  if (Array.isArray(schema.enum)) return `must be one of: ${schema.enum.join(', ')}`;
+  if (error.keyword === 'anyOf' && Array.isArray(schema.anyOf)) {
+    const values = (schema.anyOf as Array<Record<string, unknown>>).map((option) => option.const);
+    if (values.every((value) => value !== undefined)) return `must be one of: ${values.join(', ')}`;
+  }
+  if (schema.type === 'integer' || schema.type === 'number') {
+    const kind = schema.type === 'integer' ? 'an integer' : 'a number';
+    const min = schema.minimum ?? schema.exclusiveMinimum;
+    const max = schema.maximum ?? schema.exclusiveMaximum;
+    if (min !== undefined && max !== undefined) return `must be ${kind} from ${min} to ${max}`;
+    if (min !== undefined) return `must be ${kind} ≥ ${min}`;
+    if (max !== undefined) return `must be ${kind} ≤ ${max}`;
+    return `must be ${kind}`;
+  }
+  if (schema.type === 'string') {
+    if (error.keyword === 'maxLength') return `must be at most ${schema.maxLength} characters`;
+    if (error.keyword === 'minLength') return `must be at least ${schema.minLength} characters`;
+    if (error.keyword === 'pattern') return `must match ${schema.pattern}`;
+    if (error.keyword === 'format') return `must be a valid ${schema.format}`;
+    return 'must be a string';
+  }
+  if (schema.type === 'boolean') return 'must be true or false';
+  if (schema.type === 'array') {
+    if (error.keyword === 'maxItems') return `must have at most ${schema.maxItems} items`;
+    return 'must be an array';
+  }
+  if (schema.type === 'object') return 'must be an object';
+  return error.message ?? 'is invalid';
+}
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== 'string') return false;
+  return (
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'ENOTFOUND',
+      'EPIPE',
+      '57P01',
+      '57P03',
+      '08006',
+      '08001',
+      '08003',
+    ].includes(code) ||
+    (code === 'ERR_SQLITE_ERROR' && /database is locked|disk I\/O/.test(String((error as Error).message)))
+  );
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof HttpError) {
+      if (error.headers) reply.headers(error.headers);
+      return sendError(reply, error.statusCode, error.message, error.details);
+    }
+    const fastifyError = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
+    if (fastifyError.validation) {
+      const issues = issuesFromValidation(fastifyError.validation, fastifyError.validationContext);
+      const message = issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ');
+      return sendError(reply, 400, message, { issues });
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.error({ err: error }, 'database unavailable');
+      return sendError(reply, 503, 'The database cannot be reached; try again shortly');
+    }
+    const status = fastifyError.statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return sendError(reply, status, clientErrorMessage(fastifyError));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, 500, 'An unexpected error occurred; the request id identifies it in the logs');
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, 404, `No route ${request.method} ${request.url.split('?')[0]}`),
+  );
+}
+
+function clientErrorMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'The request body is larger than 64 KiB';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'The request body must be application/json';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'The request body is empty but the Content-Type is application/json';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return `The request body is not valid JSON: ${error.message}`;
+    default:
+      return error.message;
+  }
+}

@@ -1,0 +1,30 @@
+// Every GET answer carries an ETag and `Cache-Control: private, no-cache` (answers depend on the
+// key), and a matching If-None-Match gets 304 with no body.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+
+export function registerHttpCaching(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
+    reply.header('Cache-Control', 'private, no-cache');
+    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload)))
+      return payload;
+    const etag = `"${createHash('sha1').update(payload).digest('base64url')}"`;
+    reply.header('ETag', etag);
+    if (matches(request.headers['if-none-match'], etag)) {
+      reply.code(304);
+      reply.removeHeader('Content-Type');
+      reply.removeHeader('Content-Length');
+      return '';
+    }
+    return payload;
+  });
+}
+
+function matches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag === etag || tag === `W/${etag}`;
+  });
+}

@@ -1,0 +1,130 @@
+// SQL of projects and API keys. Every function takes the Kysely instance (or a transaction) first.
+import type { Kysely } from 'kysely';
+import { hasReportedStatus } from '../content/article-status.ts';
+import type { ApiKeyTable, Database, ProjectTable } from '../db/schema.ts';
+
+type Executor = Kysely<Database>;
+
+export async function insertProject(db: Executor, project: ProjectTable): Promise<void> {
+  await db.insertInto('projects').values(project).execute();
+}
+
+export function findProjectBySlug(db: Executor, slug: string): Promise<ProjectTable | undefined> {
+  return db.selectFrom('projects').selectAll().where('slug', '=', slug).executeTakeFirst();
+}
+
+export function findProjectById(db: Executor, id: string): Promise<ProjectTable | undefined> {
+  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function listProjects(db: Executor): Promise<ProjectTable[]> {
+  return db.selectFrom('projects').selectAll().orderBy('slug').execute();
+}
+
+export async function countProjects(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('projects')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function insertApiKey(db: Executor, key: ApiKeyTable): Promise<void> {
+  await db.insertInto('api_keys').values(key).execute();
+}
+
+export function listApiKeys(db: Executor, projectId: string): Promise<ApiKeyTable[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function findApiKeyById(db: Executor, id: string): Promise<ApiKeyTable | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export interface ActiveKey {
+  key: Pick<ApiKeyTable, 'id' | 'kind' | 'rate_limit' | 'allowed_origins'>;
+  project: ProjectTable;
+}
+
+/** The unrevoked key with this hash and its project, in one query (it runs on every request). */
+export async function findActiveKeyByHash(db: Executor, keyHash: string): Promise<ActiveKey | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('projects', 'projects.id', 'api_keys.project_id')
+    .select([
+      'api_keys.id as key_id',
+      'api_keys.kind',
+      'api_keys.rate_limit',
+      'api_keys.allowed_origins',
+      'projects.id',
+      'projects.name',
+      'projects.slug',
+      'projects.description',
+      'projects.site_url',
+      'projects.logo_url',
+      'projects.storage_limit_bytes',
+      'projects.created_at',
+      'projects.updated_at',
+    ])
+    .where('api_keys.key_hash', '=', keyHash)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { key_id, kind, rate_limit, allowed_origins, ...project } = row;
+  return { key: { id: key_id, kind, rate_limit, allowed_origins }, project };
+}
+
+export async function revokeApiKey(db: Executor, id: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function touchApiKey(db: Executor, id: string, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+}
+
+export interface ProjectCounts {
+  totalArticles: number;
+  publishedArticles: number;
+  totalViews: number;
+  storageUsedBytes: number;
+}
+
+export async function projectCounts(db: Executor, projectId: string, now: string): Promise<ProjectCounts> {
+  const row = await db
+    .selectFrom('articles')
+    .where('project_id', '=', projectId)
+    .select((eb) => [
+      eb.fn.countAll<number>().as('total'),
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when(hasReportedStatus(eb, 'published', now))
+            .then(1)
+            .else(0)
+            .end(),
+        )
+        .as('published'),
+      eb.fn.sum<number>('view_count').as('views'),
+      eb.fn.sum<number>('storage_bytes').as('storage'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    totalArticles: Number(row.total),
+    publishedArticles: Number(row.published ?? 0),
+    totalViews: Number(row.views ?? 0),
+    storageUsedBytes: Number(row.storage ?? 0),
+  };
+}

@@ -1,0 +1,195 @@
+// Projects and their API keys: creation with validation, listing, revocation, and the project
+// information the API reports.
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/database.ts';
+import type { ApiKeyTable, ProjectTable } from '../db/schema.ts';
+import { type FieldIssue, NotFoundError, ValidationError } from '../http/errors.ts';
+import { generateKey, hashKey, type KeyKind, keyPrefix } from './keys.ts';
+import * as queries from './queries.ts';
+import { formatBytes, parseSize } from './size.ts';
+
+export const defaultStorageLimit = '500 MB';
+const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export interface NewProject {
+  name: string;
+  slug: string;
+  description?: string;
+  siteUrl?: string | null;
+  logoUrl?: string | null;
+  storageLimit?: string;
+}
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export async function createProject(db: Db, input: NewProject): Promise<ProjectTable> {
+  const issues: FieldIssue[] = [];
+  const name = input.name?.trim() ?? '';
+  if (name === '' || name.length > 200)
+    issues.push({ field: 'name', message: 'must be 1 to 200 characters' });
+  if (!slugPattern.test(input.slug ?? '') || input.slug.length > 100) {
+    issues.push({
+      field: 'slug',
+      message: 'must be lower-case letters, digits and single hyphens, at most 100',
+    });
+  }
+  for (const [field, value] of [
+    ['siteUrl', input.siteUrl],
+    ['logoUrl', input.logoUrl],
+  ] as const) {
+    if (value != null && !isHttpUrl(value))
+      issues.push({ field, message: 'must be an absolute http(s) URL' });
+  }
+  const storageLimit = parseSize(input.storageLimit ?? defaultStorageLimit);
+  if (storageLimit === null || storageLimit <= 0) {
+    issues.push({
+      field: 'storageLimit',
+      message: "must be a size such as '500 MB' (units B, KB, MB, GB, TB)",
+    });
+  }
+  if (issues.length === 0 && (await queries.findProjectBySlug(db.kysely, input.slug))) {
+    issues.push({ field: 'slug', message: `a project with slug '${input.slug}' already exists` });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  const now = new Date().toISOString();
+  const project: ProjectTable = {
+    id: randomUUID(),
+    name,
+    slug: input.slug,
+    description: input.description?.trim() ?? '',
+    site_url: input.siteUrl ?? null,
+    logo_url: input.logoUrl ?? null,
+    storage_limit_bytes: storageLimit!,
+    created_at: now,
+    updated_at: now,
+  };
+  await queries.insertProject(db.kysely, project);
+  return project;
+}
+
+export async function requireProject(db: Db, slug: string): Promise<ProjectTable> {
+  const project = await queries.findProjectBySlug(db.kysely, slug);
+  if (!project) throw new NotFoundError(`Project '${slug}' not found`);
+  return project;
+}
+
+export interface NewKey {
+  kind?: KeyKind;
+  name?: string;
+  rateLimit?: number | null;
+  origins?: string[];
+}
+
+export interface CreatedKey {
+  key: string;
+  row: ApiKeyTable;
+}
+
+export async function createApiKey(db: Db, projectSlug: string, input: NewKey): Promise<CreatedKey> {
+  const issues: FieldIssue[] = [];
+  const kind = input.kind ?? 'secret';
+  if (kind !== 'secret' && kind !== 'public')
+    issues.push({ field: 'kind', message: 'must be secret or public' });
+  if (
+    input.rateLimit != null &&
+    (!Number.isInteger(input.rateLimit) || input.rateLimit < 1 || input.rateLimit > 1_000_000)
+  ) {
+    issues.push({
+      field: 'rateLimit',
+      message: 'must be an integer from 1 to 1000000 (requests per minute)',
+    });
+  }
+  const origins = (input.origins ?? []).map((origin) => normalizeOrigin(origin));
+  origins.forEach((origin, index) => {
+    if (origin === null) {
+      issues.push({
+        field: 'origin',
+        message: `'${input.origins![index]}' is not an http(s) origin such as https://blog.example.com`,
+      });
+    }
+  });
+  if (origins.length > 0 && kind !== 'public') {
+    issues.push({ field: 'origin', message: 'allowed origins apply to public keys only' });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  const project = await requireProject(db, projectSlug);
+  const key = generateKey(kind);
+  const row: ApiKeyTable = {
+    id: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+    project_id: project.id,
+    kind,
+    name: input.name?.trim() || `${kind} key`,
+    prefix: keyPrefix(key),
+    key_hash: hashKey(key),
+    rate_limit: input.rateLimit ?? null,
+    allowed_origins: origins.length > 0 ? JSON.stringify(origins) : null,
+    created_at: new Date().toISOString(),
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await queries.insertApiKey(db.kysely, row);
+  return { key, row };
+}
+
+/** `https://Blog.example.com/` → `https://blog.example.com`; null when not an http(s) origin. */
+export function normalizeOrigin(value: string): string | null {
+  if (!isHttpUrl(value)) return null;
+  const url = new URL(value);
+  if (url.pathname !== '/' || url.search || url.hash || url.username) return null;
+  return url.origin;
+}
+
+export async function revokeApiKey(db: Db, id: string): Promise<ApiKeyTable> {
+  const key = await queries.findApiKeyById(db.kysely, id);
+  if (!key) throw new NotFoundError(`API key '${id}' not found`);
+  if (key.revoked_at === null) await queries.revokeApiKey(db.kysely, id, new Date().toISOString());
+  return (await queries.findApiKeyById(db.kysely, id))!;
+}
+
+export function keyView(row: ApiKeyTable) {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    prefix: row.prefix,
+    rateLimit: row.rate_limit,
+    origins: row.allowed_origins ? (JSON.parse(row.allowed_origins) as string[]) : [],
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export function projectView(row: ProjectTable) {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    siteUrl: row.site_url,
+    logoUrl: row.logo_url,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function projectInfo(db: Db, project: ProjectTable) {
+  const counts = await queries.projectCounts(db.kysely, project.id, new Date().toISOString());
+  return {
+    project: projectView(project),
+    stats: {
+      totalArticles: counts.totalArticles,
+      publishedArticles: counts.publishedArticles,
+      totalViews: counts.totalViews,
+      storageUsed: formatBytes(counts.storageUsedBytes),
+      storageLimit: formatBytes(Number(project.storage_limit_bytes)),
+    },
+  };
+}

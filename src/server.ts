@@ -1,0 +1,63 @@
+// Process concerns only: configuration, logger, database and rate-limit store, listening, signals
+// and graceful shutdown. Everything else is built by buildApp.
+import { Redis } from 'ioredis';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrations/index.ts';
+import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './http/rate-limit.ts';
+import { createDemoProjectIfEmpty } from './projects/demo.ts';
+
+export function createRateLimitStore(redisUrl: string | null): RateLimitStore {
+  if (redisUrl === null) return new MemoryRateLimitStore();
+  // Without an offline queue a lost Redis fails fast, and the request goes on uncounted.
+  const redis = new Redis(redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+  });
+  redis.on('error', () => {});
+  return new RedisRateLimitStore(redis);
+}
+
+export async function startServer(config: Config, options: { demo: boolean }): Promise<void> {
+  const db = openDatabase(config.databaseUrl);
+  await migrateToLatest(db);
+  const app = await buildApp({
+    db,
+    rateLimits: createRateLimitStore(config.redisUrl),
+    trustProxy: config.trustProxy,
+    logLevel: config.logLevel,
+  });
+  app.addHook('onClose', async () => db.close());
+
+  const shutdown = async (signal: string) => {
+    app.log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => process.exit(1), 10_000);
+    timer.unref();
+    await app.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  const base = address.replace('://127.0.0.1', '://localhost');
+  const demo = options.demo ? await createDemoProjectIfEmpty(db, base) : null;
+  if (demo) {
+    process.stdout.write(
+      [
+        '',
+        `Folio is serving the demo project at ${base}`,
+        '',
+        `  Secret API key (shown once, keep it): ${demo.key}`,
+        '',
+        '  Try it:',
+        `    curl -H 'X-API-Key: ${demo.key}' '${base}/v1/articles?limit=3'`,
+        '',
+        `  API reference: ${base}/docs`,
+        '',
+      ].join('\n'),
+    );
+  }
+}
