@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { TrustProxy } from './config.ts';
 import { contentRoutes } from './content/routes.ts';
 import type { Db } from './db/database.ts';
+import { AnswerCache, registerAnswerCache } from './http/answer-cache.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
@@ -16,6 +17,7 @@ import { projectRoutes } from './projects/routes.ts';
 export interface AppOptions {
   db: Db;
   rateLimits?: RateLimitStore;
+  answerCache?: AnswerCache;
   trustProxy?: TrustProxy;
   /** The log level, or false for no log (tests). */
   logLevel?: string | false;
@@ -38,8 +40,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerRequestId(app);
   registerErrorHandling(app);
-  registerHttpCaching(app);
   registerAuth(app, { db: options.db, rateLimits });
+  // onSend order matters: the ETag is computed before an answer is cached with it.
+  registerHttpCaching(app);
+  registerAnswerCache(app, options.db, options.answerCache ?? new AnswerCache());
 
   await app.register(swagger, {
     openapi: {

@@ -12,7 +12,7 @@ import type { ArticleInput, ContentSource, TagInput } from '../src/content/impor
 import { type ImportOptions, importContent } from '../src/content/import.ts';
 import { type Db, type DialectName, openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
-import type { ProjectTable } from '../src/db/schema.ts';
+import type { Project } from '../src/db/schema.ts';
 import type { KeyKind } from '../src/projects/keys.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
 
@@ -110,7 +110,7 @@ export function uniqueSlug(prefix = 'p'): string {
 }
 
 export interface TestProject {
-  project: ProjectTable;
+  project: Project;
   key: string;
   keyId: string;
   headers: { 'x-api-key': string };
@@ -147,7 +147,7 @@ export async function createTestProject(
 
 export async function createTestKey(
   db: Db,
-  project: ProjectTable,
+  project: Project,
   options: { kind?: KeyKind; rateLimit?: number | null; origins?: string[] } = {},
 ): Promise<{ key: string; keyId: string; headers: { 'x-api-key': string } }> {
   const { key, row } = await createApiKey(db, project.slug, {
@@ -181,7 +181,7 @@ export function articleInput(overrides: Partial<ArticleInput> & { slug: string }
 
 export async function importArticles(
   db: Db,
-  project: ProjectTable,
+  project: Project,
   articles: ArticleInput[],
   tags: TagInput[] = [],
   options: ImportOptions = {},

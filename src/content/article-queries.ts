@@ -162,10 +162,11 @@ export function findArticleBySlug(
   slug: string,
   withContent: boolean,
 ): Promise<ArticleRow | undefined> {
+  // Slugs never hold a NUL, and PostgreSQL refuses one in a parameter.
+  if (slug.includes('\u0000')) return Promise.resolve(undefined);
   let query = db
     .selectFrom('articles')
     .select(summaryColumns)
-    .where('articles.project_id', '=', projectId)
     .where('articles.slug', '=', slug);
   if (withContent) query = query.select('articles.content') as typeof query;
   return query.executeTakeFirst() as unknown as Promise<ArticleRow | undefined>;
@@ -207,12 +208,14 @@ export async function findTagIdsByNames(
   projectId: string,
   nameKeys: string[],
 ): Promise<Map<string, string>> {
-  if (nameKeys.length === 0) return new Map();
+  // Tag names never hold a NUL, and PostgreSQL refuses one in a parameter: such a name matches no tag.
+  const keys = nameKeys.filter((key) => !key.includes('\u0000'));
+  if (keys.length === 0) return new Map();
   const rows = await db
     .selectFrom('tags')
     .select(['id', 'name_key'])
     .where('project_id', '=', projectId)
-    .where('name_key', 'in', nameKeys)
+    .where('name_key', 'in', keys)
     .execute();
   return new Map(rows.map((row) => [row.name_key, row.id]));
 }

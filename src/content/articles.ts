@@ -1,7 +1,7 @@
 // The article list and single article: parameter rules beyond the schema (select, tag names,
 // search terms), the queries, and the mapping of rows to the API's shape.
 import type { Db } from '../db/database.ts';
-import type { ArticleVariantTable, ProjectTable } from '../db/schema.ts';
+import type { ArticleVariantTable, Project } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../http/errors.ts';
 import {
   type ArticleFilter,
@@ -82,7 +82,7 @@ export function searchTerms(search: string | undefined): string[] {
   return search === undefined ? [] : search.split(/\s+/u).filter((term) => term !== '');
 }
 
-export async function listArticles(db: Db, project: ProjectTable, query: ArticleListQueryType) {
+export async function listArticles(db: Db, project: Project, query: ArticleListQueryType) {
   const select = resolveSelect(query.select, listDefaults);
   const now = new Date().toISOString();
   const any = tagNameKeys(query.tags);
@@ -126,7 +126,7 @@ export async function listArticles(db: Db, project: ProjectTable, query: Article
 
 export async function getArticle(
   db: Db,
-  project: ProjectTable,
+  project: Project,
   slug: string,
   selectParam: string | undefined,
 ) {
@@ -139,7 +139,7 @@ export async function getArticle(
 
 async function toViews(
   db: Db,
-  project: ProjectTable,
+  project: Project,
   rows: ArticleRow[],
   select: FieldSet,
   now: string,
@@ -170,7 +170,7 @@ function toView(
   row: ArticleRow,
   { fields, tagColor, tagIcon }: FieldSet,
   now: string,
-  project: ProjectTable,
+  project: Project,
   tags: ArticleTagRow[],
   variants: ArticleVariantTable[],
 ): ArticleView {

@@ -4,8 +4,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { ArticleTable, Database, ProjectTable, TagTable } from '../db/schema.ts';
+import type { ArticleTable, Database, Project, TagTable } from '../db/schema.ts';
 import { HttpError } from '../http/errors.ts';
+import { bumpContentVersion } from '../projects/queries.ts';
 import { requireProject } from '../projects/service.ts';
 import { formatBytes } from '../projects/size.ts';
 import type { ArticleInput, ContentSource } from './import-source.ts';
@@ -105,6 +106,7 @@ export async function importContent(
   try {
     await db.kysely.transaction().execute(async (trx) => {
       await writeContent(trx, project, source, prepared, now, options, summary);
+      await bumpContentVersion(trx, project.id);
       if (options.dryRun) throw new DryRunRollback();
     });
   } catch (error) {
@@ -115,7 +117,7 @@ export async function importContent(
 
 async function writeContent(
   trx: Kysely<Database>,
-  project: ProjectTable,
+  project: Project,
   source: ContentSource,
   prepared: PreparedArticle[],
   now: string,
@@ -149,7 +151,9 @@ async function writeContent(
     } else {
       const row = articleRow(project, article, previous, now);
       if (previous) {
-        const { id: _id, project_id: _project, created_at: _created, ...changes } = row;
+        // created_at is the front matter's createdAt when given (a corrected date applies), else the
+        // stored one: articleRow falls back to previous.created_at.
+        const { id: _id, project_id: _project, ...changes } = row;
         await trx.updateTable('articles').set(changes).where('id', '=', previous.id).execute();
         await trx.deleteFrom('article_tags').where('article_id', '=', previous.id).execute();
         await trx.deleteFrom('article_variants').where('article_id', '=', previous.id).execute();
@@ -193,7 +197,7 @@ async function writeContent(
 }
 
 function articleRow(
-  project: ProjectTable,
+  project: Project,
   { input, hash, storageBytes, stats }: PreparedArticle,
   previous: { id: string; created_at: string; published_at: string | null } | undefined,
   now: string,

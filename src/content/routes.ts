@@ -20,6 +20,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
   app.get(
     '/v1/articles',
     {
+      config: { cache: true },
       schema: {
         tags: ['Articles'],
         summary: 'List articles',
@@ -35,6 +36,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
   app.get(
     '/v1/articles/:slug',
     {
+      config: { cache: true },
       schema: {
         tags: ['Articles'],
         summary: 'Get one article by slug',
@@ -55,6 +57,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
   app.get(
     '/v1/tags',
     {
+      config: { cache: true },
       schema: {
         tags: ['Tags'],
         summary: 'List tags with article counts',
@@ -73,6 +76,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
   app.get(
     '/v1/tags/:name',
     {
+      config: { cache: true },
       schema: {
         tags: ['Tags'],
         summary: 'Get one tag by name',

@@ -2,7 +2,7 @@
 // list, so that articleCount always equals meta.total of GET /v1/articles?tags=NAME.
 import { type Kysely, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { Database, ProjectTable, TagTable } from '../db/schema.ts';
+import type { Database, Project, TagTable } from '../db/schema.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { hasReportedStatus } from './article-status.ts';
 import type { TagListQueryType } from './schemas.ts';
@@ -36,7 +36,7 @@ function tagsWithCounts(
     .where('tags.project_id', '=', projectId);
 }
 
-export async function listTags(db: Db, project: ProjectTable, query: TagListQueryType) {
+export async function listTags(db: Db, project: Project, query: TagListQueryType) {
   const now = new Date().toISOString();
   let q = tagsWithCounts(db.kysely, project.id, query.published, now);
   if (query.sort === 'createdAt') q = q.orderBy('tags.created_at', query.order);
@@ -47,7 +47,7 @@ export async function listTags(db: Db, project: ProjectTable, query: TagListQuer
   return { data: rows.map(toView), meta: { total } };
 }
 
-export async function getTag(db: Db, project: ProjectTable, name: string, published: boolean | undefined) {
+export async function getTag(db: Db, project: Project, name: string, published: boolean | undefined) {
   const row = await tagsWithCounts(db.kysely, project.id, published, new Date().toISOString())
     .where('tags.name_key', '=', name.trim().toLowerCase())
     .executeTakeFirst();

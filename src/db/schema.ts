@@ -1,6 +1,6 @@
 // Table types: rows as stored (snake_case). Timestamps are ISO 8601 UTC strings with milliseconds
 // in both databases, so that they sort and compare as text the same way everywhere.
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface ProjectTable {
   id: string;
@@ -10,9 +10,14 @@ export interface ProjectTable {
   site_url: string | null;
   logo_url: string | null;
   storage_limit_bytes: number;
+  /** Incremented by every write that changes an answer of the project (see http/answer-cache.ts). */
+  content_version: Generated<number>;
   created_at: string;
   updated_at: string;
 }
+
+/** A project as read from the database. */
+export type Project = Selectable<ProjectTable>;
 
 export interface ApiKeyTable {
   id: string;

@@ -3,7 +3,7 @@
 // get 429 instead of 401 past it, so that guessing keys is throttled.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
-import type { ApiKeyTable, ProjectTable } from '../db/schema.ts';
+import type { ApiKeyTable, Project } from '../db/schema.ts';
 import { hashKey, looksLikeKey } from '../projects/keys.ts';
 import { findActiveKeyByHash, touchApiKey } from '../projects/queries.ts';
 import { ForbiddenError, HttpError, UnauthorizedError } from './errors.ts';
@@ -14,7 +14,7 @@ export type RouteAccess = 'secret' | 'public' | 'none';
 
 export interface AuthContext {
   key: Pick<ApiKeyTable, 'id' | 'kind' | 'rate_limit' | 'allowed_origins'>;
-  project: ProjectTable;
+  project: Project;
 }
 
 declare module 'fastify' {
@@ -32,6 +32,11 @@ export const authenticatedLimit = 100;
 export const anonymousLimit = 20;
 const windowMs = 60_000;
 const touchEveryMs = 60_000;
+/**
+ * The API reference (Swagger UI, which app.ts serves at /docs, with its assets and document): a
+ * browser following the link the server prints cannot send a key, so these routes take none.
+ */
+const publicPrefixes = ['/docs'];
 
 export interface AuthOptions {
   db: Db;
@@ -42,6 +47,14 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
   const lastTouched = new Map<string, number>();
   app.decorateRequest('auth', null as unknown as AuthContext);
 
+  // Plugins such as @fastify/swagger-ui cannot declare `access`: give their routes 'none' here.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.access !== undefined) return;
+    if (publicPrefixes.some((prefix) => route.url === prefix || route.url.startsWith(`${prefix}/`))) {
+      route.config = { ...route.config, access: 'none' };
+    }
+  });
+
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const config = request.routeOptions.config ?? {};
     const access: RouteAccess = config.access ?? 'secret';
@@ -49,7 +62,7 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
     const presented = presentedKey(request, config.keyInQuery === true);
     const found =
       presented !== null && looksLikeKey(presented)
-        ? await findActiveKeyByHash(db.kysely, hashKey(presented))
+        ? await findActiveKeyByHash(db, hashKey(presented))
         : undefined;
     if (found === undefined) {
       await spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit);

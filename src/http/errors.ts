@@ -221,7 +221,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const status = fastifyError.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      return sendError(reply, status, clientErrorMessage(fastifyError));
+      const message = clientErrorMessage(fastifyError);
+      // A 400 always lists its problems (contract §3), even when Fastify found it before validation.
+      const details =
+        status === 400 ? { issues: [{ field: clientErrorField(fastifyError), message }] } : undefined;
+      return sendError(reply, status, message, details);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, 500, 'An unexpected error occurred; the request id identifies it in the logs');
@@ -230,6 +234,35 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 404, `No route ${request.method} ${request.url.split('?')[0]}`),
   );
+}
+
+/**
+ * For Fastify's `frameworkErrors` option: errors found while routing (a malformed percent-encoding,
+ * a path parameter over `maxParamLength`), before any hook runs, get the contract's body and a
+ * request id too instead of Fastify's own `{ code, … }` body.
+ */
+export function handleFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  reply.header('X-Request-Id', request.id);
+  const status = error.statusCode ?? 400;
+  if (status >= 500) {
+    request.log.error({ err: error }, 'framework error');
+    return sendError(reply, 500, 'An unexpected error occurred; the request id identifies it in the logs');
+  }
+  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : error.message;
+  return sendError(
+    reply,
+    status,
+    message,
+    status === 400 ? { issues: [{ field: 'path', message }] } : undefined,
+  );
+}
+
+function clientErrorField(error: FastifyError): string {
+  return error.code?.startsWith('FST_ERR_CTP_') ? 'body' : 'request';
 }
 
 function clientErrorMessage(error: FastifyError): string {

@@ -1,23 +1,24 @@
 // SQL of projects and API keys. Every function takes the Kysely instance (or a transaction) first.
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, InferResult, Kysely } from 'kysely';
+import type { Db } from '../db/database.ts';
 import { hasReportedStatus } from '../content/article-status.ts';
-import type { ApiKeyTable, Database, ProjectTable } from '../db/schema.ts';
+import type { ApiKeyTable, Database, Project } from '../db/schema.ts';
 
 type Executor = Kysely<Database>;
 
-export async function insertProject(db: Executor, project: ProjectTable): Promise<void> {
+export async function insertProject(db: Executor, project: Project): Promise<void> {
   await db.insertInto('projects').values(project).execute();
 }
 
-export function findProjectBySlug(db: Executor, slug: string): Promise<ProjectTable | undefined> {
+export function findProjectBySlug(db: Executor, slug: string): Promise<Project | undefined> {
   return db.selectFrom('projects').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
-export function findProjectById(db: Executor, id: string): Promise<ProjectTable | undefined> {
+export function findProjectById(db: Executor, id: string): Promise<Project | undefined> {
   return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function listProjects(db: Executor): Promise<ProjectTable[]> {
+export function listProjects(db: Executor): Promise<Project[]> {
   return db.selectFrom('projects').selectAll().orderBy('slug').execute();
 }
 
@@ -49,12 +50,33 @@ export function findApiKeyById(db: Executor, id: string): Promise<ApiKeyTable | 
 
 export interface ActiveKey {
   key: Pick<ApiKeyTable, 'id' | 'kind' | 'rate_limit' | 'allowed_origins'>;
-  project: ProjectTable;
+  project: Project;
 }
 
-/** The unrevoked key with this hash and its project, in one query (it runs on every request). */
-export async function findActiveKeyByHash(db: Executor, keyHash: string): Promise<ActiveKey | undefined> {
+
+/** Marks a change of what the project's API answers are (cached answers are keyed by it). */
+export async function bumpContentVersion(db: Executor, projectId: string): Promise<void> {
+  await db
+    .updateTable('projects')
+    .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
+    .where('id', '=', projectId)
+    .execute();
+}
+
+/** The earliest publishedAt still in the future: cached answers must not outlive it. */
+export async function nextScheduledPublication(db: Executor, projectId: string, now: string): Promise<string | null> {
   const row = await db
+    .selectFrom('articles')
+    .select((eb) => eb.fn.min('published_at').as('next'))
+    .where('project_id', '=', projectId)
+    .where('status', '=', 'published')
+    .where('published_at', '>', now)
+    .executeTakeFirst();
+  return (row?.next as string | null | undefined) ?? null;
+}
+
+function activeKeyQuery(db: Executor, keyHash: string) {
+  return db
     .selectFrom('api_keys')
     .innerJoin('projects', 'projects.id', 'api_keys.project_id')
     .select([
@@ -69,12 +91,28 @@ export async function findActiveKeyByHash(db: Executor, keyHash: string): Promis
       'projects.site_url',
       'projects.logo_url',
       'projects.storage_limit_bytes',
+      'projects.content_version',
       'projects.created_at',
       'projects.updated_at',
     ])
     .where('api_keys.key_hash', '=', keyHash)
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('api_keys.revoked_at', 'is', null);
+}
+
+type ActiveKeyRow = InferResult<ReturnType<typeof activeKeyQuery>>[number];
+const compiledActiveKeyQueries = new WeakMap<Db, CompiledQuery<ActiveKeyRow>>();
+
+/**
+ * The unrevoked key with this hash and its project, in one query. It runs on every request, so it
+ * is built and compiled once per database and only its parameter changes.
+ */
+export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<ActiveKey | undefined> {
+  let compiled = compiledActiveKeyQueries.get(db);
+  if (compiled === undefined) {
+    compiled = activeKeyQuery(db.kysely, '').compile();
+    compiledActiveKeyQueries.set(db, compiled);
+  }
+  const [row] = await db.executeCompiled<ActiveKeyRow>({ ...compiled, parameters: [keyHash] });
   if (!row) return undefined;
   const { key_id, kind, rate_limit, allowed_origins, ...project } = row;
   return { key: { id: key_id, kind, rate_limit, allowed_origins }, project };

@@ -35,6 +35,7 @@ export function projectRoutes(app: FastifyInstance, db: Db): void {
   app.get(
     '/v1/project',
     {
+      config: { cache: true },
       schema: {
         tags: ['Project'],
         summary: 'The project of the API key, with statistics',

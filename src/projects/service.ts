@@ -2,7 +2,7 @@
 // information the API reports.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.ts';
-import type { ApiKeyTable, ProjectTable } from '../db/schema.ts';
+import type { ApiKeyTable, Project } from '../db/schema.ts';
 import { type FieldIssue, NotFoundError, ValidationError } from '../http/errors.ts';
 import { generateKey, hashKey, type KeyKind, keyPrefix } from './keys.ts';
 import * as queries from './queries.ts';
@@ -29,7 +29,7 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-export async function createProject(db: Db, input: NewProject): Promise<ProjectTable> {
+export async function createProject(db: Db, input: NewProject): Promise<Project> {
   const issues: FieldIssue[] = [];
   const name = input.name?.trim() ?? '';
   if (name === '' || name.length > 200)
@@ -59,7 +59,7 @@ export async function createProject(db: Db, input: NewProject): Promise<ProjectT
   }
   if (issues.length > 0) throw new ValidationError(issues);
   const now = new Date().toISOString();
-  const project: ProjectTable = {
+  const project: Project = {
     id: randomUUID(),
     name,
     slug: input.slug,
@@ -67,6 +67,7 @@ export async function createProject(db: Db, input: NewProject): Promise<ProjectT
     site_url: input.siteUrl ?? null,
     logo_url: input.logoUrl ?? null,
     storage_limit_bytes: storageLimit!,
+    content_version: 0,
     created_at: now,
     updated_at: now,
   };
@@ -74,7 +75,7 @@ export async function createProject(db: Db, input: NewProject): Promise<ProjectT
   return project;
 }
 
-export async function requireProject(db: Db, slug: string): Promise<ProjectTable> {
+export async function requireProject(db: Db, slug: string): Promise<Project> {
   const project = await queries.findProjectBySlug(db.kysely, slug);
   if (!project) throw new NotFoundError(`Project '${slug}' not found`);
   return project;
@@ -167,7 +168,7 @@ export function keyView(row: ApiKeyTable) {
   };
 }
 
-export function projectView(row: ProjectTable) {
+export function projectView(row: Project) {
   return {
     id: row.id,
     name: row.name,
@@ -180,7 +181,7 @@ export function projectView(row: ProjectTable) {
   };
 }
 
-export async function projectInfo(db: Db, project: ProjectTable) {
+export async function projectInfo(db: Db, project: Project) {
   const counts = await queries.projectCounts(db.kysely, project.id, new Date().toISOString());
   return {
     project: projectView(project),

@@ -19,6 +19,9 @@ export function content(dialect: DialectName): Migration {
         .addColumn('site_url', 'text')
         .addColumn('logo_url', 'text')
         .addColumn('storage_limit_bytes', bigint, (col) => col.notNull())
+        // Bumped by every write that changes what the API answers for the project: cached answers
+        // are keyed by it, so that every instance sees a change on its next request.
+        .addColumn('content_version', bigint, (col) => col.notNull().defaultTo(0))
         .addColumn('created_at', 'text', (col) => col.notNull())
         .addColumn('updated_at', 'text', (col) => col.notNull())
         .execute();
@@ -61,7 +64,6 @@ export function content(dialect: DialectName): Migration {
         .addColumn('title_key', key, (col) => col.notNull())
         .addColumn('excerpt', 'text')
         .addColumn('cover_image', 'text')
-        .addColumn('content', 'text', (col) => col.notNull())
         .addColumn('status', 'text', (col) => col.notNull())
         .addColumn('published_at', 'text')
         .addColumn('created_at', 'text', (col) => col.notNull())
@@ -70,15 +72,18 @@ export function content(dialect: DialectName): Migration {
         .addColumn('word_count', 'integer', (col) => col.notNull())
         .addColumn('character_count', 'integer', (col) => col.notNull())
         .addColumn('read_time_minutes', 'integer', (col) => col.notNull())
-        .addColumn('summary', 'text', (col) => col.notNull())
         .addColumn('author_name', 'text', (col) => col.notNull())
         .addColumn('author_image', 'text')
         .addColumn('last_updated_by_name', 'text')
         .addColumn('last_updated_by_image', 'text')
-        .addColumn('seo', 'text')
         .addColumn('storage_bytes', bigint, (col) => col.notNull())
         .addColumn('content_hash', 'text', (col) => col.notNull())
         .addColumn('search_rowid', 'integer')
+        // Long texts last: SQLite reads a row's columns in order, so the short ones before them are
+        // read without touching the overflow pages of the content.
+        .addColumn('summary', 'text', (col) => col.notNull())
+        .addColumn('seo', 'text')
+        .addColumn('content', 'text', (col) => col.notNull())
         .addUniqueConstraint('articles_project_slug', ['project_id', 'slug'])
         .execute();
       for (const column of ['created_at', 'updated_at', 'published_at', 'title_key', 'view_count']) {
@@ -124,6 +129,7 @@ export function content(dialect: DialectName): Migration {
         await sql`CREATE VIRTUAL TABLE article_search USING fts5(title, content, tokenize = 'trigram case_sensitive 0')`.execute(
           db,
         );
+        await sql`CREATE INDEX articles_search_rowid ON articles (search_rowid)`.execute(db);
         await sql`CREATE TRIGGER articles_search_insert AFTER INSERT ON articles BEGIN
           INSERT INTO article_search (title, content) VALUES (new.title, new.content);
           UPDATE articles SET search_rowid = last_insert_rowid() WHERE id = new.id;

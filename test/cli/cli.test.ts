@@ -1,0 +1,496 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../../src/app.ts';
+import { openDatabase } from '../../src/db/database.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = join(root, 'src', 'cli', 'main.ts');
+const keyPattern = /^folio_sk_[0-9A-Za-z]{32,}$/;
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+const tempDirs: string[] = [];
+const children = new Set<ChildProcess>();
+
+after(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'folio-cli-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+/** A path for a new SQLite database that the CLI creates on first use. */
+function newDatabase(): string {
+  return join(tempDir(), 'folio.db');
+}
+
+function cliEnv(databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, ...extra };
+  for (const name of ['REDIS_URL', 'TRUST_PROXY', 'PORT', 'HOST', 'LOG_LEVEL', 'GEOIP_DATABASE', 'NODE_TEST_CONTEXT']) {
+    if (!(name in extra)) delete env[name];
+  }
+  return env;
+}
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function startCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, [cli, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+function runCli(databaseUrl: string, ...args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = startCli(args, cliEnv(databaseUrl));
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`folio ${args.join(' ')} did not finish: ${stdout}${stderr}`));
+    }, 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs a command that must succeed and print one JSON document; returns that document. */
+async function cliJson(databaseUrl: string, ...args: string[]): Promise<any> {
+  const result = await runCli(databaseUrl, ...args, '--json');
+  assert.equal(result.code, 0, `folio ${args.join(' ')}: ${result.stderr}${result.stdout}`);
+  return parseOneDocument(result.stdout);
+}
+
+/** JSON.parse of the whole output: it fails unless stdout is exactly one JSON document. */
+function parseOneDocument(stdout: string): any {
+  assert.ok(stdout.endsWith('\n'), `output does not end with a newline: ${JSON.stringify(stdout)}`);
+  try {
+    return JSON.parse(stdout);
+  } catch (error) {
+    assert.fail(`stdout is not exactly one JSON document (${(error as Error).message}): ${stdout}`);
+  }
+}
+
+let slugCounter = 0;
+async function createProjectWithCli(databaseUrl: string): Promise<string> {
+  const slug = `cli-${process.pid}-${++slugCounter}`;
+  await cliJson(databaseUrl, 'projects', 'create', '--name', `Project ${slug}`, '--slug', slug);
+  return slug;
+}
+
+function writeFiles(files: Record<string, string>): string {
+  const dir = tempDir();
+  for (const [name, text] of Object.entries(files)) {
+    const path = join(dir, ...name.split('/'));
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
+  return dir;
+}
+
+async function countArticles(databaseUrl: string): Promise<number> {
+  const db = openDatabase(databaseUrl);
+  try {
+    const row = await db.kysely
+      .selectFrom('articles')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  } finally {
+    await db.close();
+  }
+}
+
+const goodFolder = {
+  'tags.yaml': '- name: Guides\n  color: "#112233"\n  icon: book\n',
+  'hello.md': '---\ntitle: Hello\ntags: [Guides, News]\npublishedAt: 2026-01-01T00:00:00Z\n---\nHello world.',
+  'nested/second.md': '---\ntitle: Second\nslug: the-second\n---\nSecond post.',
+};
+
+// Every test has a database of its own, so they can run side by side (each spawns processes).
+describe('folio CLI', { concurrency: 4 }, () => {
+  test('migrate applies the migrations once and is idempotent', async () => {
+    const database = newDatabase();
+    const first = await cliJson(database, 'migrate');
+    assert.deepEqual(Object.keys(first), ['applied']);
+    assert.ok(Array.isArray(first.applied) && first.applied.length > 0, JSON.stringify(first));
+    for (const name of first.applied) assert.equal(typeof name, 'string');
+    assert.deepEqual(await cliJson(database, 'migrate'), { applied: [] });
+    const text = await runCli(database, 'migrate');
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(text.stdout, 'The database is up to date.\n');
+  });
+
+  test('projects create --json prints exactly one JSON document describing the project', async () => {
+    const database = newDatabase();
+    const project = await cliJson(
+      database,
+      'projects',
+      'create',
+      '--name',
+      'My Blog',
+      '--slug',
+      'my-blog',
+      '--description',
+      'About things',
+      '--site-url',
+      'https://blog.example.com',
+    );
+    assert.deepEqual(Object.keys(project).sort(), [
+      'createdAt',
+      'description',
+      'id',
+      'logoUrl',
+      'name',
+      'siteUrl',
+      'slug',
+      'updatedAt',
+    ]);
+    assert.match(project.id, uuid);
+    assert.equal(project.name, 'My Blog');
+    assert.equal(project.slug, 'my-blog');
+    assert.equal(project.description, 'About things');
+    assert.equal(project.siteUrl, 'https://blog.example.com');
+    assert.equal(project.logoUrl, null);
+    assert.match(project.createdAt, isoMillis);
+    const list = await cliJson(database, 'projects', 'list');
+    assert.deepEqual(list, [project]);
+  });
+
+  test('keys create --json prints { id, key, … } and keys list --json lists the keys without the secret', async () => {
+    const database = newDatabase();
+    const slug = await createProjectWithCli(database);
+    const secret = await cliJson(database, 'keys', 'create', '--project', slug, '--name', 'server');
+    assert.deepEqual(Object.keys(secret).sort(), [
+      'createdAt',
+      'id',
+      'key',
+      'kind',
+      'lastUsedAt',
+      'name',
+      'origins',
+      'prefix',
+      'rateLimit',
+      'revokedAt',
+    ]);
+    assert.match(secret.key, keyPattern);
+    assert.equal(typeof secret.id, 'string');
+    assert.equal(secret.kind, 'secret');
+    assert.equal(secret.name, 'server');
+    assert.equal(secret.prefix, secret.key.slice(0, 'folio_sk_'.length + 4));
+    assert.equal(secret.rateLimit, null);
+    assert.deepEqual(secret.origins, []);
+    assert.equal(secret.revokedAt, null);
+
+    const publicKey = await cliJson(
+      database,
+      'keys',
+      'create',
+      '--project',
+      slug,
+      '--kind',
+      'public',
+      '--rate-limit',
+      '30',
+      '--origin',
+      'https://blog.example.com',
+    );
+    assert.match(publicKey.key, /^folio_pk_[0-9A-Za-z]{32,}$/);
+    assert.equal(publicKey.kind, 'public');
+    assert.equal(publicKey.rateLimit, 30);
+    assert.deepEqual(publicKey.origins, ['https://blog.example.com']);
+
+    const list = await cliJson(database, 'keys', 'list', '--project', slug);
+    assert.equal(list.length, 2);
+    const { key: _secretKey, ...secretView } = secret;
+    const { key: _publicKey, ...publicView } = publicKey;
+    assert.deepEqual(
+      list.sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)),
+      [secretView, publicView].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    const text = await runCli(database, 'keys', 'list', '--project', slug);
+    assert.equal(text.code, 0);
+    assert.ok(!text.stdout.includes(secret.key), 'keys list shows a whole key');
+
+    const revoked = await cliJson(database, 'keys', 'revoke', secret.id);
+    assert.equal(revoked.id, secret.id);
+    assert.match(revoked.revokedAt, isoMillis);
+    const after = await cliJson(database, 'keys', 'list', '--project', slug);
+    assert.match(after.find((key: { id: string }) => key.id === secret.id).revokedAt, isoMillis);
+    assert.equal(after.find((key: { id: string }) => key.id === publicKey.id).revokedAt, null);
+  });
+
+  test('import --json of a content folder prints the summary, and a re-import changes nothing', async () => {
+    const database = newDatabase();
+    const slug = await createProjectWithCli(database);
+    const folder = writeFiles(goodFolder);
+    // title + slug + content bytes of each article: 5 + 5 + 12 and 6 + 10 + 12.
+    assert.deepEqual(await cliJson(database, 'import', '--project', slug, folder), {
+      created: 2,
+      updated: 0,
+      unchanged: 0,
+      removed: 0,
+      tagsCreated: 2,
+      tagsUpdated: 0,
+      storageUsed: '50 B',
+      dryRun: false,
+    });
+    assert.deepEqual(await cliJson(database, 'import', '--project', slug, folder), {
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      removed: 0,
+      tagsCreated: 0,
+      tagsUpdated: 0,
+      storageUsed: '50 B',
+      dryRun: false,
+    });
+    assert.equal(await countArticles(database), 2);
+  });
+
+  test('an import with two bad files exits non-zero, names each file with its line, and writes nothing', async () => {
+    const database = newDatabase();
+    const slug = await createProjectWithCli(database);
+    const folder = writeFiles({
+      ...goodFolder,
+      'bad-status.md': '---\ntitle: Bad status\nstatus: nope\n---\nBody.',
+      'nested/bad-slug.md': '---\ntitle: Bad slug\nslug: Not A Slug\n---\nBody.',
+    });
+    const text = await runCli(database, 'import', '--project', slug, folder);
+    assert.notEqual(text.code, 0);
+    assert.equal(text.stdout, '');
+    const lines = text.stderr.trimEnd().split('\n');
+    assert.deepEqual(
+      lines
+        .filter((line) => !line.startsWith('folio: '))
+        .map((line) => line.replace(/^([^:]+:\d+): .*$/, '$1'))
+        .sort(),
+      ['bad-status.md:3', 'nested/bad-slug.md:3'],
+    );
+    assert.ok(lines.some((line) => /^bad-status\.md:3: .*status/.test(line)), text.stderr);
+    assert.ok(lines.some((line) => /^nested\/bad-slug\.md:3: .*slug/.test(line)), text.stderr);
+    assert.match(lines.at(-1)!, /^folio: Import refused: 2 problem\(s\); nothing was written$/);
+    assert.equal(await countArticles(database), 0);
+
+    const json = await runCli(database, 'import', '--project', slug, folder, '--json');
+    assert.notEqual(json.code, 0);
+    const document = parseOneDocument(json.stdout);
+    assert.equal(typeof document.error, 'string');
+    assert.deepEqual(
+      document.problems.map((problem: { file: string; line: number }) => `${problem.file}:${problem.line}`).sort(),
+      ['bad-status.md:3', 'nested/bad-slug.md:3'],
+    );
+    for (const problem of document.problems) assert.equal(typeof problem.message, 'string');
+    assert.equal(await countArticles(database), 0);
+  });
+
+  test('an unknown project is a non-zero exit with a one-line reason', async () => {
+    const database = newDatabase();
+    const folder = writeFiles(goodFolder);
+    for (const args of [
+      ['keys', 'create', '--project', 'nope'],
+      ['keys', 'list', '--project', 'nope'],
+      ['import', '--project', 'nope', folder],
+    ]) {
+      const result = await runCli(database, ...args);
+      assert.notEqual(result.code, 0, args.join(' '));
+      assert.equal(result.stdout, '');
+      assert.equal(result.stderr, "folio: Project 'nope' not found\n", args.join(' '));
+    }
+  });
+
+  test('with --json every failure prints exactly one JSON document with the reason', async () => {
+    const database = newDatabase();
+    const slug = await createProjectWithCli(database);
+    const cases: Array<[string[], RegExp]> = [
+      [['keys', 'create', '--project', 'nope'], /"Project 'nope' not found"/],
+      [['keys', 'revoke', 'key_doesnotexist'], /key_doesnotexist/],
+      [['keys', 'create'], /--project/],
+      [['keys', 'create', '--project', slug, '--kind', 'admin'], /admin/],
+      [['keys', 'create', '--project', slug, '--rate-limit', 'lots'], /lots/],
+      [['keys', 'create', '--project', slug, '--rate-limit', '0'], /rateLimit/],
+      [['projects', 'create', '--name', 'Dup', '--slug', slug], /already exists/],
+      [['projects', 'create', '--name', 'Bad', '--slug', 'Bad Slug'], /slug/],
+      [['import', '--project', slug, join(tempDir(), 'missing-folder')], /missing-folder/],
+    ];
+    for (const [args, reason] of cases) {
+      const result = await runCli(database, ...args, '--json');
+      assert.notEqual(result.code, 0, args.join(' '));
+      const document = parseOneDocument(result.stdout);
+      assert.equal(typeof document.error, 'string', args.join(' '));
+      // The reason is in `error`, or for an import in the problems it lists.
+      assert.match(JSON.stringify(document), reason, args.join(' '));
+      assert.ok(!document.error.includes('\n'), document.error);
+    }
+  });
+
+  test('the server sees keys created and revoked with the CLI on the very next request', async () => {
+    const database = newDatabase();
+    const slug = await createProjectWithCli(database);
+    const db = openDatabase(database);
+    const app = await buildApp({ db });
+    try {
+      const created = await cliJson(database, 'keys', 'create', '--project', slug);
+      const headers = { 'x-api-key': created.key };
+      const ok = await app.inject({ method: 'GET', url: '/v1/project', headers });
+      assert.equal(ok.statusCode, 200, ok.body);
+      assert.equal(ok.json().data.project.slug, slug);
+
+      const folder = writeFiles(goodFolder);
+      await cliJson(database, 'import', '--project', slug, folder);
+      const articles = await app.inject({ method: 'GET', url: '/v1/articles', headers });
+      assert.equal(articles.json().meta.total, 2);
+
+      await cliJson(database, 'keys', 'revoke', created.id);
+      const refused = await app.inject({ method: 'GET', url: '/v1/project', headers });
+      assert.equal(refused.statusCode, 401);
+      assert.deepEqual(refused.json(), { error: 'Unauthorized', message: 'Invalid API key', statusCode: 401 });
+    } finally {
+      await app.close();
+      await db.close();
+    }
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+interface Served {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves when the output matches, rejects on timeout or exit. */
+  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>;
+  stop: () => Promise<number | null>;
+}
+
+function serve(databaseUrl: string, port: number, args: string[] = []): Served {
+  const child = startCli(['serve', ...args], cliEnv(databaseUrl, { PORT: String(port), HOST: '127.0.0.1' }));
+  let output = '';
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => output,
+    async waitFor(pattern, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const match = output.match(pattern);
+        if (match) return match;
+        if (child.exitCode !== null) throw new Error(`folio serve exited (${child.exitCode}): ${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`timed out waiting for ${pattern}: ${output}`);
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+async function waitForHealth(base: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${base}/health`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${base} never became healthy`);
+}
+
+describe('folio serve', () => {
+  test('on an empty database prints a demo key that the served API accepts; a second start adds no project', async () => {
+    const database = newDatabase();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+
+    const first = serve(database, port);
+    try {
+      const [, key] = await first.waitFor(/Secret API key[^:]*: (folio_sk_[0-9A-Za-z]+)/);
+      assert.match(key, keyPattern);
+      const response = await fetch(`${base}/v1/articles`, { headers: { 'x-api-key': key } });
+      assert.equal(response.status, 200);
+      const body = await response.json();
+      assert.ok(body.data.length > 0, 'the demo project has no articles');
+      assert.ok(body.meta.total >= body.data.length);
+      const project = await (await fetch(`${base}/v1/project`, { headers: { authorization: `Bearer ${key}` } })).json();
+      assert.equal(project.data.project.slug, 'demo');
+      assert.equal(await first.stop(), 0);
+
+      const second = serve(database, port);
+      try {
+        await waitForHealth(base);
+        // Give the start-up a moment to finish whatever it does after listening.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        assert.doesNotMatch(second.output(), /folio_sk_/);
+        const again = await fetch(`${base}/v1/articles`, { headers: { 'x-api-key': key } });
+        assert.equal(again.status, 200);
+        assert.equal(await second.stop(), 0);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.stop();
+    }
+    const projects = await cliJson(database, 'projects', 'list');
+    assert.deepEqual(
+      projects.map((project: { slug: string }) => project.slug),
+      ['demo'],
+    );
+    const keys = await cliJson(database, 'keys', 'list', '--project', 'demo');
+    assert.equal(keys.length, 1);
+  });
+
+  test('serve --no-demo on an empty database creates no project', async () => {
+    const database = newDatabase();
+    const port = await freePort();
+    const served = serve(database, port, ['--no-demo']);
+    try {
+      await waitForHealth(`http://127.0.0.1:${port}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.doesNotMatch(served.output(), /folio_sk_/);
+    } finally {
+      assert.equal(await served.stop(), 0);
+    }
+    assert.deepEqual(await cliJson(database, 'projects', 'list'), []);
+  });
+});

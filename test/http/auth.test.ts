@@ -1,0 +1,236 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { revokeApiKey } from '../../src/projects/service.ts';
+import type { FastifyInstance } from 'fastify';
+import { createTestKey, createTestProject, describeEachDialect } from '../helpers.ts';
+
+const protectedPaths = ['/v1/articles', '/v1/tags', '/v1/project'];
+const unknownKey = `folio_sk_${'Q'.repeat(40)}`;
+
+let ipCounter = 0;
+/** Anonymous requests share a budget of 20 per IP: each test sends them from an IP of its own. */
+function freshIp(): string {
+  ipCounter++;
+  return `10.1.${Math.floor(ipCounter / 250)}.${(ipCounter % 250) + 1}`;
+}
+
+async function getJson(
+  app: FastifyInstance,
+  url: string,
+  headers: Record<string, string> = {},
+  remoteAddress = '127.0.0.1',
+): Promise<{ status: number; body: any }> {
+  const response = await app.inject({ method: 'GET', url, headers, remoteAddress });
+  return { status: response.statusCode, body: response.body ? JSON.parse(response.body) : null };
+}
+
+function assertError(
+  response: { status: number; body: unknown },
+  statusCode: number,
+  error: string,
+  message?: string,
+): void {
+  assert.equal(response.status, statusCode, JSON.stringify(response.body));
+  const body = response.body as Record<string, unknown>;
+  assert.deepEqual(Object.keys(body).sort(), ['error', 'message', 'statusCode']);
+  assert.equal(body.error, error);
+  assert.equal(body.statusCode, statusCode);
+  assert.equal(typeof body.message, 'string');
+  if (message !== undefined) assert.equal(body.message, message);
+}
+
+describeEachDialect('authentication', (ctx) => {
+  test('a request without a key is refused with 401 Missing API key on every API endpoint', async () => {
+    for (const path of [...protectedPaths, '/v1/articles/some-slug', '/v1/tags/some-tag']) {
+      const response = await getJson(ctx.app, path, {}, freshIp());
+      assert.deepEqual(
+        response.body,
+        { error: 'Unauthorized', message: 'Missing API key', statusCode: 401 },
+        path,
+      );
+      assert.equal(response.status, 401, path);
+    }
+  });
+
+  test('an empty X-API-Key header counts as a missing key', async () => {
+    const response = await getJson(ctx.app, '/v1/articles', { 'x-api-key': '   ' }, freshIp());
+    assertError(response, 401, 'Unauthorized', 'Missing API key');
+  });
+
+  test('a malformed or unknown key is refused with 401 Invalid API key', async () => {
+    const { key } = await createTestProject(ctx.db);
+    const candidates = [
+      'nonsense',
+      'folio_sk_short',
+      `folio_xx_${'a'.repeat(40)}`,
+      `${key}!`,
+      `${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`,
+      unknownKey,
+      `folio_pk_${'Q'.repeat(40)}`,
+      `folio_sk_${'a'.repeat(300)}`,
+    ];
+    for (const candidate of candidates) {
+      const response = await getJson(ctx.app, '/v1/articles', { 'x-api-key': candidate }, freshIp());
+      assert.deepEqual(
+        response.body,
+        { error: 'Unauthorized', message: 'Invalid API key', statusCode: 401 },
+        candidate,
+      );
+      assert.equal(response.status, 401);
+    }
+  });
+
+  test('a secret key in X-API-Key is accepted on every endpoint', async () => {
+    const { headers } = await createTestProject(ctx.db);
+    for (const path of protectedPaths) {
+      const response = await getJson(ctx.app, path, headers);
+      assert.equal(response.status, 200, `${path}: ${JSON.stringify(response.body)}`);
+      assert.ok('data' in response.body, path);
+    }
+  });
+
+  test('Authorization: Bearer <key> is accepted like X-API-Key', async () => {
+    const { key, project } = await createTestProject(ctx.db);
+    const bearer = await getJson(ctx.app, '/v1/project', { authorization: `Bearer ${key}` });
+    assert.equal(bearer.status, 200, JSON.stringify(bearer.body));
+    assert.equal(bearer.body.data.project.id, project.id);
+    const lowerCase = await getJson(ctx.app, '/v1/project', { authorization: `bearer ${key}` });
+    assert.equal(lowerCase.status, 200);
+    assert.equal(lowerCase.body.data.project.id, project.id);
+  });
+
+  test('Authorization: Bearer with an unknown key is 401 Invalid API key', async () => {
+    const response = await getJson(ctx.app, '/v1/project', { authorization: `Bearer ${unknownKey}` }, freshIp());
+    assertError(response, 401, 'Unauthorized', 'Invalid API key');
+  });
+
+  test('the key selects its own project', async () => {
+    const first = await createTestProject(ctx.db);
+    const second = await createTestProject(ctx.db);
+    const a = await getJson(ctx.app, '/v1/project', first.headers);
+    const b = await getJson(ctx.app, '/v1/project', second.headers);
+    assert.equal(a.body.data.project.id, first.project.id);
+    assert.equal(b.body.data.project.id, second.project.id);
+  });
+
+  test('a revoked key is refused on the very next request', async () => {
+    const { project } = await createTestProject(ctx.db);
+    const { keyId, headers } = await createTestKey(ctx.db, project);
+    const before = await getJson(ctx.app, '/v1/project', headers);
+    assert.equal(before.status, 200);
+    const revoked = await revokeApiKey(ctx.db, keyId);
+    assert.equal(typeof revoked.revoked_at, 'string');
+    const after = await getJson(ctx.app, '/v1/project', headers);
+    assertError(after, 401, 'Unauthorized', 'Invalid API key');
+    const bearer = await getJson(ctx.app, '/v1/articles', {
+      authorization: `Bearer ${headers['x-api-key']}`,
+    });
+    assertError(bearer, 401, 'Unauthorized', 'Invalid API key');
+  });
+
+  test('revoking one key leaves the other keys of the project working', async () => {
+    const { project, headers } = await createTestProject(ctx.db);
+    const other = await createTestKey(ctx.db, project);
+    await revokeApiKey(ctx.db, other.keyId);
+    assert.equal((await getJson(ctx.app, '/v1/project', other.headers)).status, 401);
+    assert.equal((await getJson(ctx.app, '/v1/project', headers)).status, 200);
+  });
+
+  test('a public key gets 403 Forbidden on articles, tags and project', async () => {
+    const { project } = await createTestProject(ctx.db);
+    const publicKey = await createTestKey(ctx.db, project, { kind: 'public' });
+    assert.match(publicKey.key, /^folio_pk_[0-9A-Za-z]{32,}$/);
+    for (const path of [...protectedPaths, '/v1/articles/any', '/v1/tags/any']) {
+      const response = await getJson(ctx.app, path, publicKey.headers);
+      assertError(response, 403, 'Forbidden');
+    }
+    const bearer = await getJson(ctx.app, '/v1/articles', { authorization: `Bearer ${publicKey.key}` });
+    assertError(bearer, 403, 'Forbidden');
+  });
+});
+
+// The log goes to file descriptor 1 of the process (pino), so a child process builds the app with
+// a verbose log level and sends the requests; its stdout is the log.
+interface LoggedRun {
+  log: string[];
+  keys: Record<string, string>;
+  statuses: number[];
+}
+
+function runLoggedRequests(requests: Array<{ url: string; headers: Record<string, string> }>): LoggedRun {
+  const src = (path: string) => JSON.stringify(new URL(`../../src/${path}`, import.meta.url).href);
+  const script = `
+    import { buildApp } from ${src('app.ts')};
+    import { openDatabase } from ${src('db/database.ts')};
+    import { migrateToLatest } from ${src('db/migrations/index.ts')};
+    import { createApiKey, createProject, revokeApiKey } from ${src('projects/service.ts')};
+    const db = openDatabase(':memory:');
+    await migrateToLatest(db);
+    await createProject(db, { name: 'Log test', slug: 'log-test' });
+    const secret = await createApiKey(db, 'log-test', { kind: 'secret' });
+    const publicKey = await createApiKey(db, 'log-test', { kind: 'public' });
+    const revoked = await createApiKey(db, 'log-test', { kind: 'secret' });
+    await revokeApiKey(db, revoked.row.id);
+    const keys = { secret: secret.key, public: publicKey.key, revoked: revoked.key, unknown: ${JSON.stringify(unknownKey)} };
+    const fill = (text) => text.replace(/\\{(\\w+)\\}/g, (_, name) => keys[name]);
+    const app = await buildApp({ db, logLevel: 'trace' });
+    const statuses = [];
+    for (const request of ${JSON.stringify(requests)}) {
+      const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, fill(v)]));
+      statuses.push((await app.inject({ method: 'GET', url: fill(request.url), headers })).statusCode);
+    }
+    await app.close();
+    await db.close();
+    process.stderr.write(JSON.stringify({ keys, statuses }));
+  `;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(child.status, 0, child.stderr);
+  const { keys, statuses } = JSON.parse(child.stderr.trim().split('\n').at(-1)!);
+  return { log: child.stdout.split('\n').filter((line) => line !== ''), keys, statuses };
+}
+
+function assertNoKeyIn(log: string[], keys: Record<string, string>): void {
+  for (const line of log) {
+    for (const [name, key] of Object.entries(keys)) {
+      // The random part alone must not appear either (e.g. after some re-encoding of the prefix).
+      assert.ok(!line.includes(key.slice('folio_sk_'.length)), `the ${name} key is logged: ${line}`);
+    }
+  }
+}
+
+test('no key sent in X-API-Key or Authorization is ever logged, whatever the outcome', () => {
+  const run = runLoggedRequests([
+    { url: '/v1/articles', headers: { 'x-api-key': '{secret}' } },
+    { url: '/v1/project', headers: { authorization: 'Bearer {secret}' } },
+    { url: '/v1/articles', headers: { 'x-api-key': '{public}' } },
+    { url: '/v1/articles', headers: { 'x-api-key': '{revoked}' } },
+    { url: '/v1/articles', headers: { authorization: 'Bearer {unknown}' } },
+    { url: '/v1/no-such-route', headers: { 'x-api-key': '{secret}' } },
+  ]);
+  assert.deepEqual(run.statuses, [200, 200, 403, 401, 401, 404]);
+  // The log is there and is verbose: a request line and a response line per request.
+  const entries = run.log.map((line) => JSON.parse(line));
+  assert.equal(entries.filter((entry) => entry.msg === 'incoming request').length, 6);
+  assert.equal(entries.filter((entry) => entry.msg === 'request completed').length, 6);
+  assertNoKeyIn(run.log, run.keys);
+});
+
+test(
+  'a key sent as the `key` query parameter is not logged either',
+  {
+    todo: 'src/app.ts logs req.url verbatim (Fastify default serializer), query string included; it needs a req serializer that redacts `key`',
+  },
+  () => {
+    const run = runLoggedRequests([
+      { url: '/v1/articles?key={secret}', headers: {} },
+      { url: '/v1/articles?limit=1&key={public}', headers: {} },
+    ]);
+    assert.deepEqual(run.statuses, [401, 401]);
+    assert.equal(run.log.length > 0, true);
+    assertNoKeyIn(run.log, run.keys);
+  },
+);
