@@ -2,17 +2,18 @@
 // app.inject; server.ts wires it to a port and the process.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { TrustProxy } from './config.ts';
 import { contentRoutes } from './content/routes.ts';
 import type { Db } from './db/database.ts';
 import { AnswerCache, registerAnswerCache } from './http/answer-cache.ts';
 import { registerAuth } from './http/auth.ts';
-import { registerErrorHandling } from './http/errors.ts';
+import { registerErrorHandling, sendError } from './http/errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
-import { registerRequestId, requestIdFor } from './http/request-id.ts';
+import { registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
 import { projectRoutes } from './projects/routes.ts';
+import { seoRoutes } from './seo/routes.ts';
 
 export interface AppOptions {
   db: Db;
@@ -21,6 +22,8 @@ export interface AppOptions {
   trustProxy?: TrustProxy;
   /** The log level, or false for no log (tests). */
   logLevel?: string | false;
+  /** URLs per sitemap document (default 50,000, the protocol's limit); tests lower it. */
+  sitemapPageSize?: number;
 }
 
 export const bodyLimit = 64 * 1024;
@@ -32,13 +35,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: (options.trustProxy ?? false) as boolean | string[],
     bodyLimit,
     genReqId: requestIdFor,
+    // One line per request (registerRequestLog) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     ajv: { customOptions: { allErrors: true, verbose: true, coerceTypes: 'array', removeAdditional: true } },
     routerOptions: { maxParamLength: 1000 },
+    // Errors raised before routing (a URL that is not validly percent-encoded) get the same body.
+    frameworkErrors: (error, request, reply) =>
+      sendError(
+        reply.header('X-Request-Id', request.id),
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400,
+        error.code === 'FST_ERR_BAD_URL'
+          ? 'The URL is not validly percent-encoded'
+          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? 'A path parameter is longer than 1000 characters'
+            : error.message,
+      ),
   });
   const rateLimits = options.rateLimits ?? new MemoryRateLimitStore();
 
   registerRequestId(app);
+  if (options.logLevel) registerRequestLog(app);
   registerErrorHandling(app);
   registerAuth(app, { db: options.db, rateLimits });
   // onSend order matters: the ETag is computed before an answer is cached with it.
@@ -75,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   contentRoutes(app, options.db);
   projectRoutes(app, options.db);
+  seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
 
   app.addHook('onClose', async () => {
     await rateLimits.close();

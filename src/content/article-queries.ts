@@ -167,6 +167,7 @@ export function findArticleBySlug(
   let query = db
     .selectFrom('articles')
     .select(summaryColumns)
+    .where('articles.project_id', '=', projectId)
     .where('articles.slug', '=', slug);
   if (withContent) query = query.select('articles.content') as typeof query;
   return query.executeTakeFirst() as unknown as Promise<ArticleRow | undefined>;
@@ -192,14 +193,18 @@ export function findTagsOfArticles(db: Executor, articleIds: string[]): Promise<
     .execute();
 }
 
-export function findVariantsOfArticles(db: Executor, articleIds: string[]): Promise<ArticleVariantTable[]> {
-  if (articleIds.length === 0) return Promise.resolve([]);
-  return db
+/** Variants ordered by key, byte by byte: the key column has the server's collation on PostgreSQL. */
+export async function findVariantsOfArticles(
+  db: Executor,
+  articleIds: string[],
+): Promise<ArticleVariantTable[]> {
+  if (articleIds.length === 0) return [];
+  const rows = await db
     .selectFrom('article_variants')
     .selectAll()
     .where('article_id', 'in', articleIds)
-    .orderBy('key')
     .execute();
+  return rows.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
 }
 
 /** Tag ids of the project whose names (already trimmed and lower-cased) are given. */

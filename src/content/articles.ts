@@ -2,7 +2,7 @@
 // search terms), the queries, and the mapping of rows to the API's shape.
 import type { Db } from '../db/database.ts';
 import type { ArticleVariantTable, Project } from '../db/schema.ts';
-import { NotFoundError, ValidationError } from '../http/errors.ts';
+import { type FieldIssue, NotFoundError, ValidationError } from '../http/errors.ts';
 import {
   type ArticleFilter,
   type ArticleRow,
@@ -40,35 +40,48 @@ export interface FieldSet {
 /** Applies a `select` JSON object to the default fields; any malformed part is a 400 on `select`. */
 export function resolveSelect(select: string | undefined, defaults: SelectableField[]): FieldSet {
   const fields = new Set<SelectableField>(defaults);
-  if (select === undefined) return { fields, tagColor: false, tagIcon: false };
-  const allowed = `; selectable fields: ${selectableFields.join(', ')}`;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(select);
-  } catch {
-    throw new ValidationError([
-      { field: 'select', message: `must be a JSON object such as {"content":false}${allowed}` },
-    ]);
+  if (select !== undefined) {
+    const parsed = parseSelect(select);
+    if ('issue' in parsed) throw new ValidationError([parsed.issue]);
+    for (const [name, value] of parsed.entries) {
+      if (value) fields.add(name);
+      else fields.delete(name);
+    }
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new ValidationError([
-      { field: 'select', message: `must be a JSON object such as {"content":false}${allowed}` },
-    ]);
-  }
-  const problems: string[] = [];
-  for (const [name, value] of Object.entries(parsed)) {
-    if (!(selectableFields as readonly string[]).includes(name))
-      problems.push(`'${name}' is not a selectable field`);
-    else if (typeof value !== 'boolean') problems.push(`'${name}' must be true or false`);
-    else if (value) fields.add(name as SelectableField);
-    else fields.delete(name as SelectableField);
-  }
-  if (problems.length > 0)
-    throw new ValidationError([{ field: 'select', message: problems.join('; ') + allowed }]);
   const tagColor = fields.has('tagColor');
   const tagIcon = fields.has('tagIcon');
   if (tagColor || tagIcon) fields.add('tags');
   return { fields, tagColor, tagIcon };
+}
+
+/** The problem with a `select` value, if any, as an issue naming every selectable field. */
+export function selectIssue(select: string): FieldIssue | null {
+  const parsed = parseSelect(select);
+  return 'issue' in parsed ? parsed.issue : null;
+}
+
+function parseSelect(select: string): { entries: Array<[SelectableField, boolean]> } | { issue: FieldIssue } {
+  const allowed = `; selectable fields: ${selectableFields.join(', ')}`;
+  const notAnObject = {
+    issue: { field: 'select', message: `must be a JSON object such as {"content":false}${allowed}` },
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(select);
+  } catch {
+    return notAnObject;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return notAnObject;
+  const problems: string[] = [];
+  const entries: Array<[SelectableField, boolean]> = [];
+  for (const [name, value] of Object.entries(parsed)) {
+    if (!(selectableFields as readonly string[]).includes(name))
+      problems.push(`'${name}' is not a selectable field`);
+    else if (typeof value !== 'boolean') problems.push(`'${name}' must be true or false`);
+    else entries.push([name as SelectableField, value]);
+  }
+  if (problems.length > 0) return { issue: { field: 'select', message: problems.join('; ') + allowed } };
+  return { entries };
 }
 
 /** `a, B` and repeated parameters → distinct lower-cased, trimmed names. */
@@ -88,6 +101,12 @@ export async function listArticles(db: Db, project: Project, query: ArticleListQ
   const any = tagNameKeys(query.tags);
   const all = tagNameKeys(query.tagsAll);
   const exclude = tagNameKeys(query.excludeTags) ?? [];
+  const empty = (['tags', 'tagsAll', 'excludeTags'] as const).filter(
+    (field) => query[field] !== undefined && tagNameKeys(query[field])!.length === 0,
+  );
+  if (empty.length > 0) {
+    throw new ValidationError(empty.map((field) => ({ field, message: 'must name at least one tag' })));
+  }
   const tagIds = await findTagIdsByNames(db.kysely, project.id, [
     ...new Set([...(any ?? []), ...(all ?? []), ...exclude]),
   ]);
@@ -103,8 +122,6 @@ export async function listArticles(db: Db, project: Project, query: ArticleListQ
       all === null ? null : all.every((name) => tagIds.has(name)) ? all.map((name) => tagIds.get(name)!) : [],
     excludeTagIds: exclude.flatMap((name) => tagIds.get(name) ?? []),
   };
-  if (filter.allTagIds !== null && all!.length === 0) filter.allTagIds = null;
-  if (filter.anyTagIds !== null && any!.length === 0) filter.anyTagIds = null;
   const offset = (query.page - 1) * query.limit;
   const [rows, total] = await Promise.all([
     findArticlePage(
@@ -124,12 +141,7 @@ export async function listArticles(db: Db, project: Project, query: ArticleListQ
   };
 }
 
-export async function getArticle(
-  db: Db,
-  project: Project,
-  slug: string,
-  selectParam: string | undefined,
-) {
+export async function getArticle(db: Db, project: Project, slug: string, selectParam: string | undefined) {
   const select = resolveSelect(selectParam, singleDefaults);
   const row = await findArticleBySlug(db.kysely, project.id, slug, select.fields.has('content'));
   if (!row) throw new NotFoundError(`Article '${slug}' not found`);

@@ -936,7 +936,14 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 async function readText(path: string, file: string, problems: ImportProblem[]): Promise<string | null> {
   try {
-    return utf8.decode(await readFile(path));
+    const text = utf8.decode(await readFile(path));
+    const nul = text.indexOf('\u0000');
+    if (nul >= 0) {
+      // Neither database can keep it (PostgreSQL refuses it in text), and no editor writes one.
+      problems.push({ file, line: text.slice(0, nul).split('\n').length, message: 'file contains a NUL character' });
+      return null;
+    }
+    return text;
   } catch (error) {
     const message =
       error instanceof TypeError
@@ -989,12 +996,10 @@ export async function readContentSource(path: string): Promise<ContentSource> {
   }
 
   const markdownFiles = await findMarkdownFiles(path);
-  let hasTagsFile = false;
-  try {
-    hasTagsFile = (await stat(join(path, 'tags.yaml'))).isFile();
-  } catch {
-    hasTagsFile = false;
-  }
+  const hasTagsFile = await stat(join(path, 'tags.yaml')).then(
+    (tagsInfo) => tagsInfo.isFile(),
+    () => false,
+  );
   if (markdownFiles.length === 0 && !hasTagsFile) {
     throw new ImportValidationError([
       { file: path, line: 1, message: 'content folder holds no .md file and no tags.yaml' },

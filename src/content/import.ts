@@ -9,7 +9,7 @@ import { HttpError } from '../http/errors.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
 import { requireProject } from '../projects/service.ts';
 import { formatBytes } from '../projects/size.ts';
-import type { ArticleInput, ContentSource } from './import-source.ts';
+import { type ArticleInput, type ContentSource, ImportValidationError } from './import-source.ts';
 import { summarize, textStats } from './text-stats.ts';
 
 export interface ImportOptions {
@@ -91,6 +91,11 @@ export async function importContent(
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const project = await requireProject(db, projectSlug);
+  // A JSON source can carry NUL as `\u0000`; PostgreSQL cannot store it in text.
+  const withNul = [...source.tags.map((tag) => ({ file: 'tags', value: tag })), ...source.articles.map((a) => ({ file: a.file, value: a }))]
+    .filter(({ value }) => JSON.stringify(value).includes('\\u0000'))
+    .map(({ file }) => ({ file, line: 1, message: 'contains a NUL character' }));
+  if (withNul.length > 0) throw new ImportValidationError(withNul);
   const prepared = source.articles.map(prepare);
   const now = (options.now ?? new Date()).toISOString();
   const summary: ImportSummary = {

@@ -1,9 +1,9 @@
 // Routes of articles and tags: each declares its schemas, calls one service function, returns.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import { ErrorBody } from '../http/errors.ts';
-import { getArticle, listArticles } from './articles.ts';
+import { ErrorBody, issuesFromValidation, ValidationError } from '../http/errors.ts';
+import { getArticle, listArticles, selectIssue } from './articles.ts';
 import { Article, ArticleListQuery, ArticleQuery, PageMeta, Tag, TagListQuery, TagQuery } from './schemas.ts';
 import { getTag, listTags } from './tags.ts';
 
@@ -15,6 +15,22 @@ export const errorResponses = {
   429: ErrorBody,
   503: ErrorBody,
 };
+
+/**
+ * The article routes validate with `attachValidation`, so that a bad `select` (checked beyond the
+ * schema) is reported in the same 400 as the other bad parameters: one issue per problem.
+ */
+function rejectInvalid(request: FastifyRequest): void {
+  const error = request.validationError;
+  if (!error) return;
+  const issues = issuesFromValidation(error.validation, error.validationContext);
+  const { select } = (request.query ?? {}) as { select?: unknown };
+  if (typeof select === 'string' && !issues.some((issue) => issue.field === 'select')) {
+    const issue = selectIssue(select);
+    if (issue) issues.push(issue);
+  }
+  throw new ValidationError(issues);
+}
 
 export function contentRoutes(app: FastifyInstance, db: Db): void {
   app.get(
@@ -29,8 +45,12 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
         querystring: ArticleListQuery,
         response: { 200: Type.Object({ data: Type.Array(Article), meta: PageMeta }), ...errorResponses },
       },
+      attachValidation: true,
     },
-    async (request) => listArticles(db, request.auth.project, request.query as never),
+    async (request) => {
+      rejectInvalid(request);
+      return listArticles(db, request.auth.project, request.query as never);
+    },
   );
 
   app.get(
@@ -46,8 +66,10 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
         querystring: ArticleQuery,
         response: { 200: Type.Object({ data: Article }), ...errorResponses },
       },
+      attachValidation: true,
     },
     async (request) => {
+      rejectInvalid(request);
       const { slug } = request.params as { slug: string };
       const { select } = request.query as { select?: string };
       return { data: await getArticle(db, request.auth.project, slug, select) };

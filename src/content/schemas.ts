@@ -96,7 +96,8 @@ export const ArticleListQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
   sort: StringEnum(articleSortFields, {
     default: 'createdAt',
-    description: 'ties are broken by id in the same order',
+    description:
+      'title sorts case-insensitively (byte order of the lower-cased title); ties are broken by id in the same order',
   }),
   order: StringEnum(['asc', 'desc'] as const, {
     default: 'desc',
@@ -108,7 +109,7 @@ export const ArticleListQuery = Type.Object({
     Type.String({
       maxLength: 200,
       description:
-        'whitespace-separated terms; each must occur, case-insensitively, in the title or the content',
+        'whitespace-separated terms; each must occur, case-insensitively, as a substring of the title or the content (`%`, `_` and other characters are literal)',
     }),
   ),
   select: Type.Optional(Type.String({ maxLength: 2000, description: selectDescription })),

@@ -48,6 +48,8 @@ export async function listTags(db: Db, project: Project, query: TagListQueryType
 }
 
 export async function getTag(db: Db, project: Project, name: string, published: boolean | undefined) {
+  // No stored name can hold NUL (PostgreSQL refuses it as a parameter).
+  if (name.includes('\u0000')) throw new NotFoundError('Tag not found');
   const row = await tagsWithCounts(db.kysely, project.id, published, new Date().toISOString())
     .where('tags.name_key', '=', name.trim().toLowerCase())
     .executeTakeFirst();

@@ -96,6 +96,84 @@ export interface ArticleVariantTable {
   content: string | null;
 }
 
+/** One page view. The client IP is never stored: `visitor_id` is a salted daily hash of it. */
+export interface PageViewTable {
+  id: string;
+  project_id: string;
+  article_id: string;
+  /** `YYYY-MM-DD`, the UTC day of `created_at`: the bucket of the rollups. */
+  day: string;
+  created_at: string;
+  updated_at: string;
+  visitor_id: string;
+  session_id: string;
+  source: 'sdk' | 'direct';
+  country: string | null;
+  /** timeOnPage in whole milliseconds, so that sums are exact integers. */
+  time_on_page_ms: number;
+  /** scrollDepth in hundredths of a percent (0 to 10000), for the same reason. */
+  scroll_depth_centi: number;
+  exit_position: number | null;
+  /** 1 or 0 as last sent, null when never sent (then `time_on_page_ms < 5000` decides). */
+  bounced: number | null;
+  screen_width: number | null;
+  screen_height: number | null;
+  event_count: number;
+  page_url: string | null;
+  page_title: string | null;
+  referrer: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  /** JSON array of `{ type, element?, timeOffset }`. */
+  events: string;
+}
+
+export interface AnalyticsSaltTable {
+  day: string;
+  salt: string;
+  created_at: string;
+}
+
+/** The visitor ids seen on a day, kept only while the day's salt lives. */
+export interface AnalyticsDailyVisitorTable {
+  project_id: string;
+  day: string;
+  visitor_id: string;
+}
+
+export interface AnalyticsDailyTotalTable {
+  project_id: string;
+  day: string;
+  visitors: number;
+}
+
+/** The sums of the page views of one article on one day (see analytics/contribution.ts). */
+export interface AnalyticsDailyArticleTable {
+  project_id: string;
+  day: string;
+  article_id: string;
+  views: number;
+  sdk_views: number;
+  time_on_page_ms: number;
+  scroll_depth_centi: number;
+  bounced: number;
+  engaged: number;
+  reached25: number;
+  reached50: number;
+  reached75: number;
+  reached90: number;
+}
+
+export interface AnalyticsDailyCountryTable {
+  project_id: string;
+  day: string;
+  country: string;
+  views: number;
+}
+
 export interface Database {
   projects: ProjectTable;
   api_keys: ApiKeyTable;
@@ -103,4 +181,10 @@ export interface Database {
   articles: ArticleTable;
   article_tags: ArticleTagTable;
   article_variants: ArticleVariantTable;
+  page_views: PageViewTable;
+  analytics_salts: AnalyticsSaltTable;
+  analytics_daily_visitors: AnalyticsDailyVisitorTable;
+  analytics_daily_totals: AnalyticsDailyTotalTable;
+  analytics_daily_articles: AnalyticsDailyArticleTable;
+  analytics_daily_countries: AnalyticsDailyCountryTable;
 }

@@ -118,6 +118,10 @@ export function sendError(
   details?: Record<string, unknown>,
 ): FastifyReply {
   const body: Record<string, unknown> = { error: reasonPhrase(statusCode), message, statusCode };
+  // Every 400 lists its problems (contract §3), whichever path produced it.
+  if (statusCode === 400 && !Array.isArray(details?.issues)) {
+    details = { ...details, issues: [{ field: 'request', message }] };
+  }
   if (details !== undefined) body.details = details;
   return reply.code(statusCode).type('application/json; charset=utf-8').send(JSON.stringify(body));
 }
@@ -233,31 +237,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 404, `No route ${request.method} ${request.url.split('?')[0]}`),
-  );
-}
-
-/**
- * For Fastify's `frameworkErrors` option: errors found while routing (a malformed percent-encoding,
- * a path parameter over `maxParamLength`), before any hook runs, get the contract's body and a
- * request id too instead of Fastify's own `{ code, … }` body.
- */
-export function handleFrameworkError(
-  error: FastifyError,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): FastifyReply {
-  reply.header('X-Request-Id', request.id);
-  const status = error.statusCode ?? 400;
-  if (status >= 500) {
-    request.log.error({ err: error }, 'framework error');
-    return sendError(reply, 500, 'An unexpected error occurred; the request id identifies it in the logs');
-  }
-  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : error.message;
-  return sendError(
-    reply,
-    status,
-    message,
-    status === 400 ? { issues: [{ field: 'path', message }] } : undefined,
   );
 }
 

@@ -3,15 +3,15 @@
 // The contract writes sizes in B, KB, MB and GB only (a terabyte is `1000 GB`); parseSize also
 // reads TB, so that a limit can be given in it.
 const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-const formatUnits = units.length - 1;
+const largestWrittenUnit = units.indexOf('GB');
 
 /** `0 B`, `512 B`, `1.5 KB`, `12.34 MB`, `1 GB`: the largest unit with a value ≥ 1, ≤ 2 decimals. */
 export function formatBytes(bytes: number): string {
   let unit = 0;
-  while (unit < formatUnits - 1 && bytes >= 1000 ** (unit + 1)) unit++;
+  while (unit < largestWrittenUnit && bytes >= 1000 ** (unit + 1)) unit++;
   let value = roundHalfAwayFromZero(bytes / 1000 ** unit, 2);
   // Rounding may carry a value up to 1000 of its unit (999.999 KB → 1000 KB): move to the next.
-  if (value >= 1000 && unit < formatUnits - 1) {
+  if (value >= 1000 && unit < largestWrittenUnit) {
     unit++;
     value = roundHalfAwayFromZero(bytes / 1000 ** unit, 2);
   }

@@ -8,6 +8,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { createTestDatabase, postgresUrl } from '../helpers.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(root, 'src', 'cli', 'main.ts');
@@ -480,6 +481,28 @@ describe('folio serve', () => {
     assert.equal(keys.length, 1);
   });
 
+  test('two instances starting at once on an empty database create one demo project and one key', async () => {
+    const database = newDatabase();
+    const ports = [await freePort(), await freePort()];
+    const instances = ports.map((port) => serve(database, port));
+    try {
+      await Promise.all(ports.map((port) => waitForHealth(`http://127.0.0.1:${port}`)));
+      // The first instance to create the project prints the key once its import is done.
+      await Promise.race(instances.map((instance) => instance.waitFor(/Secret API key[^:]*: folio_sk_/)));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const printed = instances.filter((instance) => /folio_sk_/.test(instance.output()));
+      assert.equal(printed.length, 1, instances.map((instance) => instance.output()).join('\n---\n'));
+    } finally {
+      for (const instance of instances) await instance.stop();
+    }
+    const projects = await cliJson(database, 'projects', 'list');
+    assert.deepEqual(
+      projects.map((project: { slug: string }) => project.slug),
+      ['demo'],
+    );
+    assert.equal((await cliJson(database, 'keys', 'list', '--project', 'demo')).length, 1);
+  });
+
   test('serve --no-demo on an empty database creates no project', async () => {
     const database = newDatabase();
     const port = await freePort();
@@ -492,5 +515,29 @@ describe('folio serve', () => {
       assert.equal(await served.stop(), 0);
     }
     assert.deepEqual(await cliJson(database, 'projects', 'list'), []);
+  });
+});
+
+describe('folio CLI on PostgreSQL', { skip: postgresUrl === null ? 'TEST_POSTGRES_URL is not set' : false }, () => {
+  test('creates a project and keys, imports, and the server sees revocation at once', async () => {
+    const database = await createTestDatabase('postgres');
+    const app = await buildApp({ db: database.db });
+    try {
+      const slug = await createProjectWithCli(database.url);
+      const created = await cliJson(database.url, 'keys', 'create', '--project', slug);
+      const headers = { 'x-api-key': created.key };
+      assert.equal((await app.inject({ method: 'GET', url: '/v1/project', headers })).statusCode, 200);
+      const summary = await cliJson(database.url, 'import', '--project', slug, writeFiles(goodFolder));
+      assert.equal(summary.created, 2);
+      assert.equal(summary.storageUsed, '50 B');
+      const articles = await app.inject({ method: 'GET', url: '/v1/articles', headers });
+      assert.equal(articles.json().meta.total, 2);
+      assert.deepEqual(await cliJson(database.url, 'migrate'), { applied: [] });
+      await cliJson(database.url, 'keys', 'revoke', created.id);
+      assert.equal((await app.inject({ method: 'GET', url: '/v1/project', headers })).statusCode, 401);
+    } finally {
+      await app.close();
+      await database.drop();
+    }
   });
 });

@@ -2,8 +2,8 @@
 // sorting with ties, status and published filters, search, tag filters, select, text statistics and
 // the 400/404 answers of the contract (§3, §4).
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ArticleInput, TagInput } from '../../src/content/import-source.ts';
 import { textStats } from '../../src/content/text-stats.ts';
 import {
@@ -200,7 +200,11 @@ describeEachDialect('articles', (ctx: DialectContext) => {
     const p = await setup([articleInput({ slug: 'exists' })]);
     const response = await get(p, '/v1/articles/nope');
     assert.equal(response.status, 404);
-    assert.deepEqual(response.body, { error: 'Not Found', message: "Article 'nope' not found", statusCode: 404 });
+    assert.deepEqual(response.body, {
+      error: 'Not Found',
+      message: "Article 'nope' not found",
+      statusCode: 404,
+    });
     const withSelect = await get(p, '/v1/articles/nope', { select: '{"tags":true}' });
     assert.equal(withSelect.status, 404);
     assert.deepEqual(withSelect.body, {
@@ -704,7 +708,13 @@ describeEachDialect('articles', (ctx: DialectContext) => {
     assert.deepEqual(await slugsFor(p, { search: 'rust', tags: 'code' }), ['a', 'b']);
     assert.deepEqual(await slugsFor(p, { search: 'guide', excludeTags: 'news' }), ['a', 'd']);
     assert.deepEqual(await slugsFor(p, { search: 'rust', tagsAll: 'code', published: 'true' }), ['a']);
-    const paged = await get(p, '/v1/articles', { search: 'rust', limit: 2, page: 2, sort: 'title', order: 'asc' });
+    const paged = await get(p, '/v1/articles', {
+      search: 'rust',
+      limit: 2,
+      page: 2,
+      sort: 'title',
+      order: 'asc',
+    });
     assert.deepEqual(paged.body.meta, { page: 2, limit: 2, total: 3, totalPages: 2 });
     assert.deepEqual(
       paged.body.data.map((a: any) => a.slug),
@@ -862,7 +872,9 @@ describeEachDialect('articles', (ctx: DialectContext) => {
       listKeys.filter((k) => k !== 'title' && k !== 'excerpt'),
     );
 
-    const single = await get(p, '/v1/articles/one', { select: '{"content":false,"author":false,"status":true}' });
+    const single = await get(p, '/v1/articles/one', {
+      select: '{"content":false,"author":false,"status":true}',
+    });
     assert.deepEqual(
       sortedKeys(single.body.data),
       [...singleKeys.filter((k) => k !== 'content' && k !== 'author'), 'status'].sort(),
@@ -963,10 +975,7 @@ describeEachDialect('articles', (ctx: DialectContext) => {
 
   test('select: tags are {id, name} ordered by name; tagColor and tagIcon add color and icon', async () => {
     const p = await setup(
-      [
-        articleInput({ slug: 'x', tags: ['zeta', 'Beta', 'alpha'] }),
-        articleInput({ slug: 'y', tags: [] }),
-      ],
+      [articleInput({ slug: 'x', tags: ['zeta', 'Beta', 'alpha'] }), articleInput({ slug: 'y', tags: [] })],
       [
         { name: 'alpha', color: '#000001', icon: 'a-icon' },
         { name: 'Beta', color: null, icon: null },
@@ -1103,17 +1112,17 @@ describeEachDialect('articles', (ctx: DialectContext) => {
   // ---- validation of list parameters --------------------------------------------------------------
 
   const badValues: Array<[string, string, (message: string) => void]> = [
-    ['page', '0', (m) => assert.match(m, /integer/)],
-    ['page', '-1', (m) => assert.match(m, /integer/)],
-    ['page', '1.5', (m) => assert.match(m, /integer/)],
-    ['page', 'abc', (m) => assert.match(m, /integer/)],
-    ['page', '', (m) => assert.match(m, /integer/)],
-    ['limit', '0', (m) => assert.match(m, /1 to 100/)],
-    ['limit', '101', (m) => assert.match(m, /1 to 100/)],
-    ['limit', 'abc', (m) => assert.match(m, /1 to 100/)],
-    ['limit', '-5', (m) => assert.match(m, /1 to 100/)],
-    ['limit', '2.5', (m) => assert.match(m, /1 to 100/)],
-    ['limit', '', (m) => assert.match(m, /1 to 100/)],
+    ['page', '0', (m) => assert.match(m, /integer (from 1 to \d+|≥ 1)/)],
+    ['page', '-1', (m) => assert.match(m, /integer (from 1 to \d+|≥ 1)/)],
+    ['page', '1.5', (m) => assert.match(m, /integer (from 1 to \d+|≥ 1)/)],
+    ['page', 'abc', (m) => assert.match(m, /integer (from 1 to \d+|≥ 1)/)],
+    ['page', '', (m) => assert.match(m, /integer (from 1 to \d+|≥ 1)/)],
+    ['limit', '0', (m) => assert.match(m, /integer from 1 to 100$/)],
+    ['limit', '101', (m) => assert.match(m, /integer from 1 to 100$/)],
+    ['limit', 'abc', (m) => assert.match(m, /integer from 1 to 100$/)],
+    ['limit', '-5', (m) => assert.match(m, /integer from 1 to 100$/)],
+    ['limit', '2.5', (m) => assert.match(m, /integer from 1 to 100$/)],
+    ['limit', '', (m) => assert.match(m, /integer from 1 to 100$/)],
     [
       'sort',
       'popularity',
@@ -1157,7 +1166,7 @@ describeEachDialect('articles', (ctx: DialectContext) => {
 
   test('validation: page 1 and limits 1 and 100 are accepted', async () => {
     const p = await setup([articleInput({ slug: 'one' })]);
-    for (const params of [{ page: 1 }, { limit: 1 }, { limit: 100 }]) {
+    for (const params of [{ page: 1 }, { limit: 1 }, { limit: 100 }] as Params[]) {
       const response = await get(p, '/v1/articles', params);
       assert.equal(response.status, 200, JSON.stringify(params));
     }
@@ -1177,6 +1186,26 @@ describeEachDialect('articles', (ctx: DialectContext) => {
     const fields = body.details.issues.map((issue: any) => issue.field).sort();
     assert.deepEqual(fields, ['limit', 'order', 'page', 'published', 'search', 'sort', 'status']);
     for (const field of fields) assert.ok(body.message.includes(field), body.message);
+  });
+
+  test('validation: a bad select is reported together with the other bad parameters', async () => {
+    const p = await setup([articleInput({ slug: 'one' })]);
+    const body = await expectBadRequest(p, '/v1/articles', {
+      page: '0',
+      sort: 'nope',
+      select: '{"nope":true}',
+    });
+    const byField = Object.fromEntries(body.details.issues.map((issue: any) => [issue.field, issue.message]));
+    assert.deepEqual(Object.keys(byField).sort(), ['page', 'select', 'sort']);
+    assert.match(byField.select, /nope/);
+    for (const field of specSelectableFields) assert.ok(byField.select.includes(field), byField.select);
+    assert.ok(body.message.includes('select: '), body.message);
+
+    const tooLong = await expectBadRequest(p, '/v1/articles', {
+      limit: '0',
+      select: `{${' '.repeat(2001)}}`,
+    });
+    assert.deepEqual(tooLong.details.issues.map((issue: any) => issue.field).sort(), ['limit', 'select']);
   });
 
   test('validation: unknown query parameters are ignored', async () => {
@@ -1242,6 +1271,13 @@ describeEachDialect('articles', (ctx: DialectContext) => {
       const stats = textStats(content, { hasCoverImage: cover });
       assert.equal(item.wordCount, stats.wordCount, item.slug);
       assert.equal(item.readTimeMinutes, stats.readTimeMinutes, item.slug);
+    }
+  });
+  test('tag filters: a list that names no tag (`tags=,`) is a 400 naming the parameter, never ignored', async () => {
+    const p = await setup([articleInput({ slug: 'one', tags: ['a'] })]);
+    for (const field of ['tags', 'tagsAll', 'excludeTags']) {
+      const body = await expectBadRequest(p, '/v1/articles', { [field]: ', ,' });
+      assert.deepEqual(body.details.issues, [{ field, message: 'must name at least one tag' }]);
     }
   });
 });

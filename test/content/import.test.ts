@@ -14,9 +14,11 @@ import {
 } from '../../src/content/import-source.ts';
 import { summarize, textStats } from '../../src/content/text-stats.ts';
 import type { Db } from '../../src/db/database.ts';
-import type { ProjectTable } from '../../src/db/schema.ts';
 import { demoContentPath } from '../../src/projects/demo.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
+
+/** What the helpers below need of a project. */
+type ProjectRef = { id: string };
 
 const T1 = new Date('2026-03-01T10:00:00.000Z');
 const T2 = new Date('2026-03-02T11:30:00.000Z');
@@ -56,7 +58,7 @@ function summary(counts: Partial<ImportSummary> & { storageUsed: string }): Impo
   };
 }
 
-async function articleRows(db: Db, project: ProjectTable) {
+async function articleRows(db: Db, project: ProjectRef) {
   return db.kysely
     .selectFrom('articles')
     .selectAll()
@@ -65,7 +67,7 @@ async function articleRows(db: Db, project: ProjectTable) {
     .execute();
 }
 
-async function articleRow(db: Db, project: ProjectTable, slug: string) {
+async function articleRow(db: Db, project: ProjectRef, slug: string) {
   return db.kysely
     .selectFrom('articles')
     .selectAll()
@@ -74,7 +76,7 @@ async function articleRow(db: Db, project: ProjectTable, slug: string) {
     .executeTakeFirstOrThrow();
 }
 
-async function tagRows(db: Db, project: ProjectTable) {
+async function tagRows(db: Db, project: ProjectRef) {
   return db.kysely
     .selectFrom('tags')
     .selectAll()
@@ -83,7 +85,7 @@ async function tagRows(db: Db, project: ProjectTable) {
     .execute();
 }
 
-async function tagNamesOf(db: Db, project: ProjectTable, slug: string): Promise<string[]> {
+async function tagNamesOf(db: Db, project: ProjectRef, slug: string): Promise<string[]> {
   const rows = await db.kysely
     .selectFrom('article_tags')
     .innerJoin('articles', 'articles.id', 'article_tags.article_id')
@@ -97,7 +99,7 @@ async function tagNamesOf(db: Db, project: ProjectTable, slug: string): Promise<
 }
 
 /** Everything an import may write for a project, in a stable order. */
-async function snapshot(db: Db, project: ProjectTable) {
+async function snapshot(db: Db, project: ProjectRef) {
   const links = await db.kysely
     .selectFrom('article_tags')
     .innerJoin('articles', 'articles.id', 'article_tags.article_id')
@@ -119,7 +121,7 @@ async function snapshot(db: Db, project: ProjectTable) {
   return { articles: await articleRows(db, project), tags: await tagRows(db, project), links, variants };
 }
 
-async function setViews(db: Db, project: ProjectTable, views: Record<string, number>): Promise<void> {
+async function setViews(db: Db, project: ProjectRef, views: Record<string, number>): Promise<void> {
   for (const [slug, count] of Object.entries(views)) {
     await db.kysely
       .updateTable('articles')
@@ -177,7 +179,14 @@ describeEachDialect('importContent', (ctx) => {
     assert.deepEqual(result, summary({ created: 3, tagsCreated: 2, storageUsed: '74 B' }));
     const rows = await articleRows(ctx.db, project);
     assert.deepEqual(
-      rows.map((row) => [row.slug, row.title, row.status, row.created_at, row.updated_at, Number(row.view_count)]),
+      rows.map((row) => [
+        row.slug,
+        row.title,
+        row.status,
+        row.created_at,
+        row.updated_at,
+        Number(row.view_count),
+      ]),
       [
         ['alpha', 'Alpha', 'published', T1.toISOString(), T1.toISOString(), 0],
         ['beta', 'Beta', 'published', T1.toISOString(), T1.toISOString(), 0],
@@ -192,9 +201,15 @@ describeEachDialect('importContent', (ctx) => {
 
   test('re-importing the same content changes nothing at all and reports every article unchanged', async () => {
     const { project } = await createTestProject(ctx.db);
-    await importArticles(ctx.db, project, threeArticles(), [{ name: 'News', color: '#112233', icon: 'news' }], {
-      now: T1,
-    });
+    await importArticles(
+      ctx.db,
+      project,
+      threeArticles(),
+      [{ name: 'News', color: '#112233', icon: 'news' }],
+      {
+        now: T1,
+      },
+    );
     await setViews(ctx.db, project, { alpha: 42, beta: 7 });
     const before = await snapshot(ctx.db, project);
     const result = await importArticles(
@@ -257,7 +272,9 @@ describeEachDialect('importContent', (ctx) => {
       { author: { name: 'Grace', image: null } },
       { lastUpdatedBy: { name: 'Linus', image: null } },
       { tags: ['Fresh'] },
-      { seo: { metaTitle: 'Meta', metaDescription: null, ogImage: null, canonicalUrl: null, keywords: null } },
+      {
+        seo: { metaTitle: 'Meta', metaDescription: null, ogImage: null, canonicalUrl: null, keywords: null },
+      },
       { variants: [{ key: 'nl', title: null, excerpt: null, content: 'Kort.' }] },
     ];
     await importArticles(ctx.db, project, [base], [], { now: T1 });
@@ -296,7 +313,10 @@ describeEachDialect('importContent', (ctx) => {
     });
     await importArticles(ctx.db, project, [post], [], { now: T1 });
     let row = await articleRow(ctx.db, project, 'post');
-    assert.deepEqual([row.created_at, row.updated_at], ['2025-01-02T03:04:05.678Z', '2025-06-07T08:09:10.000Z']);
+    assert.deepEqual(
+      [row.created_at, row.updated_at],
+      ['2025-01-02T03:04:05.678Z', '2025-06-07T08:09:10.000Z'],
+    );
     // Corrected dates in the front matter are applied on the next import.
     await importArticles(
       ctx.db,
@@ -306,18 +326,30 @@ describeEachDialect('importContent', (ctx) => {
       { now: T2 },
     );
     row = await articleRow(ctx.db, project, 'post');
-    assert.deepEqual([row.created_at, row.updated_at], ['2024-12-31T00:00:00.000Z', '2025-07-01T00:00:00.000Z']);
+    assert.deepEqual(
+      [row.created_at, row.updated_at],
+      ['2024-12-31T00:00:00.000Z', '2025-07-01T00:00:00.000Z'],
+    );
   });
 
   test('a published article without publishedAt is published at its first import and keeps that date', async () => {
     const { project } = await createTestProject(ctx.db);
     await importArticles(ctx.db, project, [undated({ slug: 'post', publishedAt: null })], [], { now: T1 });
     assert.equal((await articleRow(ctx.db, project, 'post')).published_at, T1.toISOString());
-    await importArticles(ctx.db, project, [undated({ slug: 'post', publishedAt: null, title: 'Edited' })], [], {
-      now: T2,
-    });
+    await importArticles(
+      ctx.db,
+      project,
+      [undated({ slug: 'post', publishedAt: null, title: 'Edited' })],
+      [],
+      {
+        now: T2,
+      },
+    );
     const row = await articleRow(ctx.db, project, 'post');
-    assert.deepEqual([row.title, row.published_at, row.updated_at], ['Edited', T1.toISOString(), T2.toISOString()]);
+    assert.deepEqual(
+      [row.title, row.published_at, row.updated_at],
+      ['Edited', T1.toISOString(), T2.toISOString()],
+    );
   });
 
   test('--prune removes the articles whose files are gone and nothing else', async () => {
@@ -339,7 +371,11 @@ describeEachDialect('importContent', (ctx) => {
     const pruned = await importArticles(ctx.db, project, [threeArticles()[0]], [], { now: T2, prune: true });
     assert.deepEqual(
       pruned,
-      summary({ unchanged: 1, removed: 2, storageUsed: `${bytes('Alpha', 'alpha', 'First body.', 'short', 'A', 'Short.')} B` }),
+      summary({
+        unchanged: 1,
+        removed: 2,
+        storageUsed: `${bytes('Alpha', 'alpha', 'First body.', 'short', 'A', 'Short.')} B`,
+      }),
     );
     const rows = await articleRows(ctx.db, project);
     assert.deepEqual(rows, [alphaBefore]);
@@ -478,7 +514,14 @@ describeEachDialect('importContent', (ctx) => {
     assert.deepEqual(result, summary({ unchanged: 1, tagsUpdated: 3, storageUsed: '30 B' }));
     const after = await tagRows(ctx.db, project);
     assert.deepEqual(
-      after.map((tag, i) => [tag.id === before[i].id, tag.name, tag.color, tag.icon, tag.created_at, tag.updated_at]),
+      after.map((tag, i) => [
+        tag.id === before[i].id,
+        tag.name,
+        tag.color,
+        tag.icon,
+        tag.created_at,
+        tag.updated_at,
+      ]),
       [
         [true, 'Alpha', '#AAAAAA', 'a', T1.toISOString(), T2.toISOString()],
         [true, 'Beta', '#222222', 'bee', T1.toISOString(), T2.toISOString()],
@@ -501,9 +544,15 @@ describeEachDialect('importContent', (ctx) => {
 
   test('a failing import (storage limit) writes nothing at all', async () => {
     const { project } = await createTestProject(ctx.db, { storageLimit: '100 B' });
-    await importArticles(ctx.db, project, [undated({ slug: 'small', title: 'S', content: 'tiny', tags: ['Old'] })], [], {
-      now: T1,
-    });
+    await importArticles(
+      ctx.db,
+      project,
+      [undated({ slug: 'small', title: 'S', content: 'tiny', tags: ['Old'] })],
+      [],
+      {
+        now: T1,
+      },
+    );
     const before = await snapshot(ctx.db, project);
     const error = await rejection(
       importArticles(
@@ -555,7 +604,9 @@ describeEachDialect('importContent', (ctx) => {
     const before = await snapshot(ctx.db, project);
 
     const error = await rejection(
-      readContentSource(dir).then((source) => importContent(ctx.db, project.slug, source, { now: T2, prune: true })),
+      readContentSource(dir).then((source) =>
+        importContent(ctx.db, project.slug, source, { now: T2, prune: true }),
+      ),
     );
     assert.ok(error instanceof ImportValidationError);
     assert.deepEqual(
@@ -616,11 +667,56 @@ describeEachDialect('importContent', (ctx) => {
         row.updated_at,
       ]),
       [
-        ['archived', 'archived', 'archived', '2025-01-01T00:00:00.000Z', null, null, T1.toISOString(), T1.toISOString()],
-        ['dated', 'published', 'published', '2026-01-15T09:00:00.000Z', null, null, T1.toISOString(), T1.toISOString()],
-        ['draft-dated', 'draft', 'draft', '2025-01-01T00:00:00.000Z', null, null, T1.toISOString(), T1.toISOString()],
-        ['future', 'published', 'scheduled', '2099-01-01T00:00:00.000Z', null, null, T1.toISOString(), T1.toISOString()],
-        ['other-slug', 'published', 'published', T1.toISOString(), null, null, T1.toISOString(), T1.toISOString()],
+        [
+          'archived',
+          'archived',
+          'archived',
+          '2025-01-01T00:00:00.000Z',
+          null,
+          null,
+          T1.toISOString(),
+          T1.toISOString(),
+        ],
+        [
+          'dated',
+          'published',
+          'published',
+          '2026-01-15T09:00:00.000Z',
+          null,
+          null,
+          T1.toISOString(),
+          T1.toISOString(),
+        ],
+        [
+          'draft-dated',
+          'draft',
+          'draft',
+          '2025-01-01T00:00:00.000Z',
+          null,
+          null,
+          T1.toISOString(),
+          T1.toISOString(),
+        ],
+        [
+          'future',
+          'published',
+          'scheduled',
+          '2099-01-01T00:00:00.000Z',
+          null,
+          null,
+          T1.toISOString(),
+          T1.toISOString(),
+        ],
+        [
+          'other-slug',
+          'published',
+          'published',
+          T1.toISOString(),
+          null,
+          null,
+          T1.toISOString(),
+          T1.toISOString(),
+        ],
         ['plain-draft', 'draft', 'draft', null, null, null, T1.toISOString(), T1.toISOString()],
       ],
     );
@@ -631,13 +727,21 @@ describeEachDialect('importContent', (ctx) => {
     const contents: [string, string | null][] = [
       ['', null],
       ['Just a few words here.', null],
-      ['# Title\n\nSome *emphasis* and `code`, a [link](https://example.com).\n\n- one\n- two\n', '/cover.jpg'],
+      [
+        '# Title\n\nSome *emphasis* and `code`, a [link](https://example.com).\n\n- one\n- two\n',
+        '/cover.jpg',
+      ],
       ['日本語のテキストと English words.\n\n한국어 문장.', null],
-      [`${'word '.repeat(1000)}\n\n![a](/1.png) ![b](/2.png)\n\n\`\`\`\nconst x = 1;\n\`\`\`\n`, '/cover.png'],
+      [
+        `${'word '.repeat(1000)}\n\n![a](/1.png) ![b](/2.png)\n\n\`\`\`\nconst x = 1;\n\`\`\`\n`,
+        '/cover.png',
+      ],
       ['![only](/image.png)', null],
-      ['<div>html only</div>\n\n> quoted, don\'t split well-known words', null],
+      ["<div>html only</div>\n\n> quoted, don't split well-known words", null],
     ];
-    const articles = contents.map(([content, coverImage], i) => undated({ slug: `post-${i}`, content, coverImage }));
+    const articles = contents.map(([content, coverImage], i) =>
+      undated({ slug: `post-${i}`, content, coverImage }),
+    );
     await importArticles(ctx.db, project, articles, [], { now: T1 });
     for (const article of articles) {
       const row = await articleRow(ctx.db, project, article.slug);
@@ -700,13 +804,24 @@ describeEachDialect('importContent', (ctx) => {
             variants: [{ key: 'newsletter', title: 'First (newsletter)', content: 'Short version.' }],
             content: '# Hello\n\nWorld with **bold**.\n',
           },
-          { slug: 'second', title: 'Second', status: 'archived', author: { name: 'Ada' }, content: 'Archived text.\n' },
+          {
+            slug: 'second',
+            title: 'Second',
+            status: 'archived',
+            author: { name: 'Ada' },
+            content: 'Archived text.\n',
+          },
         ],
       }),
     });
-    const fromFolder = await importContent(ctx.db, folderProject.project.slug, await readContentSource(folder), {
-      now: T1,
-    });
+    const fromFolder = await importContent(
+      ctx.db,
+      folderProject.project.slug,
+      await readContentSource(folder),
+      {
+        now: T1,
+      },
+    );
     const fromJson = await importContent(
       ctx.db,
       jsonProject.project.slug,
@@ -716,7 +831,7 @@ describeEachDialect('importContent', (ctx) => {
     assert.deepEqual(fromJson, fromFolder);
     assert.deepEqual([fromJson.created, fromJson.tagsCreated], [2, 2]);
 
-    const comparable = async (project: ProjectTable) => {
+    const comparable = async (project: ProjectRef) => {
       const state = await snapshot(ctx.db, project);
       return {
         articles: state.articles.map(({ id: _id, project_id: _p, search_rowid: _s, ...row }) => row),
@@ -737,7 +852,13 @@ describeEachDialect('importContent', (ctx) => {
       keywords: ['one', 'two'],
     });
     assert.deepEqual(expected.variants, [
-      { key: 'newsletter', title: 'First (newsletter)', excerpt: null, content: 'Short version.', slug: 'first-post' },
+      {
+        key: 'newsletter',
+        title: 'First (newsletter)',
+        excerpt: null,
+        content: 'Short version.',
+        slug: 'first-post',
+      },
     ]);
 
     // Re-importing the JSON form is idempotent too.
@@ -768,7 +889,9 @@ describeEachDialect('importContent', (ctx) => {
     const { project, headers } = await createTestProject(ctx.db);
     const source: ContentSource = await readContentSource(demoContentPath);
     const result = await importContent(ctx.db, project.slug, source, { now: T1 });
-    const usedTags = new Set(source.articles.flatMap((article) => article.tags.map((name) => name.toLowerCase())));
+    const usedTags = new Set(
+      source.articles.flatMap((article) => article.tags.map((name) => name.toLowerCase())),
+    );
     assert.equal(usedTags.size, 9);
     assert.deepEqual([result.created, result.updated, result.unchanged, result.removed], [12, 0, 0, 0]);
     assert.deepEqual([result.tagsCreated, result.tagsUpdated], [9, 0]);
@@ -838,14 +961,19 @@ describeEachDialect('importContent', (ctx) => {
       ).length;
       assert.equal(tag.articleCount, carrying, tag.name);
     }
-    assert.equal(tagList.body.data.find((tag: { name: string }) => tag.name === 'Engineering').articleCount, 8);
+    assert.equal(
+      tagList.body.data.find((tag: { name: string }) => tag.name === 'Engineering').articleCount,
+      8,
+    );
 
     // The project reports it, and a second import changes nothing.
     const info = await getJson(ctx.app, '/v1/project', headers);
     assert.equal(info.body.data.stats.totalArticles, 12);
     assert.equal(info.body.data.stats.storageUsed, result.storageUsed);
     const before = await snapshot(ctx.db, project);
-    const again = await importContent(ctx.db, project.slug, await readContentSource(demoContentPath), { now: T2 });
+    const again = await importContent(ctx.db, project.slug, await readContentSource(demoContentPath), {
+      now: T2,
+    });
     assert.deepEqual(again, summary({ unchanged: 12, storageUsed: result.storageUsed }));
     assert.deepEqual(await snapshot(ctx.db, project), before);
   });

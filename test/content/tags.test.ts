@@ -11,7 +11,6 @@ import {
   type TestProject,
 } from '../helpers.ts';
 
-const past = '2026-01-01T00:00:00.000Z';
 const future = '2099-01-01T00:00:00.000Z';
 const firstImport = new Date('2026-02-01T10:00:00.000Z');
 
@@ -158,7 +157,10 @@ describeEachDialect('GET /v1/tags', (ctx) => {
     await importArticles(
       ctx.db,
       project,
-      [articleInput({ slug: 'one', tags: ['delta', 'Alpha'] }), articleInput({ slug: 'two', tags: ['echo'] })],
+      [
+        articleInput({ slug: 'one', tags: ['delta', 'Alpha'] }),
+        articleInput({ slug: 'two', tags: ['echo'] }),
+      ],
       [{ name: 'Bravo', color: null, icon: null }],
       { now: t2 },
     );
@@ -245,7 +247,9 @@ describeEachDialect('GET /v1/tags', (ctx) => {
       assert.equal(status, 400);
       assert.equal(body.error, 'Bad Request');
       assert.equal(body.statusCode, 400);
-      assert.deepEqual(body.details.issues, [{ field: 'limit', message: 'must be an integer from 1 to 1000' }]);
+      assert.deepEqual(body.details.issues, [
+        { field: 'limit', message: 'must be an integer from 1 to 1000' },
+      ]);
       assert.match(body.message, /limit/);
     });
   }
@@ -273,10 +277,11 @@ describeEachDialect('GET /v1/tags', (ctx) => {
     const { headers } = await seed(ctx);
     const { status, body } = await getJson(ctx.app, '/v1/tags?sort=size&order=sideways&limit=0', headers);
     assert.equal(status, 400);
-    assert.deepEqual(
-      body.details.issues.map((issue: { field: string }) => issue.field).sort(),
-      ['limit', 'order', 'sort'],
-    );
+    assert.deepEqual(body.details.issues.map((issue: { field: string }) => issue.field).sort(), [
+      'limit',
+      'order',
+      'sort',
+    ]);
   });
 
   test('published must be true or false', async () => {
@@ -364,7 +369,11 @@ describeEachDialect('GET /v1/tags', (ctx) => {
     for (const tag of body.data as { name: string; articleCount: number }[]) {
       const expected = tag.name === 'C++' ? 1 : 0;
       assert.equal(tag.articleCount, expected, tag.name);
-      const articlesPage = await getJson(ctx.app, `/v1/articles?tags=${encodeURIComponent(tag.name)}`, headers);
+      const articlesPage = await getJson(
+        ctx.app,
+        `/v1/articles?tags=${encodeURIComponent(tag.name)}`,
+        headers,
+      );
       assert.equal(articlesPage.body.meta.total, expected, tag.name);
     }
     // Tags outlive their articles.

@@ -126,16 +126,10 @@ describeEachDialect('tenancy', (ctx: DialectContext) => {
     const { a, b } = await twoProjects();
     const listA = await get(a, '/v1/articles');
     assert.deepEqual(listA.body.meta, { page: 1, limit: 10, total: 3, totalPages: 1 });
-    assert.deepEqual(
-      listA.body.data.map((x: any) => x.id).sort(),
-      [...a.ids.values()].sort(),
-    );
+    assert.deepEqual(listA.body.data.map((x: any) => x.id).sort(), [...a.ids.values()].sort());
     const listB = await get(b, '/v1/articles');
     assert.deepEqual(listB.body.meta, { page: 1, limit: 10, total: 2, totalPages: 1 });
-    assert.deepEqual(
-      listB.body.data.map((x: any) => x.id).sort(),
-      [...b.ids.values()].sort(),
-    );
+    assert.deepEqual(listB.body.data.map((x: any) => x.id).sort(), [...b.ids.values()].sort());
     const sharedB = listB.body.data.find((x: any) => x.slug === 'shared');
     assert.equal(sharedB.title, 'B shared');
     assert.equal(sharedB.viewCount, 3);

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ArticleInput } from '../../src/content/import-source.ts';
 import { StorageLimitError } from '../../src/content/import.ts';
+import type { ArticleInput } from '../../src/content/import-source.ts';
 import type { Db } from '../../src/db/database.ts';
-import type { ProjectTable } from '../../src/db/schema.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
+
+/** What the helpers below need of a project. */
+type ProjectRef = { id: string };
 
 const future = '2099-06-01T00:00:00.000Z';
 
@@ -32,7 +34,7 @@ function articleOfSize(slug: string, bytes: number, overrides: Partial<ArticleIn
   return { ...base, content: 'x'.repeat(filler) };
 }
 
-async function setViews(db: Db, project: ProjectTable, views: Record<string, number>): Promise<void> {
+async function setViews(db: Db, project: ProjectRef, views: Record<string, number>): Promise<void> {
   for (const [slug, count] of Object.entries(views)) {
     const result = await db.kysely
       .updateTable('articles')
@@ -44,7 +46,7 @@ async function setViews(db: Db, project: ProjectTable, views: Record<string, num
   }
 }
 
-async function countRows(db: Db, project: ProjectTable) {
+async function countRows(db: Db, project: ProjectRef) {
   const articles = await db.kysely
     .selectFrom('articles')
     .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -193,14 +195,19 @@ describeEachDialect('GET /v1/project', (ctx) => {
     const { body } = await getJson(ctx.app, '/v1/project', headers);
     assert.equal(body.data.stats.totalViews, 17 + 1_000_000 + 3 + 250 + 1);
     const list = await getJson(ctx.app, '/v1/articles?limit=100', headers);
-    const sum = list.body.data.reduce((total: number, article: { viewCount: number }) => total + article.viewCount, 0);
+    const sum = list.body.data.reduce(
+      (total: number, article: { viewCount: number }) => total + article.viewCount,
+      0,
+    );
     assert.equal(body.data.stats.totalViews, sum);
   });
 
   test('statistics never include the articles or views of another project', async () => {
     const mine = await createTestProject(ctx.db);
     const other = await createTestProject(ctx.db);
-    await importArticles(ctx.db, mine.project, [articleInput({ slug: 'shared', title: 'Mine', content: 'abc' })]);
+    await importArticles(ctx.db, mine.project, [
+      articleInput({ slug: 'shared', title: 'Mine', content: 'abc' }),
+    ]);
     await importArticles(ctx.db, other.project, [
       articleInput({ slug: 'shared', title: 'Theirs', content: 'a much longer body' }),
       articleInput({ slug: 'second' }),
@@ -237,7 +244,13 @@ describeEachDialect('GET /v1/project', (ctx) => {
         keywords: ['dessert', 'café'],
       },
     });
-    const plain = articleInput({ slug: 'draft', status: 'draft', publishedAt: null, title: 'Ü', content: '' });
+    const plain = articleInput({
+      slug: 'draft',
+      status: 'draft',
+      publishedAt: null,
+      title: 'Ü',
+      content: '',
+    });
     await importArticles(ctx.db, project, [rich, plain]);
     const expected =
       // title, slug, excerpt, content
@@ -347,7 +360,10 @@ describeEachDialect('GET /v1/project', (ctx) => {
     );
     assert.equal(error.statusCode, 400);
     assert.equal(error.error, 'Bad Request');
-    assert.equal(error.message, "Storage limit exceeded: the content would use 1.25 KB of the project's 1 KB");
+    assert.equal(
+      error.message,
+      "Storage limit exceeded: the content would use 1.25 KB of the project's 1 KB",
+    );
     assert.deepEqual(error.details, { storageUsed: '1.25 KB', storageLimit: '1 KB' });
 
     assert.deepEqual((await getJson(ctx.app, '/v1/project', headers)).body.data.stats, statsBefore);
@@ -387,7 +403,9 @@ describeEachDialect('GET /v1/project', (ctx) => {
     // A replacement is measured by its new size, not added to the old one.
     await importArticles(ctx.db, project, [articleOfSize('a', 1000), articleOfSize('b', 1000)]);
     assert.equal((await getJson(ctx.app, '/v1/project', headers)).body.data.stats.storageUsed, '2 KB');
-    await refusedImport(importArticles(ctx.db, project, [articleOfSize('a', 1001), articleOfSize('b', 1000)]));
+    await refusedImport(
+      importArticles(ctx.db, project, [articleOfSize('a', 1001), articleOfSize('b', 1000)]),
+    );
   });
 
   test('the storage limit of one project ignores the content of the others', async () => {

@@ -264,7 +264,10 @@ describe('API keys', () => {
     // would give the first eight characters about 3906 each.
     const expected = (keys * 40) / 62;
     for (const [char, count] of counts) {
-      assert.ok(Math.abs(count - expected) < 340, `${char} appeared ${count} times, expected about ${expected}`);
+      assert.ok(
+        Math.abs(count - expected) < 340,
+        `${char} appeared ${count} times, expected about ${expected}`,
+      );
     }
   });
 

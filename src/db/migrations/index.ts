@@ -3,11 +3,13 @@
 import { type Kysely, type Migration, Migrator } from 'kysely';
 import type { Db, DialectName } from '../database.ts';
 import { content } from './0001-content.ts';
+import { analytics } from './0002-analytics.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
 const migrations: Record<string, DialectMigration> = {
   '0001-content': content,
+  '0002-analytics': analytics,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

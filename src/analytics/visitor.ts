@@ -1,0 +1,34 @@
+// Visitor ids without cookies: a keyed hash of the day's secret salt, the project, the client IP and
+// the User-Agent. The salt changes every UTC day and is deleted two days later, so an id can be
+// neither reversed to an IP nor linked to the same person's id of another day.
+import { createHmac, randomBytes } from 'node:crypto';
+
+export function visitorIdFor(salt: string, projectId: string, ip: string, userAgent: string): string {
+  return createHmac('sha256', salt)
+    .update(`${projectId}\u0000${ip}\u0000${userAgent}`)
+    .digest()
+    .subarray(0, 16)
+    .toString('base64url');
+}
+
+export function newSalt(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** A page-view id: 12 hex digits of the creation time, so new rows append to the index, then 128 random bits. */
+export function newPageViewId(now: number = Date.now()): string {
+  return now.toString(16).padStart(12, '0') + randomBytes(16).toString('base64url');
+}
+
+export const pageViewIdPattern = /^[0-9a-f]{12}[A-Za-z0-9_-]{22}$/;
+
+/** `YYYY-MM-DD` of an instant, in UTC. */
+export function utcDay(instant: Date | number): string {
+  return new Date(instant).toISOString().slice(0, 10);
+}
+
+/** The UTC day `offset` days after `day` (negative: before). */
+export function shiftDay(day: string, offset: number): string {
+  const [year, month, date] = day.split('-').map(Number);
+  return utcDay(Date.UTC(year, month - 1, date + offset));
+}

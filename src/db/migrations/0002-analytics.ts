@@ -1,0 +1,115 @@
+// Page views, the daily visitor salts, and the rollups that statistics are read from: per day and
+// article (counts, sums, bounce, engagement and scroll thresholds), per day and country, and per day
+// the distinct visitors, with the set of today's visitor ids that tells when one is new.
+import { type Kysely, type Migration, sql } from 'kysely';
+import type { DialectName } from '../database.ts';
+
+export function analytics(dialect: DialectName): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      const bigint = dialect === 'postgres' ? 'bigint' : 'integer';
+      const double = dialect === 'postgres' ? 'double precision' : 'real';
+      const key = dialect === 'postgres' ? sql`text collate "C"` : sql`text`;
+      // SQLite stores a WITHOUT ROWID table in the order of its primary key: a period of a project's
+      // rollups is then one contiguous range, read without a second lookup per row.
+      const clustered = dialect === 'sqlite' ? sql`without rowid` : sql``;
+
+      await db.schema
+        .createTable('page_views')
+        // A time-ordered prefix and 128 random bits: unguessable, and new rows append to the index.
+        .addColumn('id', key, (col) => col.primaryKey())
+        .addColumn('project_id', key, (col) => col.notNull().references('projects.id').onDelete('cascade'))
+        // No foreign key: the page views of an article removed by an import stay counted in totals.
+        .addColumn('article_id', key, (col) => col.notNull())
+        .addColumn('day', key, (col) => col.notNull())
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .addColumn('updated_at', 'text', (col) => col.notNull())
+        .addColumn('visitor_id', 'text', (col) => col.notNull())
+        .addColumn('session_id', 'text', (col) => col.notNull())
+        .addColumn('source', 'text', (col) => col.notNull())
+        .addColumn('country', 'text')
+        .addColumn('time_on_page_ms', bigint, (col) => col.notNull())
+        .addColumn('scroll_depth_centi', 'integer', (col) => col.notNull())
+        .addColumn('exit_position', double)
+        .addColumn('bounced', 'integer')
+        .addColumn('screen_width', 'integer')
+        .addColumn('screen_height', 'integer')
+        .addColumn('event_count', 'integer', (col) => col.notNull())
+        .addColumn('page_url', 'text')
+        .addColumn('page_title', 'text')
+        .addColumn('referrer', 'text')
+        .addColumn('utm_source', 'text')
+        .addColumn('utm_medium', 'text')
+        .addColumn('utm_campaign', 'text')
+        .addColumn('utm_term', 'text')
+        .addColumn('utm_content', 'text')
+        .addColumn('events', 'text', (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createIndex('page_views_project_day')
+        .on('page_views')
+        .columns(['project_id', 'day'])
+        .execute();
+
+      await db.schema
+        .createTable('analytics_salts')
+        .addColumn('day', key, (col) => col.primaryKey())
+        .addColumn('salt', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('analytics_daily_visitors')
+        .addColumn('project_id', key, (col) => col.notNull().references('projects.id').onDelete('cascade'))
+        .addColumn('day', key, (col) => col.notNull())
+        .addColumn('visitor_id', key, (col) => col.notNull())
+        .addPrimaryKeyConstraint('analytics_daily_visitors_pk', ['project_id', 'day', 'visitor_id'])
+        .modifyEnd(clustered)
+        .execute();
+
+      await db.schema
+        .createTable('analytics_daily_totals')
+        .addColumn('project_id', key, (col) => col.notNull().references('projects.id').onDelete('cascade'))
+        .addColumn('day', key, (col) => col.notNull())
+        .addColumn('visitors', bigint, (col) => col.notNull())
+        .addPrimaryKeyConstraint('analytics_daily_totals_pk', ['project_id', 'day'])
+        .modifyEnd(clustered)
+        .execute();
+
+      await db.schema
+        .createTable('analytics_daily_articles')
+        .addColumn('project_id', key, (col) => col.notNull().references('projects.id').onDelete('cascade'))
+        .addColumn('day', key, (col) => col.notNull())
+        .addColumn('article_id', key, (col) => col.notNull())
+        .addColumn('views', bigint, (col) => col.notNull())
+        .addColumn('sdk_views', bigint, (col) => col.notNull())
+        .addColumn('time_on_page_ms', bigint, (col) => col.notNull())
+        .addColumn('scroll_depth_centi', bigint, (col) => col.notNull())
+        .addColumn('bounced', bigint, (col) => col.notNull())
+        .addColumn('engaged', bigint, (col) => col.notNull())
+        .addColumn('reached25', bigint, (col) => col.notNull())
+        .addColumn('reached50', bigint, (col) => col.notNull())
+        .addColumn('reached75', bigint, (col) => col.notNull())
+        .addColumn('reached90', bigint, (col) => col.notNull())
+        .addPrimaryKeyConstraint('analytics_daily_articles_pk', ['project_id', 'day', 'article_id'])
+        .modifyEnd(clustered)
+        .execute();
+      // The funnel of one article reads its days without visiting the project's other articles.
+      await db.schema
+        .createIndex('analytics_daily_articles_article')
+        .on('analytics_daily_articles')
+        .columns(['project_id', 'article_id', 'day'])
+        .execute();
+
+      await db.schema
+        .createTable('analytics_daily_countries')
+        .addColumn('project_id', key, (col) => col.notNull().references('projects.id').onDelete('cascade'))
+        .addColumn('day', key, (col) => col.notNull())
+        .addColumn('country', key, (col) => col.notNull())
+        .addColumn('views', bigint, (col) => col.notNull())
+        .addPrimaryKeyConstraint('analytics_daily_countries_pk', ['project_id', 'day', 'country'])
+        .modifyEnd(clustered)
+        .execute();
+    },
+  };
+}

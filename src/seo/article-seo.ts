@@ -1,0 +1,61 @@
+// The JSON SEO answers: one article's metadata (any status, for previews) and the JSON-LD of every
+// published article of the project.
+import type { Db } from '../db/database.ts';
+import type { Project } from '../db/schema.ts';
+import { NotFoundError } from '../http/errors.ts';
+import { resolveBaseUrl } from './base-url.ts';
+import { articleJsonLd, seoMetadata, seoSite } from './metadata.ts';
+import { findArticleWithContent, findPublishedMetadata, findTagNamesOfArticles, findTagNamesOfPublished, type TagNameRow } from './queries.ts';
+
+export function seoProject(project: Project) {
+  return { name: project.name, slug: project.slug, description: project.description };
+}
+
+export async function getArticleSeo(db: Db, project: Project, slug: string, baseUrlParam: string | undefined) {
+  const baseUrl = resolveBaseUrl(baseUrlParam, project);
+  const row = await findArticleWithContent(db.kysely, project.id, slug);
+  if (row === undefined) throw new NotFoundError(`Article '${slug}' not found`);
+  const tags = await findTagNamesOfArticles(db.kysely, [row.id]);
+  return {
+    id: row.id,
+    title: row.title,
+    slug: row.slug,
+    content: row.content,
+    seo: seoMetadata(
+      row,
+      tags.map((tag) => tag.name),
+      seoSite(baseUrl, project),
+    ),
+    project: seoProject(project),
+  };
+}
+
+export async function getStructuredData(db: Db, project: Project, baseUrlParam: string | undefined) {
+  const baseUrl = resolveBaseUrl(baseUrlParam, project);
+  const now = new Date().toISOString();
+  const [rows, tags] = await Promise.all([
+    findPublishedMetadata(db.kysely, project.id, now),
+    findTagNamesOfPublished(db.kysely, project.id, now),
+  ]);
+  const tagNames = tagNamesByArticle(tags);
+  const site = seoSite(baseUrl, project);
+  return {
+    project: seoProject(project),
+    articles: rows.map((row) => ({
+      slug: row.slug,
+      structuredData: articleJsonLd(row, tagNames.get(row.id) ?? [], site),
+    })),
+    generatedAt: now,
+  };
+}
+
+/** Article id → its tag names, in the order of the rows. */
+export function tagNamesByArticle(rows: TagNameRow[]): Map<string, string[]> {
+  const names = new Map<string, string[]>();
+  for (const row of rows) {
+    const list = names.get(row.article_id);
+    if (list === undefined) names.set(row.article_id, [row.name]);
+    else list.push(row.name);
+  }
+  return names;
+}

@@ -1,0 +1,140 @@
+// The SEO shapes of the API: query parameters and JSON answers, one source for validation,
+// serialisation and the OpenAPI document. XML answers are strings, documented by content type.
+import { type Static, Type } from 'typebox';
+import { StringEnum, Timestamp } from '../http/schema-helpers.ts';
+
+const baseUrlDescription =
+  "Absolute http(s) URL the links are built on, without query or fragment; default: the project's siteUrl (400 when neither exists). Normalised as WHATWG URL does (lower-case scheme and host, punycode, percent-encoding), trailing slashes removed; an article's URL is `baseUrl/slug`.";
+
+const BaseUrl = Type.String({ maxLength: 2048, description: baseUrlDescription });
+
+export const SeoArticleQuery = Type.Object({ baseUrl: Type.Optional(BaseUrl) });
+export const StructuredDataQuery = Type.Object({ baseUrl: Type.Optional(BaseUrl) });
+
+export const SitemapQuery = Type.Object({
+  baseUrl: Type.Optional(BaseUrl),
+  page: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 1,
+    description: 'which document of 50,000 URLs; a page past the end is an empty document, not an error',
+  }),
+  format: StringEnum(['xml', 'json'] as const, {
+    default: 'xml',
+    description: '`xml`: a sitemaps.org urlset; `json`: the same URLs in the `data` envelope',
+  }),
+});
+export type SitemapQueryType = Static<typeof SitemapQuery>;
+
+export const RssQuery = Type.Object({
+  baseUrl: Type.Optional(BaseUrl),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'number of newest articles' }),
+  feedUrl: Type.Optional(
+    Type.String({
+      maxLength: 2048,
+      description:
+        'Absolute http(s) URL where the front end publishes this feed: it becomes the channel\'s `atom:link rel="self"`, which is left out without it (the API\'s own URL needs a key, so it cannot be the feed\'s address).',
+    }),
+  ),
+});
+export type RssQueryType = Static<typeof RssQuery>;
+
+export const SeoProject = Type.Object({
+  name: Type.String(),
+  slug: Type.String(),
+  description: Type.String(),
+});
+
+const ImageObject = Type.Object({ '@type': Type.Literal('ImageObject'), url: Type.String() });
+
+export const ArticleJsonLd = Type.Object(
+  {
+    '@context': Type.Literal('https://schema.org'),
+    '@type': Type.Literal('Article'),
+    headline: Type.String({ maxLength: 110, description: 'the title, cut at a word boundary with `…` past 110 characters' }),
+    description: Type.Optional(Type.String({ description: 'the meta description; left out when empty' })),
+    author: Type.Object({
+      '@type': Type.Literal('Person'),
+      name: Type.String(),
+      image: Type.Optional(Type.String({ description: 'absolute URL; left out when unknown' })),
+    }),
+    datePublished: Type.Optional(Timestamp),
+    dateModified: Timestamp,
+    image: Type.Optional(Type.String({ description: 'the og image (absolute); left out when none' })),
+    url: Type.String({ description: '`baseUrl/slug`' }),
+    mainEntityOfPage: Type.Object({
+      '@type': Type.Literal('WebPage'),
+      '@id': Type.String({ description: 'the canonical URL' }),
+    }),
+    keywords: Type.Optional(Type.Array(Type.String(), { description: 'left out when empty' })),
+    publisher: Type.Object({
+      '@type': Type.Literal('Organization'),
+      name: Type.String({ description: 'the project name' }),
+      logo: ImageObject,
+    }),
+  },
+  {
+    $id: 'ArticleJsonLd',
+    description:
+      "A schema.org Article as Google's structured-data guidelines describe it. `datePublished` is left out for an article that has none (a draft); other empty members are left out too.",
+  },
+);
+export type ArticleJsonLdView = Static<typeof ArticleJsonLd>;
+
+export const SeoMetadata = Type.Object(
+  {
+    metaTitle: Type.String({ description: '`seo.metaTitle`, else the title' }),
+    metaDescription: Type.String({
+      description:
+        '`seo.metaDescription`, else the excerpt, else the plain text cut to 160 characters at a word boundary with `…` (empty for an article without text)',
+    }),
+    ogTitle: Type.String({ description: 'the meta title' }),
+    ogDescription: Type.String({ description: 'the meta description' }),
+    ogImage: Type.Optional(
+      Type.String({ description: '`seo.ogImage`, else the cover image, made absolute; left out when neither exists' }),
+    ),
+    ogType: Type.Literal('article'),
+    twitterCard: StringEnum(['summary', 'summary_large_image'] as const, {
+      description: '`summary_large_image` when there is an og image',
+    }),
+    canonicalUrl: Type.String({ description: '`seo.canonicalUrl` (made absolute), else `baseUrl/slug`' }),
+    keywords: Type.Array(Type.String(), {
+      description: '`seo.keywords` when it holds any, else the tag names ordered by name',
+    }),
+    structuredData: ArticleJsonLd,
+  },
+  { $id: 'SeoMetadata' },
+);
+export type SeoMetadataView = Static<typeof SeoMetadata>;
+
+export const SeoArticle = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  slug: Type.String(),
+  content: Type.String({ description: 'Markdown' }),
+  seo: SeoMetadata,
+  project: SeoProject,
+});
+
+export const StructuredData = Type.Object({
+  project: SeoProject,
+  articles: Type.Array(Type.Object({ slug: Type.String(), structuredData: ArticleJsonLd }), {
+    description: 'every published article, newest first',
+  }),
+  generatedAt: Type.String({
+    format: 'date-time',
+    description:
+      'when this answer was generated; answers are cached until the project changes, so it can be older than the request',
+  }),
+});
+
+export const SitemapJson = Type.Object({
+  data: Type.Object({
+    urls: Type.Array(Type.Object({ loc: Type.String(), lastmod: Timestamp })),
+  }),
+  meta: Type.Object({
+    page: Type.Integer(),
+    totalPages: Type.Integer({ description: 'ceil(published articles / 50,000); 0 when there are none' }),
+  }),
+});
+export type SitemapJsonView = Static<typeof SitemapJson>;

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig, redactUrl } from '../src/config.ts';
+
+test('config: defaults when the environment is empty', () => {
+  const config = loadConfig({});
+  assert.deepEqual(
+    { ...config },
+    {
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: './data/folio.db',
+      redisUrl: null,
+      trustProxy: false,
+      logLevel: 'info',
+      geoipDatabase: null,
+    },
+  );
+  assert.ok(Object.isFrozen(config));
+});
+
+test('config: every variable is read and typed', () => {
+  const config = loadConfig({
+    PORT: '8080',
+    HOST: '0.0.0.0',
+    DATABASE_URL: 'postgres://u:p@db:5432/folio',
+    REDIS_URL: 'redis://cache:6379',
+    TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
+    LOG_LEVEL: 'warn',
+  });
+  assert.equal(config.port, 8080);
+  assert.equal(config.host, '0.0.0.0');
+  assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/folio');
+  assert.equal(config.redisUrl, 'redis://cache:6379');
+  assert.deepEqual(config.trustProxy, ['10.0.0.0/8', '127.0.0.1']);
+  assert.equal(config.logLevel, 'warn');
+});
+
+test('config: TRUST_PROXY takes true, false and a hop count', () => {
+  assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+});
+
+test('config: every invalid variable is named in one error, and no password is shown', () => {
+  assert.throws(
+    () =>
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://root:secret@db/folio',
+        REDIS_URL: 'http://cache',
+        TRUST_PROXY: 'everyone',
+        LOG_LEVEL: 'loud',
+      }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'TRUST_PROXY', 'LOG_LEVEL']) {
+        assert.match(error.message, new RegExp(name));
+      }
+      assert.doesNotMatch(error.message, /secret/);
+      return true;
+    },
+  );
+});
+
+test('config: a port out of range is refused', () => {
+  assert.throws(() => loadConfig({ PORT: '70000' }), /PORT must be an integer from 0 to 65535/);
+});
+
+test('config: redactUrl hides the password only', () => {
+  assert.equal(redactUrl('postgres://folio:hunter2@db:5432/x'), 'postgres://folio:***@db:5432/x');
+  assert.equal(redactUrl('postgres://db:5432/x'), 'postgres://db:5432/x');
+});

@@ -1,0 +1,47 @@
+// Inserts many minimal published articles straight into the database, for the tests that need a
+// sitemap of the protocol's full size: going through the import would compute text statistics
+// of each article and take far longer.
+import type { Db } from '../../src/db/database.ts';
+import type { ArticleTable, Project } from '../../src/db/schema.ts';
+import { bumpContentVersion } from '../../src/projects/queries.ts';
+
+/** `count` published articles `bulk-0` … with publishedAt one second apart from 2020-01-01. */
+export async function insertPublishedArticles(db: Db, project: Project, count: number): Promise<void> {
+  const start = Date.UTC(2020, 0, 1);
+  const batchSize = 500;
+  await db.kysely.transaction().execute(async (trx) => {
+    for (let first = 0; first < count; first += batchSize) {
+      const rows: Array<Omit<ArticleTable, 'view_count' | 'search_rowid'>> = [];
+      for (let i = first; i < Math.min(count, first + batchSize); i++) {
+        const moment = new Date(start + i * 1000).toISOString();
+        rows.push({
+          id: `${project.id}-${String(i).padStart(6, '0')}`,
+          project_id: project.id,
+          slug: `bulk-${i}`,
+          title: `Bulk ${i}`,
+          title_key: `bulk ${i}`,
+          excerpt: null,
+          cover_image: null,
+          content: '',
+          status: 'published',
+          published_at: moment,
+          created_at: moment,
+          updated_at: moment,
+          word_count: 0,
+          character_count: 0,
+          read_time_minutes: 0,
+          summary: '',
+          author_name: 'Bulk',
+          author_image: null,
+          last_updated_by_name: null,
+          last_updated_by_image: null,
+          seo: null,
+          storage_bytes: 0,
+          content_hash: String(i),
+        });
+      }
+      await trx.insertInto('articles').values(rows).execute();
+    }
+    await bumpContentVersion(trx, project.id);
+  });
+}
