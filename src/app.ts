@@ -3,6 +3,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { analyticsRoutes } from './analytics/routes.ts';
 import type { TrustProxy } from './config.ts';
 import { contentRoutes } from './content/routes.ts';
 import type { Db } from './db/database.ts';
@@ -24,6 +25,8 @@ export interface AppOptions {
   logLevel?: string | false;
   /** URLs per sitemap document (default 50,000, the protocol's limit); tests lower it. */
   sitemapPageSize?: number;
+  /** An MMDB country database instead of the bundled one (GEOIP_DATABASE). */
+  geoipDatabase?: string | null;
 }
 
 export const bodyLimit = 64 * 1024;
@@ -44,7 +47,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) =>
       sendError(
         reply.header('X-Request-Id', request.id),
-        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400,
+        400,
         error.code === 'FST_ERR_BAD_URL'
           ? 'The URL is not validly percent-encoded'
           : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
@@ -92,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   contentRoutes(app, options.db);
   projectRoutes(app, options.db);
+  await app.register(analyticsRoutes, { db: options.db, geoipDatabase: options.geoipDatabase });
   seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
 
   app.addHook('onClose', async () => {

@@ -1,9 +1,10 @@
 // Process concerns only: configuration, logger, database and rate-limit store, listening, signals
 // and graceful shutdown. Everything else is built by buildApp.
+import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { openDatabase } from './db/database.ts';
+import { type Db, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrations/index.ts';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './http/rate-limit.ts';
 import { createDemoProjectIfEmpty } from './projects/demo.ts';
@@ -22,13 +23,10 @@ export function createRateLimitStore(redisUrl: string | null): RateLimitStore {
 
 export async function startServer(config: Config, options: { demo: boolean }): Promise<void> {
   const db = openDatabase(config.databaseUrl);
-  await migrateToLatest(db);
-  const app = await buildApp({
-    db,
-    rateLimits: createRateLimitStore(config.redisUrl),
-    trustProxy: config.trustProxy,
-    logLevel: config.logLevel,
-  });
+  const rateLimits = createRateLimitStore(config.redisUrl);
+  // A start that fails (database refused, port in use, demo import) must end the process at once:
+  // each step closes what is open, so that no pool, connection or socket keeps the process alive.
+  const app = await buildAppOrClose(db, rateLimits, config);
   app.addHook('onClose', async () => db.close());
 
   const shutdown = async (signal: string) => {
@@ -41,23 +39,40 @@ export async function startServer(config: Config, options: { demo: boolean }): P
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
-  const address = await app.listen({ port: config.port, host: config.host });
-  const base = address.replace('://127.0.0.1', '://localhost');
-  const demo = options.demo ? await createDemoProjectIfEmpty(db, base) : null;
-  if (demo) {
-    process.stdout.write(
-      [
-        '',
-        `Folio is serving the demo project at ${base}`,
-        '',
-        `  Secret API key (shown once, keep it): ${demo.key}`,
-        '',
-        '  Try it:',
-        `    curl -H 'X-API-Key: ${demo.key}' '${base}/v1/articles?limit=3'`,
-        '',
-        `  API reference: ${base}/docs`,
-        '',
-      ].join('\n'),
-    );
+  try {
+    const address = await app.listen({ port: config.port, host: config.host });
+    const base = address.replace('://127.0.0.1', '://localhost');
+    const demo = options.demo ? await createDemoProjectIfEmpty(db, base) : null;
+    if (demo) {
+      process.stdout.write(
+        [
+          '',
+          `Folio is serving the demo project at ${base}`,
+          '',
+          `  Secret API key (shown once, keep it): ${demo.key}`,
+          '',
+          '  Try it:',
+          `    curl -H 'X-API-Key: ${demo.key}' '${base}/v1/articles?limit=3'`,
+          '',
+          `  API reference: ${base}/docs`,
+          '',
+        ].join('\n'),
+      );
+    }
+  } catch (error) {
+    // Closes the rate-limit store and, through the hook above, the database.
+    await app.close();
+    throw error;
+  }
+}
+
+async function buildAppOrClose(db: Db, rateLimits: RateLimitStore, config: Config): Promise<FastifyInstance> {
+  try {
+    await migrateToLatest(db);
+    return await buildApp({ db, rateLimits, trustProxy: config.trustProxy, logLevel: config.logLevel });
+  } catch (error) {
+    await rateLimits.close();
+    await db.close();
+    throw error;
   }
 }

@@ -58,7 +58,13 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const config = request.routeOptions.config ?? {};
     const access: RouteAccess = config.access ?? 'secret';
-    if (access === 'none' || request.method === 'OPTIONS') return;
+    if (request.method === 'OPTIONS') return;
+    if (access === 'none') {
+      // The API's own public documents still count against the anonymous budget; the docs page
+      // and the health check (polled by load balancers) do not.
+      if (request.url.startsWith('/v1/')) await spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit);
+      return;
+    }
     const presented = presentedKey(request, config.keyInQuery === true);
     const found =
       presented !== null && looksLikeKey(presented)

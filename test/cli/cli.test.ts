@@ -20,7 +20,8 @@ const tempDirs: string[] = [];
 const children = new Set<ChildProcess>();
 
 after(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -37,7 +38,15 @@ function newDatabase(): string {
 
 function cliEnv(databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, ...extra };
-  for (const name of ['REDIS_URL', 'TRUST_PROXY', 'PORT', 'HOST', 'LOG_LEVEL', 'GEOIP_DATABASE', 'NODE_TEST_CONTEXT']) {
+  for (const name of [
+    'REDIS_URL',
+    'TRUST_PROXY',
+    'PORT',
+    'HOST',
+    'LOG_LEVEL',
+    'GEOIP_DATABASE',
+    'NODE_TEST_CONTEXT',
+  ]) {
     if (!(name in extra)) delete env[name];
   }
   return env;
@@ -50,7 +59,11 @@ interface CliResult {
 }
 
 function startCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, [cli, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -292,8 +305,14 @@ describe('folio CLI', { concurrency: 4 }, () => {
         .sort(),
       ['bad-status.md:3', 'nested/bad-slug.md:3'],
     );
-    assert.ok(lines.some((line) => /^bad-status\.md:3: .*status/.test(line)), text.stderr);
-    assert.ok(lines.some((line) => /^nested\/bad-slug\.md:3: .*slug/.test(line)), text.stderr);
+    assert.ok(
+      lines.some((line) => /^bad-status\.md:3: .*status/.test(line)),
+      text.stderr,
+    );
+    assert.ok(
+      lines.some((line) => /^nested\/bad-slug\.md:3: .*slug/.test(line)),
+      text.stderr,
+    );
     assert.match(lines.at(-1)!, /^folio: Import refused: 2 problem\(s\); nothing was written$/);
     assert.equal(await countArticles(database), 0);
 
@@ -302,7 +321,9 @@ describe('folio CLI', { concurrency: 4 }, () => {
     const document = parseOneDocument(json.stdout);
     assert.equal(typeof document.error, 'string');
     assert.deepEqual(
-      document.problems.map((problem: { file: string; line: number }) => `${problem.file}:${problem.line}`).sort(),
+      document.problems
+        .map((problem: { file: string; line: number }) => `${problem.file}:${problem.line}`)
+        .sort(),
       ['bad-status.md:3', 'nested/bad-slug.md:3'],
     );
     for (const problem of document.problems) assert.equal(typeof problem.message, 'string');
@@ -369,13 +390,63 @@ describe('folio CLI', { concurrency: 4 }, () => {
       await cliJson(database, 'keys', 'revoke', created.id);
       const refused = await app.inject({ method: 'GET', url: '/v1/project', headers });
       assert.equal(refused.statusCode, 401);
-      assert.deepEqual(refused.json(), { error: 'Unauthorized', message: 'Invalid API key', statusCode: 401 });
+      assert.deepEqual(refused.json(), {
+        error: 'Unauthorized',
+        message: 'Invalid API key',
+        statusCode: 401,
+      });
     } finally {
       await app.close();
       await db.close();
     }
   });
 });
+
+/** Starts two instances on the database at once: exactly one creates the demo project and prints its key. */
+async function assertOneDemoProject(databaseUrl: string): Promise<void> {
+  const ports = [await freePort(), await freePort()];
+  const instances = ports.map((port) => serve(databaseUrl, port));
+  try {
+    await Promise.all(instances.map((instance, index) => waitForHealth(instance, ports[index])));
+    // The instance that creates the project prints the key once its import is done.
+    await Promise.race(instances.map((instance) => instance.waitFor(/Secret API key[^:]*: folio_sk_/)));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const printed = instances.filter((instance) => /folio_sk_/.test(instance.output()));
+    assert.equal(printed.length, 1, instances.map((instance) => instance.output()).join('\n---\n'));
+    for (const instance of instances) assert.equal(instance.child.exitCode, null, instance.output());
+  } finally {
+    for (const instance of instances) await instance.stop();
+  }
+  const projects = await cliJson(databaseUrl, 'projects', 'list');
+  assert.deepEqual(
+    projects.map((project: { slug: string }) => project.slug),
+    ['demo'],
+  );
+  assert.equal((await cliJson(databaseUrl, 'keys', 'list', '--project', 'demo')).length, 1);
+}
+
+/**
+ * Starts `folio serve` on a port that is taken: it must fail with a one-line reason and exit at
+ * once, not linger with an open database pool or Redis connection.
+ */
+async function assertFailedStartExits(databaseUrl: string): Promise<void> {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as { port: number }).port;
+  try {
+    const served = serve(databaseUrl, port, ['--no-demo']);
+    const [reason] = await served.waitFor(/folio: .*\n/);
+    assert.match(reason, /^folio: .*EADDRINUSE.*\n$/);
+    const lingering = new Promise<'still running'>((resolve) =>
+      setTimeout(() => resolve('still running'), 5000),
+    );
+    const code = await Promise.race([served.exited(), lingering]);
+    await served.stop();
+    assert.equal(code, 1, 'the process did not exit within 5 s of reporting its failure');
+  } finally {
+    blocker.close();
+  }
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -393,6 +464,8 @@ interface Served {
   output: () => string;
   /** Resolves when the output matches, rejects on timeout or exit. */
   waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>;
+  /** Resolves with the exit code when the process ends by itself. */
+  exited: () => Promise<number | null>;
   stop: () => Promise<number | null>;
 }
 
@@ -418,6 +491,7 @@ function serve(databaseUrl: string, port: number, args: string[] = []): Served {
       }
       throw new Error(`timed out waiting for ${pattern}: ${output}`);
     },
+    exited: () => exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return exited;
@@ -425,17 +499,21 @@ function serve(databaseUrl: string, port: number, args: string[] = []): Served {
   };
 }
 
-async function waitForHealth(base: string): Promise<void> {
+/** Resolves once the instance answers /health; fails at once, with its output, if it exits. */
+async function waitForHealth(served: Served, port: number): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
+    if (served.child.exitCode !== null) {
+      throw new Error(`folio serve exited (${served.child.exitCode}): ${served.output()}`);
+    }
     try {
-      if ((await fetch(`${base}/health`)).status === 200) return;
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) return;
     } catch {
       // not listening yet
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`${base} never became healthy`);
+  throw new Error(`port ${port} never became healthy: ${served.output()}`);
 }
 
 describe('folio serve', () => {
@@ -450,16 +528,18 @@ describe('folio serve', () => {
       assert.match(key, keyPattern);
       const response = await fetch(`${base}/v1/articles`, { headers: { 'x-api-key': key } });
       assert.equal(response.status, 200);
-      const body = await response.json();
+      const body = (await response.json()) as { data: unknown[]; meta: { total: number } };
       assert.ok(body.data.length > 0, 'the demo project has no articles');
       assert.ok(body.meta.total >= body.data.length);
-      const project = await (await fetch(`${base}/v1/project`, { headers: { authorization: `Bearer ${key}` } })).json();
+      const project = (await (
+        await fetch(`${base}/v1/project`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { data: { project: { slug: string } } };
       assert.equal(project.data.project.slug, 'demo');
       assert.equal(await first.stop(), 0);
 
       const second = serve(database, port);
       try {
-        await waitForHealth(base);
+        await waitForHealth(second, port);
         // Give the start-up a moment to finish whatever it does after listening.
         await new Promise((resolve) => setTimeout(resolve, 1000));
         assert.doesNotMatch(second.output(), /folio_sk_/);
@@ -483,24 +563,13 @@ describe('folio serve', () => {
 
   test('two instances starting at once on an empty database create one demo project and one key', async () => {
     const database = newDatabase();
-    const ports = [await freePort(), await freePort()];
-    const instances = ports.map((port) => serve(database, port));
-    try {
-      await Promise.all(ports.map((port) => waitForHealth(`http://127.0.0.1:${port}`)));
-      // The first instance to create the project prints the key once its import is done.
-      await Promise.race(instances.map((instance) => instance.waitFor(/Secret API key[^:]*: folio_sk_/)));
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const printed = instances.filter((instance) => /folio_sk_/.test(instance.output()));
-      assert.equal(printed.length, 1, instances.map((instance) => instance.output()).join('\n---\n'));
-    } finally {
-      for (const instance of instances) await instance.stop();
-    }
-    const projects = await cliJson(database, 'projects', 'list');
-    assert.deepEqual(
-      projects.map((project: { slug: string }) => project.slug),
-      ['demo'],
-    );
-    assert.equal((await cliJson(database, 'keys', 'list', '--project', 'demo')).length, 1);
+    // Migrated first: two processes migrating one new SQLite file at once is a known, separate race.
+    await cliJson(database, 'migrate');
+    await assertOneDemoProject(database);
+  });
+
+  test('a start that fails (port in use) exits at once with a one-line reason', async () => {
+    await assertFailedStartExits(newDatabase());
   });
 
   test('serve --no-demo on an empty database creates no project', async () => {
@@ -508,7 +577,7 @@ describe('folio serve', () => {
     const port = await freePort();
     const served = serve(database, port, ['--no-demo']);
     try {
-      await waitForHealth(`http://127.0.0.1:${port}`);
+      await waitForHealth(served, port);
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.doesNotMatch(served.output(), /folio_sk_/);
     } finally {
@@ -518,7 +587,27 @@ describe('folio serve', () => {
   });
 });
 
-describe('folio CLI on PostgreSQL', { skip: postgresUrl === null ? 'TEST_POSTGRES_URL is not set' : false }, () => {
+describe('folio CLI on PostgreSQL', {
+  skip: postgresUrl === null ? 'TEST_POSTGRES_URL is not set' : false,
+}, () => {
+  test('a start that fails (port in use) exits at once, without waiting for the pool', async () => {
+    const database = await createTestDatabase('postgres');
+    try {
+      await assertFailedStartExits(database.url);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test('two instances starting at once on an empty database create one demo project and one key', async () => {
+    const database = await createTestDatabase('postgres');
+    try {
+      await assertOneDemoProject(database.url);
+    } finally {
+      await database.drop();
+    }
+  });
+
   test('creates a project and keys, imports, and the server sees revocation at once', async () => {
     const database = await createTestDatabase('postgres');
     const app = await buildApp({ db: database.db });

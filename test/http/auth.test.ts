@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
 import { loggableUrl } from '../../src/http/request-id.ts';
 import { revokeApiKey } from '../../src/projects/service.ts';
-import type { FastifyInstance } from 'fastify';
 import { createTestKey, createTestProject, describeEachDialect } from '../helpers.ts';
 
 const protectedPaths = ['/v1/articles', '/v1/tags', '/v1/project'];
@@ -102,7 +102,12 @@ describeEachDialect('authentication', (ctx) => {
   });
 
   test('Authorization: Bearer with an unknown key is 401 Invalid API key', async () => {
-    const response = await getJson(ctx.app, '/v1/project', { authorization: `Bearer ${unknownKey}` }, freshIp());
+    const response = await getJson(
+      ctx.app,
+      '/v1/project',
+      { authorization: `Bearer ${unknownKey}` },
+      freshIp(),
+    );
     assertError(response, 401, 'Unauthorized', 'Invalid API key');
   });
 

@@ -34,7 +34,8 @@ function assertErrorBody(
   assert.equal(response.statusCode, statusCode, response.body);
   assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
   const body = response.json();
-  const expectedKeys = statusCode === 400 ? ['details', 'error', 'message', 'statusCode'] : ['error', 'message', 'statusCode'];
+  const expectedKeys =
+    statusCode === 400 ? ['details', 'error', 'message', 'statusCode'] : ['error', 'message', 'statusCode'];
   assert.deepEqual(Object.keys(body).sort(), expectedKeys, response.body);
   assert.equal(body.error, error);
   assert.equal(body.statusCode, statusCode);
@@ -205,7 +206,11 @@ describeEachDialect('HTTP behaviour', (ctx) => {
       const urls = ['/v1/articles/changing', '/v1/articles', '/v1/project'];
       const before = await Promise.all(urls.map((url) => send(ctx.app, { url, headers })));
       await importArticles(ctx.db, project, [
-        articleInput({ slug: 'changing', title: 'Second, longer title', updatedAt: '2026-02-01T00:00:00.000Z' }),
+        articleInput({
+          slug: 'changing',
+          title: 'Second, longer title',
+          updatedAt: '2026-02-01T00:00:00.000Z',
+        }),
       ]);
       for (const [index, url] of urls.entries()) {
         const oldTag = String(before[index].headers.etag);
@@ -257,8 +262,15 @@ describeEachDialect('HTTP behaviour', (ctx) => {
       const limited = await createTestKey(ctx.db, project, { rateLimit: 1 });
       await send(ctx.app, { url: '/v1/project', headers: limited.headers });
 
-      const bad = assertErrorBody(await send(ctx.app, { url: '/v1/articles?limit=0&page=x', headers }), 400, 'Bad Request');
-      assert.deepEqual(bad.details.issues.map((issue: { field: string }) => issue.field).sort(), ['limit', 'page']);
+      const bad = assertErrorBody(
+        await send(ctx.app, { url: '/v1/articles?limit=0&page=x', headers }),
+        400,
+        'Bad Request',
+      );
+      assert.deepEqual(bad.details.issues.map((issue: { field: string }) => issue.field).sort(), [
+        'limit',
+        'page',
+      ]);
       assertErrorBody(await send(ctx.app, { url: '/v1/articles?sort=nope', headers }), 400, 'Bad Request');
       assertErrorBody(await send(ctx.app, { url: '/v1/tags?limit=abc', headers }), 400, 'Bad Request');
       assertErrorBody(
@@ -268,20 +280,37 @@ describeEachDialect('HTTP behaviour', (ctx) => {
         'Missing API key',
       );
       assertErrorBody(
-        await send(ctx.app, { url: '/v1/articles', headers: { 'x-api-key': 'nope' }, remoteAddress: freshIp() }),
+        await send(ctx.app, {
+          url: '/v1/articles',
+          headers: { 'x-api-key': 'nope' },
+          remoteAddress: freshIp(),
+        }),
         401,
         'Unauthorized',
         'Invalid API key',
       );
-      assertErrorBody(await send(ctx.app, { url: '/v1/project', headers: publicKey.headers }), 403, 'Forbidden');
+      assertErrorBody(
+        await send(ctx.app, { url: '/v1/project', headers: publicKey.headers }),
+        403,
+        'Forbidden',
+      );
       assertErrorBody(
         await send(ctx.app, { url: '/v1/articles/missing-one', headers }),
         404,
         'Not Found',
         "Article 'missing-one' not found",
       );
-      assertErrorBody(await send(ctx.app, { url: '/v1/tags/Missing', headers }), 404, 'Not Found', 'Tag not found');
-      assertErrorBody(await send(ctx.app, { url: '/v1/project', headers: limited.headers }), 429, 'Too Many Requests');
+      assertErrorBody(
+        await send(ctx.app, { url: '/v1/tags/Missing', headers }),
+        404,
+        'Not Found',
+        'Tag not found',
+      );
+      assertErrorBody(
+        await send(ctx.app, { url: '/v1/project', headers: limited.headers }),
+        429,
+        'Too Many Requests',
+      );
     });
 
     test('body errors: too large is 413, not JSON is 415, malformed JSON is 400 — all in the error shape', async () => {
@@ -291,7 +320,12 @@ describeEachDialect('HTTP behaviour', (ctx) => {
       const { headers } = await createTestProject(ctx.db);
       const json = { ...headers, 'content-type': 'application/json' };
 
-      const ok = await send(app, { method: 'POST', url: '/v1/probe/echo', headers: json, payload: '{"a":1}' });
+      const ok = await send(app, {
+        method: 'POST',
+        url: '/v1/probe/echo',
+        headers: json,
+        payload: '{"a":1}',
+      });
       assert.equal(ok.statusCode, 200, ok.body);
       assert.deepEqual(ok.json(), { data: { a: 1 } });
 
@@ -324,7 +358,10 @@ describeEachDialect('HTTP behaviour', (ctx) => {
     test('a path that is not valid percent-encoding is a 400 in the error shape, with a request id', async () => {
       const { headers } = await createTestProject(ctx.db);
       for (const url of ['/v1/articles/%E0%A4%A', '/v1/tags/%']) {
-        const response = await send(ctx.app, { url, headers: { ...headers, 'x-request-id': 'routing-error' } });
+        const response = await send(ctx.app, {
+          url,
+          headers: { ...headers, 'x-request-id': 'routing-error' },
+        });
         assertErrorBody(response, 400, 'Bad Request');
         assert.equal(response.headers['x-request-id'], 'routing-error');
         const anonymous = await send(ctx.app, { url, remoteAddress: freshIp() });
@@ -333,13 +370,13 @@ describeEachDialect('HTTP behaviour', (ctx) => {
       }
     });
 
-    test('a path parameter over 1000 characters is a 414 in the error shape, with a request id', async () => {
+    test('a path parameter over 1000 characters is a 400 in the error shape, with a request id', async () => {
       const { headers } = await createTestProject(ctx.db);
       const response = await send(ctx.app, {
         url: `/v1/articles/${'a'.repeat(1001)}`,
         headers: { ...headers, 'x-request-id': 'long-param' },
       });
-      assertErrorBody(response, 414, 'URI Too Long');
+      assertErrorBody(response, 400, 'Bad Request');
       assert.equal(response.headers['x-request-id'], 'long-param');
       const atLimit = await send(ctx.app, { url: `/v1/articles/${'a'.repeat(1000)}`, headers });
       assertErrorBody(atLimit, 404, 'Not Found');
@@ -352,7 +389,10 @@ describeEachDialect('HTTP behaviour', (ctx) => {
         throw new Error('secret internal detail at /srv/folio/db.ts:42');
       });
       const { headers } = await createTestProject(ctx.db);
-      const response = await send(app, { url: '/v1/probe/crash', headers: { ...headers, 'x-request-id': 'crash-1' } });
+      const response = await send(app, {
+        url: '/v1/probe/crash',
+        headers: { ...headers, 'x-request-id': 'crash-1' },
+      });
       const body = assertErrorBody(response, 500, 'Internal Server Error');
       assert.ok(!body.message.includes('secret'), body.message);
       assert.ok(!body.message.includes('db.ts'), body.message);
@@ -364,6 +404,9 @@ describeEachDialect('HTTP behaviour', (ctx) => {
     test('GET /v1/openapi.json needs no key and is an OpenAPI 3.1 document', async () => {
       const response = await send(ctx.app, { url: '/v1/openapi.json', remoteAddress: freshIp() });
       assert.equal(response.statusCode, 200, response.body);
+      // Public, but counted against the anonymous budget like any request without a key.
+      assert.equal(response.headers['x-ratelimit-limit'], '20');
+      assert.equal(response.headers['x-ratelimit-remaining'], '19');
       const document = response.json();
       assert.equal(document.openapi, '3.1.0');
       assert.equal(typeof document.info.title, 'string');
@@ -390,7 +433,13 @@ describeEachDialect('HTTP behaviour', (ctx) => {
           documented.map((method) => method.toLowerCase()).sort(),
         );
       }
-      for (const path of ['/v1/articles', '/v1/articles/{slug}', '/v1/tags', '/v1/tags/{name}', '/v1/project']) {
+      for (const path of [
+        '/v1/articles',
+        '/v1/articles/{slug}',
+        '/v1/tags',
+        '/v1/tags/{name}',
+        '/v1/project',
+      ]) {
         assert.ok(expected.has(path), `${path} is not served`);
       }
       assert.deepEqual(Object.keys(document.paths).sort(), [...expected.keys()].sort());
@@ -447,10 +496,18 @@ describeEachDialect('HTTP behaviour', (ctx) => {
         'tags',
         'tagsAll',
       ];
-      for (const name of articleList) assert.ok(queryNames('/v1/articles').includes(name), `articles: ${name}`);
+      for (const name of articleList)
+        assert.ok(queryNames('/v1/articles').includes(name), `articles: ${name}`);
       assert.ok(queryNames('/v1/articles/{slug}').includes('select'));
-      for (const name of ['sort', 'order', 'limit']) assert.ok(queryNames('/v1/tags').includes(name), `tags: ${name}`);
-      for (const path of ['/v1/articles', '/v1/articles/{slug}', '/v1/tags', '/v1/tags/{name}', '/v1/project']) {
+      for (const name of ['sort', 'order', 'limit'])
+        assert.ok(queryNames('/v1/tags').includes(name), `tags: ${name}`);
+      for (const path of [
+        '/v1/articles',
+        '/v1/articles/{slug}',
+        '/v1/tags',
+        '/v1/tags/{name}',
+        '/v1/project',
+      ]) {
         const schema = document.paths[path].get.responses['200'].content['application/json'].schema;
         assert.equal(schema.type, 'object', path);
         assert.ok(schema.properties.data, `${path}: no data member`);
@@ -465,7 +522,10 @@ describeEachDialect('HTTP behaviour', (ctx) => {
       let response = await send(ctx.app, { url: '/docs', remoteAddress: freshIp() });
       for (let hops = 0; hops < 3 && response.statusCode >= 300 && response.statusCode < 400; hops++) {
         const location = new URL(String(response.headers.location), 'http://localhost/docs');
-        response = await send(ctx.app, { url: location.pathname + location.search, remoteAddress: freshIp() });
+        response = await send(ctx.app, {
+          url: location.pathname + location.search,
+          remoteAddress: freshIp(),
+        });
       }
       assert.equal(response.statusCode, 200, response.body);
       assert.match(String(response.headers['content-type']), /^text\/html/);
@@ -473,7 +533,10 @@ describeEachDialect('HTTP behaviour', (ctx) => {
       const json = await send(ctx.app, { url: '/docs/json', remoteAddress: freshIp() });
       assert.equal(json.statusCode, 200, json.body);
       assert.equal(json.json().openapi, '3.1.0');
-      const initializer = await send(ctx.app, { url: '/docs/static/swagger-initializer.js', remoteAddress: freshIp() });
+      const initializer = await send(ctx.app, {
+        url: '/docs/static/swagger-initializer.js',
+        remoteAddress: freshIp(),
+      });
       assert.equal(initializer.statusCode, 200);
     });
   });
@@ -491,7 +554,10 @@ describe('a database that cannot be reached', () => {
     app = await buildApp({ db });
     const key = `folio_sk_${'A'.repeat(40)}`;
     for (const headers of [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }]) {
-      const response = await send(app, { url: '/v1/articles', headers: { ...headers, 'x-request-id': 'db-down' } });
+      const response = await send(app, {
+        url: '/v1/articles',
+        headers: { ...headers, 'x-request-id': 'db-down' },
+      });
       assertErrorBody(response, 503, 'Service Unavailable');
       assert.equal(response.headers['x-request-id'], 'db-down');
     }

@@ -209,10 +209,18 @@ describeEachDialect('rate limits', (ctx) => {
     assertTooManyRequests(second, 1);
     // Anonymous requests cannot escape their budget by inventing addresses either.
     for (let i = 0; i < 20; i++) {
-      const response = await get(app, '/v1/probe', { 'x-forwarded-for': `203.0.113.${i + 10}` }, '192.0.2.30');
+      const response = await get(
+        app,
+        '/v1/probe',
+        { 'x-forwarded-for': `203.0.113.${i + 10}` },
+        '192.0.2.30',
+      );
       assert.equal(response.statusCode, 401);
     }
-    assertTooManyRequests(await get(app, '/v1/probe', { 'x-forwarded-for': '203.0.113.99' }, '192.0.2.30'), 20);
+    assertTooManyRequests(
+      await get(app, '/v1/probe', { 'x-forwarded-for': '203.0.113.99' }, '192.0.2.30'),
+      20,
+    );
   });
 
   test('X-Forwarded-For gives the client IP with trustProxy: true', async () => {
@@ -228,7 +236,10 @@ describeEachDialect('rate limits', (ctx) => {
     for (let i = 0; i < 20; i++) {
       await get(app, '/v1/probe', { 'x-forwarded-for': '203.0.113.50' }, '192.0.2.40');
     }
-    assertTooManyRequests(await get(app, '/v1/probe', { 'x-forwarded-for': '203.0.113.50' }, '192.0.2.40'), 20);
+    assertTooManyRequests(
+      await get(app, '/v1/probe', { 'x-forwarded-for': '203.0.113.50' }, '192.0.2.40'),
+      20,
+    );
     const otherClient = await get(app, '/v1/probe', { 'x-forwarded-for': '203.0.113.51' }, '192.0.2.40');
     assert.equal(otherClient.statusCode, 401);
   });
@@ -348,8 +359,12 @@ describe('RedisRateLimitStore', { skip: redisUrl === null ? 'TEST_REDIS_URL is n
   describeEachDialect('two app instances on one Redis', (ctx) => {
     test('share one budget per key and IP', async () => {
       const shared = nextPrefix();
-      const first = await probedApp(ctx.db, { rateLimits: new RedisRateLimitStore(new Redis(redisUrl!), shared) });
-      const second = await probedApp(ctx.db, { rateLimits: new RedisRateLimitStore(new Redis(redisUrl!), shared) });
+      const first = await probedApp(ctx.db, {
+        rateLimits: new RedisRateLimitStore(new Redis(redisUrl!), shared),
+      });
+      const second = await probedApp(ctx.db, {
+        rateLimits: new RedisRateLimitStore(new Redis(redisUrl!), shared),
+      });
       try {
         const { project } = await createTestProject(ctx.db);
         const { headers } = await createTestKey(ctx.db, project, { rateLimit: 3 });

@@ -20,7 +20,13 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
         Object.fromEntries(Object.entries(migrations).map(([name, make]) => [name, make(db.dialect)])),
     },
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // Kysely's migration lock is a no-op on SQLite: two processes opening a new file at once may
+  // both try the first migration. Each runs in a transaction, so the loser applied nothing and
+  // finds the winner's work when it tries again.
+  if (error && db.dialect === 'sqlite' && /already exists/.test(String((error as Error).message))) {
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) throw error;
   return (results ?? [])
     .filter((result) => result.status === 'Success')
