@@ -5,13 +5,24 @@ import type { Project } from '../db/schema.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { resolveBaseUrl } from './base-url.ts';
 import { articleJsonLd, seoMetadata, seoSite } from './metadata.ts';
-import { findArticleWithContent, findPublishedMetadata, findTagNamesOfArticles, findTagNamesOfPublished, type TagNameRow } from './queries.ts';
+import {
+  findArticleWithContent,
+  findPublishedMetadata,
+  findTagNamesOfArticles,
+  findTagNamesOfProject,
+  type TagNameRow,
+} from './queries.ts';
 
 export function seoProject(project: Project) {
   return { name: project.name, slug: project.slug, description: project.description };
 }
 
-export async function getArticleSeo(db: Db, project: Project, slug: string, baseUrlParam: string | undefined) {
+export async function getArticleSeo(
+  db: Db,
+  project: Project,
+  slug: string,
+  baseUrlParam: string | undefined,
+) {
   const baseUrl = resolveBaseUrl(baseUrlParam, project);
   const row = await findArticleWithContent(db.kysely, project.id, slug);
   if (row === undefined) throw new NotFoundError(`Article '${slug}' not found`);
@@ -35,7 +46,7 @@ export async function getStructuredData(db: Db, project: Project, baseUrlParam: 
   const now = new Date().toISOString();
   const [rows, tags] = await Promise.all([
     findPublishedMetadata(db.kysely, project.id, now),
-    findTagNamesOfPublished(db.kysely, project.id, now),
+    findTagNamesOfProject(db.kysely, project.id),
   ]);
   const tagNames = tagNamesByArticle(tags);
   const site = seoSite(baseUrl, project);

@@ -21,12 +21,18 @@ export function resolveBaseUrl(param: string | undefined, project: Pick<Project,
   const siteUrl = project.site_url;
   if (siteUrl === null || siteUrl.trim() === '') {
     throw new ValidationError([
-      { field: 'baseUrl', message: `is required because the project has no siteUrl: give an absolute http(s) URL ${example}` },
+      {
+        field: 'baseUrl',
+        message: `is required because the project has no siteUrl: give an absolute http(s) URL ${example}`,
+      },
     ]);
   }
   if (baseUrlProblem(siteUrl) !== null) {
     throw new ValidationError([
-      { field: 'baseUrl', message: `is required because the project's siteUrl is not a usable base URL: give an absolute http(s) URL ${example}` },
+      {
+        field: 'baseUrl',
+        message: `is required because the project's siteUrl is not a usable base URL: give an absolute http(s) URL ${example}`,
+      },
     ]);
   }
   return normalizeBaseUrl(siteUrl);
@@ -39,7 +45,8 @@ export function baseUrlProblem(value: string): string | null {
   if (value.includes('?') || value.includes('#')) {
     return 'must not have a query string or a fragment: article URLs are built by appending /SLUG';
   }
-  if (normalizeBaseUrl(value).length > baseUrlMaxLength) return `must be at most ${baseUrlMaxLength} characters`;
+  if (normalizeBaseUrl(value).length > baseUrlMaxLength)
+    return `must be at most ${baseUrlMaxLength} characters`;
   return null;
 }
 

@@ -104,7 +104,10 @@ export function articleJsonLd(row: MetadataRow, tagNames: string[], site: SeoSit
 }
 
 /** `seo.metaDescription`, else the excerpt, else the stored summary (plain text cut to 160). */
-export function metaDescriptionOf(row: Pick<MetadataRow, 'excerpt' | 'summary'>, overrides: SeoOverrides): string {
+export function metaDescriptionOf(
+  row: Pick<MetadataRow, 'excerpt' | 'summary'>,
+  overrides: SeoOverrides,
+): string {
   return overrides.metaDescription ?? nonBlank(row.excerpt) ?? row.summary;
 }
 
@@ -124,7 +127,8 @@ function resolveArticle(row: MetadataRow, tagNames: string[], site: SeoSite): Re
   const image = overrides.ogImage ?? nonBlank(row.cover_image);
   return {
     url,
-    canonicalUrl: overrides.canonicalUrl === null ? url : absoluteUrl(overrides.canonicalUrl, site.directoryUrl),
+    canonicalUrl:
+      overrides.canonicalUrl === null ? url : absoluteUrl(overrides.canonicalUrl, site.directoryUrl),
     metaTitle: overrides.metaTitle ?? row.title,
     metaDescription: metaDescriptionOf(row, overrides),
     image: image === null ? undefined : absoluteUrl(image, site.directoryUrl),
@@ -138,21 +142,21 @@ function jsonLd(row: MetadataRow, site: SeoSite, resolved: ResolvedArticle): Art
   const author: ArticleJsonLdView['author'] = { '@type': 'Person', name: row.author_name };
   const authorImage = nonBlank(row.author_image);
   if (authorImage !== null) author.image = absoluteUrl(authorImage, site.directoryUrl);
-  // Members in the order Google's documentation lists them; empty ones are left out.
-  const data: ArticleJsonLdView = {
+  // Members in the order of Google's documentation (JSON.stringify keeps it); empty ones left out.
+  const data = {
     '@context': 'https://schema.org',
     '@type': 'Article',
     headline: summarize(row.title, headlineMaxLength),
-    author,
-    dateModified: row.updated_at,
-    url: resolved.url,
-    mainEntityOfPage: { '@type': 'WebPage', '@id': resolved.canonicalUrl },
-    publisher: site.publisher,
-  };
+  } as ArticleJsonLdView;
   if (resolved.metaDescription !== '') data.description = resolved.metaDescription;
+  data.author = author;
   if (row.published_at !== null) data.datePublished = row.published_at;
+  data.dateModified = row.updated_at;
   if (resolved.image !== undefined) data.image = resolved.image;
+  data.url = resolved.url;
+  data.mainEntityOfPage = { '@type': 'WebPage', '@id': resolved.canonicalUrl };
   if (resolved.keywords.length > 0) data.keywords = resolved.keywords;
+  data.publisher = site.publisher;
   return data;
 }
 

@@ -1,6 +1,6 @@
 // SQL of the SEO answers: one article with what its metadata needs, and the published articles of
-// a project, newest first, with only the columns each document uses, in one query each.
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+// a project, newest first, with only the columns each document uses; never one query per article.
+import type { Kysely } from 'kysely';
 import { hasReportedStatus } from '../content/article-status.ts';
 import type { ArticleTable, Database } from '../db/schema.ts';
 
@@ -50,11 +50,48 @@ function published(db: Executor, projectId: string, now: string) {
     .where((eb) => hasReportedStatus(eb, 'published', now));
 }
 
-/** Newest first: by publishedAt (an article published without a date last), ties by id. */
-function newestFirst<O>(query: SelectQueryBuilder<Database, 'articles', O>) {
-  return query
-    .orderBy('articles.published_at', (order) => order.desc().nullsLast())
+/**
+ * Newest first is by publishedAt, ties by id, then the published articles without a date (by id).
+ * The two parts are read separately, each with a plain condition (together exactly
+ * `hasReportedStatus(eb, 'published', now)`), so that each one walks the
+ * (project_id, published_at, id) index backwards and stops after the page. One
+ * `ORDER BY published_at DESC NULLS LAST` cannot use that index on PostgreSQL (NULLs come first in a
+ * descending scan), and the `published_at IS NULL OR …` of the shared condition makes SQLite, once
+ * ANALYZE has run, use a multi-index OR and a sort: either way every published article, contents
+ * included, was sorted for a feed of 20 (RSS of 50,000 articles, measured: 175 ms on PostgreSQL
+ * and 197 ms on SQLite, against 16 and 28 ms now).
+ */
+function dated(db: Executor, projectId: string, now: string) {
+  return db
+    .selectFrom('articles')
+    .where('articles.project_id', '=', projectId)
+    .where('articles.status', '=', 'published')
+    .where('articles.published_at', '<=', now)
+    .orderBy('articles.published_at', 'desc')
     .orderBy('articles.id', 'desc');
+}
+
+function undated(db: Executor, projectId: string) {
+  return db
+    .selectFrom('articles')
+    .where('articles.project_id', '=', projectId)
+    .where('articles.status', '=', 'published')
+    .where('articles.published_at', 'is', null)
+    .orderBy('articles.id', 'desc');
+}
+
+/** One page of the newest-first order, from its dated part and then its undated part. */
+async function newestFirstPage<R>(
+  page: { offset: number; limit: number },
+  readDated: (offset: number, limit: number) => Promise<R[]>,
+  readUndated: (offset: number, limit: number) => Promise<R[]>,
+  datedCount: () => Promise<number>,
+): Promise<R[]> {
+  const rows = await readDated(page.offset, page.limit);
+  if (rows.length === page.limit) return rows;
+  // The dated part ends on this page (undated rows follow from the first) or before it.
+  const undatedOffset = rows.length > 0 || page.offset === 0 ? 0 : page.offset - (await datedCount());
+  return rows.concat(await readUndated(Math.max(0, undatedOffset), page.limit - rows.length));
 }
 
 export function findArticleWithContent(
@@ -72,11 +109,24 @@ export function findArticleWithContent(
     .executeTakeFirst();
 }
 
-export async function countPublishedArticles(db: Executor, projectId: string, now: string): Promise<number> {
+export interface PublishedCounts {
+  total: number;
+  /** Those with a publishedAt (nearly all: an import gives every published article one). */
+  dated: number;
+}
+
+export async function countPublishedArticles(
+  db: Executor,
+  projectId: string,
+  now: string,
+): Promise<PublishedCounts> {
   const row = await published(db, projectId, now)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .select((eb) => [
+      eb.fn.countAll<number>().as('total'),
+      eb.fn.count<number>('articles.published_at').as('dated'),
+    ])
     .executeTakeFirstOrThrow();
-  return Number(row.count);
+  return { total: Number(row.total), dated: Number(row.dated) };
 }
 
 export function findSitemapEntries(
@@ -84,15 +134,27 @@ export function findSitemapEntries(
   projectId: string,
   now: string,
   page: { offset: number; limit: number },
+  counts: PublishedCounts,
 ): Promise<Array<{ slug: string; updated_at: string }>> {
-  return newestFirst(published(db, projectId, now).select(['articles.slug', 'articles.updated_at']))
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
+  const columns = ['articles.slug', 'articles.updated_at'] as const;
+  return newestFirstPage(
+    page,
+    (offset, limit) => dated(db, projectId, now).select(columns).limit(limit).offset(offset).execute(),
+    (offset, limit) => undated(db, projectId).select(columns).limit(limit).offset(offset).execute(),
+    async () => counts.dated,
+  );
 }
 
-export function findPublishedMetadata(db: Executor, projectId: string, now: string): Promise<MetadataRow[]> {
-  return newestFirst(published(db, projectId, now).select(metadataColumns)).execute();
+export async function findPublishedMetadata(
+  db: Executor,
+  projectId: string,
+  now: string,
+): Promise<MetadataRow[]> {
+  const [withDate, withoutDate] = await Promise.all([
+    dated(db, projectId, now).select(metadataColumns).execute(),
+    undated(db, projectId).select(metadataColumns).execute(),
+  ]);
+  return withoutDate.length === 0 ? withDate : withDate.concat(withoutDate);
 }
 
 export function findNewestPublished(
@@ -101,9 +163,13 @@ export function findNewestPublished(
   now: string,
   limit: number,
 ): Promise<ContentRow[]> {
-  return newestFirst(published(db, projectId, now).select([...metadataColumns, 'articles.content']))
-    .limit(limit)
-    .execute();
+  const columns = [...metadataColumns, 'articles.content'] as const;
+  return newestFirstPage(
+    { offset: 0, limit },
+    (offset, count) => dated(db, projectId, now).select(columns).limit(count).offset(offset).execute(),
+    (offset, count) => undated(db, projectId).select(columns).limit(count).offset(offset).execute(),
+    async () => 0,
+  );
 }
 
 /** Tag names of the given articles, ordered by name (case-insensitively), then id. */
@@ -119,12 +185,17 @@ export function findTagNamesOfArticles(db: Executor, articleIds: string[]): Prom
     .execute();
 }
 
-/** Tag names of every published article of the project, in one query, ordered as above. */
-export function findTagNamesOfPublished(db: Executor, projectId: string, now: string): Promise<TagNameRow[]> {
-  return published(db, projectId, now)
-    .innerJoin('article_tags', 'article_tags.article_id', 'articles.id')
-    .innerJoin('tags', 'tags.id', 'article_tags.tag_id')
+/**
+ * Tag names of every article of the project, drafts included (their rows are simply not looked up),
+ * ordered as above. Starting from the project's tags, the join reads only the covering
+ * (tag_id, article_id) index and never the articles themselves.
+ */
+export function findTagNamesOfProject(db: Executor, projectId: string): Promise<TagNameRow[]> {
+  return db
+    .selectFrom('tags')
+    .innerJoin('article_tags', 'article_tags.tag_id', 'tags.id')
     .select(['article_tags.article_id', 'tags.name'])
+    .where('tags.project_id', '=', projectId)
     .orderBy('tags.name_key')
     .orderBy('tags.id')
     .execute();

@@ -53,9 +53,14 @@ export async function rssFeed(db: Db, project: Project, query: RssQueryType): Pr
     `<description>${xmlText(description)}</description>\n`,
   ];
   if (query.feedUrl !== undefined) {
-    parts.push(`<atom:link href="${xmlAttribute(new URL(query.feedUrl.trim()).href)}" rel="self" type="application/rss+xml"/>\n`);
+    parts.push(
+      `<atom:link href="${xmlAttribute(new URL(query.feedUrl.trim()).href)}" rel="self" type="application/rss+xml"/>\n`,
+    );
   }
-  parts.push(`<lastBuildDate>${rfc822(lastChange ?? project.updated_at)}</lastBuildDate>\n`, `<generator>${generator}</generator>\n`);
+  parts.push(
+    `<lastBuildDate>${rfc822(lastChange ?? project.updated_at)}</lastBuildDate>\n`,
+    `<generator>${generator}</generator>\n`,
+  );
   for (const row of rows) {
     const url = articleUrl(baseUrl, row.slug);
     parts.push(

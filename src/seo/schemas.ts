@@ -33,7 +33,7 @@ export const RssQuery = Type.Object({
     Type.String({
       maxLength: 2048,
       description:
-        'Absolute http(s) URL where the front end publishes this feed: it becomes the channel\'s `atom:link rel="self"`, which is left out without it (the API\'s own URL needs a key, so it cannot be the feed\'s address).',
+        "Absolute http(s) URL where the front end publishes this feed: it becomes the channel's `atom:link rel=\"self\"`, which is left out without it (the API's own URL needs a key, so it cannot be the feed's address).",
     }),
   ),
 });
@@ -51,7 +51,10 @@ export const ArticleJsonLd = Type.Object(
   {
     '@context': Type.Literal('https://schema.org'),
     '@type': Type.Literal('Article'),
-    headline: Type.String({ maxLength: 110, description: 'the title, cut at a word boundary with `…` past 110 characters' }),
+    headline: Type.String({
+      maxLength: 110,
+      description: 'the title, cut at a word boundary with `…` past 110 characters',
+    }),
     description: Type.Optional(Type.String({ description: 'the meta description; left out when empty' })),
     author: Type.Object({
       '@type': Type.Literal('Person'),
@@ -91,7 +94,9 @@ export const SeoMetadata = Type.Object(
     ogTitle: Type.String({ description: 'the meta title' }),
     ogDescription: Type.String({ description: 'the meta description' }),
     ogImage: Type.Optional(
-      Type.String({ description: '`seo.ogImage`, else the cover image, made absolute; left out when neither exists' }),
+      Type.String({
+        description: '`seo.ogImage`, else the cover image, made absolute; left out when neither exists',
+      }),
     ),
     ogType: Type.Literal('article'),
     twitterCard: StringEnum(['summary', 'summary_large_image'] as const, {

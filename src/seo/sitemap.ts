@@ -24,14 +24,16 @@ export async function sitemapPage(
 ): Promise<SitemapPage> {
   const baseUrl = resolveBaseUrl(query.baseUrl, project);
   const now = new Date().toISOString();
-  const [total, entries] = await Promise.all([
-    countPublishedArticles(db.kysely, project.id, now),
-    findSitemapEntries(db.kysely, project.id, now, { offset: (query.page - 1) * pageSize, limit: pageSize }),
-  ]);
+  const counts = await countPublishedArticles(db.kysely, project.id, now);
+  const offset = (query.page - 1) * pageSize;
+  const entries =
+    offset >= counts.total
+      ? []
+      : await findSitemapEntries(db.kysely, project.id, now, { offset, limit: pageSize }, counts);
   return {
     urls: entries.map((entry) => ({ loc: articleUrl(baseUrl, entry.slug), lastmod: entry.updated_at })),
     page: query.page,
-    totalPages: Math.ceil(total / pageSize),
+    totalPages: Math.ceil(counts.total / pageSize),
   };
 }
 

@@ -16,8 +16,14 @@ const badBaseUrls: Array<[string, string]> = [
   ['javascript:alert(1)', 'must be an absolute http or https URL such as https://blog.example.com'],
   ['/relative/path', 'must be an absolute http or https URL such as https://blog.example.com'],
   ['https://', 'must be an absolute http or https URL such as https://blog.example.com'],
-  ['https://blog.example.com/?a=1', 'must not have a query string or a fragment: article URLs are built by appending /SLUG'],
-  ['https://blog.example.com/#top', 'must not have a query string or a fragment: article URLs are built by appending /SLUG'],
+  [
+    'https://blog.example.com/?a=1',
+    'must not have a query string or a fragment: article URLs are built by appending /SLUG',
+  ],
+  [
+    'https://blog.example.com/#top',
+    'must not have a query string or a fragment: article URLs are built by appending /SLUG',
+  ],
   ['https://user:secret@blog.example.com', 'must not hold a user name or password'],
   [`https://blog.example.com/${'a'.repeat(1100)}`, 'must be at most 1024 characters'],
   [`https://blog.example.com/${'a'.repeat(2100)}`, 'must be at most 2048 characters'],
@@ -64,7 +70,11 @@ describeEachDialect('seo article metadata', (ctx) => {
             '@type': 'Article',
             headline: 'Feeds & <you>',
             description: longSummary,
-            author: { '@type': 'Person', name: 'Ada Lovelace', image: 'https://blog.example.com/people/ada.jpg' },
+            author: {
+              '@type': 'Person',
+              name: 'Ada Lovelace',
+              image: 'https://blog.example.com/people/ada.jpg',
+            },
             datePublished: '2026-01-02T03:04:05.006Z',
             dateModified: '2026-01-03T00:00:00.000Z',
             image: 'https://blog.example.com/images/cover.png',
@@ -119,7 +129,10 @@ describeEachDialect('seo article metadata', (ctx) => {
     assert.equal(ld.description, 'Meta description');
     assert.equal(ld.image, 'https://blog.example.com/og/share.png');
     assert.equal(ld.url, 'https://blog.example.com/over');
-    assert.deepEqual(ld.mainEntityOfPage, { '@type': 'WebPage', '@id': 'https://other.example.org/original' });
+    assert.deepEqual(ld.mainEntityOfPage, {
+      '@type': 'WebPage',
+      '@id': 'https://other.example.org/original',
+    });
     assert.deepEqual(ld.keywords, ['one', 'two']);
     assert.deepEqual(ld.publisher.logo, { '@type': 'ImageObject', url: 'https://cdn.example.com/logo.svg' });
   });
@@ -131,7 +144,13 @@ describeEachDialect('seo article metadata', (ctx) => {
         slug: 'excerpt',
         excerpt: 'Short excerpt',
         tags: ['b-tag', 'A-tag'],
-        seo: { metaTitle: null, metaDescription: null, ogImage: null, canonicalUrl: '/canonical/excerpt', keywords: [] },
+        seo: {
+          metaTitle: null,
+          metaDescription: null,
+          ogImage: null,
+          canonicalUrl: '/canonical/excerpt',
+          keywords: [],
+        },
       }),
     ]);
     const { body } = await getJson(ctx.app, '/v1/seo/article/excerpt', headers);
@@ -165,7 +184,9 @@ describeEachDialect('seo article metadata', (ctx) => {
 
   test('seo/article: the JSON-LD headline is the title cut to 110 characters at a word boundary', async () => {
     const { project, headers } = await createTestProject(ctx.db, { siteUrl: 'https://blog.example.com' });
-    await importArticles(ctx.db, project, [articleInput({ slug: 'long', title: 'A very long title '.repeat(10).trim() })]);
+    await importArticles(ctx.db, project, [
+      articleInput({ slug: 'long', title: 'A very long title '.repeat(10).trim() }),
+    ]);
     const { body } = await getJson(ctx.app, '/v1/seo/article/long', headers);
     assert.equal(
       body.data.seo.structuredData.headline,
@@ -196,7 +217,11 @@ describeEachDialect('seo article metadata', (ctx) => {
       logoUrl: null,
     });
     await importArticles(ctx.db, project, [
-      articleInput({ slug: 'based', coverImage: 'img/cover.png', author: { name: 'Ada', image: '/ada.png' } }),
+      articleInput({
+        slug: 'based',
+        coverImage: 'img/cover.png',
+        author: { name: 'Ada', image: '/ada.png' },
+      }),
     ]);
     const base = encodeURIComponent('HTTPS://Blog.Example.COM/my blog//');
     const { status, body } = await getJson(ctx.app, `/v1/seo/article/based?baseUrl=${base}`, headers);
@@ -208,7 +233,7 @@ describeEachDialect('seo article metadata', (ctx) => {
     assert.equal(seo.structuredData.publisher.logo.url, 'https://blog.example.com/my%20blog/logo.png');
   });
 
-  test('seo/article: unknown slug, another project\'s slug and a slug with a NUL are 404 with the contract message', async () => {
+  test("seo/article: unknown slug, another project's slug and a slug with a NUL are 404 with the contract message", async () => {
     const owner = await createTestProject(ctx.db, { siteUrl: 'https://a.example.com' });
     await importArticles(ctx.db, owner.project, [articleInput({ slug: 'mine' })]);
     const other = await createTestProject(ctx.db, { siteUrl: 'https://b.example.com' });
@@ -219,7 +244,11 @@ describeEachDialect('seo article metadata', (ctx) => {
     ]) {
       const { status, body } = await getJson(ctx.app, `/v1/seo/article/${slug}`, other.headers);
       assert.equal(status, 404);
-      assert.deepEqual(body, { error: 'Not Found', message: `Article '${shown}' not found`, statusCode: 404 });
+      assert.deepEqual(body, {
+        error: 'Not Found',
+        message: `Article '${shown}' not found`,
+        statusCode: 404,
+      });
     }
   });
 
@@ -245,12 +274,20 @@ describeEachDialect('seo article metadata', (ctx) => {
     await importArticles(ctx.db, project, [articleInput({ slug: 'post' })]);
     for (const path of seoEndpoints) {
       for (const [value, message] of badBaseUrls) {
-        const { status, body } = await getJson(ctx.app, `${path}?baseUrl=${encodeURIComponent(value)}`, headers);
+        const { status, body } = await getJson(
+          ctx.app,
+          `${path}?baseUrl=${encodeURIComponent(value)}`,
+          headers,
+        );
         assert.equal(status, 400, `${path} ${value}`);
         assert.deepEqual(body.details, { issues: [{ field: 'baseUrl', message }] }, `${path} ${value}`);
         assert.equal(body.error, 'Bad Request');
       }
-      const twice = await getJson(ctx.app, `${path}?baseUrl=https://a.example.com&baseUrl=https://b.example.com`, headers);
+      const twice = await getJson(
+        ctx.app,
+        `${path}?baseUrl=https://a.example.com&baseUrl=https://b.example.com`,
+        headers,
+      );
       assert.equal(twice.status, 400);
       assert.deepEqual(twice.body.details, { issues: [{ field: 'baseUrl', message: 'must be a string' }] });
     }
@@ -276,7 +313,11 @@ describeEachDialect('seo structured data', (ctx) => {
     const { status, body } = await getJson(ctx.app, '/v1/seo/structured-data', headers);
     assert.equal(status, 200);
     assert.deepEqual(Object.keys(body.data).sort(), ['articles', 'generatedAt', 'project']);
-    assert.deepEqual(body.data.project, { name: project.name, slug: project.slug, description: 'A test project' });
+    assert.deepEqual(body.data.project, {
+      name: project.name,
+      slug: project.slug,
+      description: 'A test project',
+    });
     assert.ok(body.data.generatedAt >= before && body.data.generatedAt <= new Date().toISOString());
     const slugs = body.data.articles.map((article: { slug: string }) => article.slug);
     const ties = slugs.slice(1, 3);
@@ -291,7 +332,9 @@ describeEachDialect('seo structured data', (ctx) => {
 
   test('structured-data: a project without published articles has an empty list', async () => {
     const { project, headers } = await createTestProject(ctx.db, { siteUrl: 'https://blog.example.com' });
-    await importArticles(ctx.db, project, [articleInput({ slug: 'draft', status: 'draft', publishedAt: null })]);
+    await importArticles(ctx.db, project, [
+      articleInput({ slug: 'draft', status: 'draft', publishedAt: null }),
+    ]);
     const { status, body } = await getJson(ctx.app, '/v1/seo/structured-data', headers);
     assert.equal(status, 200);
     assert.deepEqual(body.data.articles, []);
@@ -304,7 +347,10 @@ describeEachDialect('seo structured data', (ctx) => {
     const etag = first.headers.etag as string;
     assert.match(etag, /^"[\w-]+"$/);
     assert.equal(first.headers['cache-control'], 'private, no-cache');
-    const again = await ctx.app.inject({ url: '/v1/seo/structured-data', headers: { ...headers, 'if-none-match': etag } });
+    const again = await ctx.app.inject({
+      url: '/v1/seo/structured-data',
+      headers: { ...headers, 'if-none-match': etag },
+    });
     assert.equal(again.statusCode, 304);
     assert.equal(again.body, '');
   });

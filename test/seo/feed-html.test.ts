@@ -63,7 +63,10 @@ describe('feedHtml', () => {
       assert.equal(html, '<p><a>link</a> </p>\n', `${href} gave ${html}`);
       // markdown-it refuses most of them and leaves the text; what it does link (a percent-encoded
       // tab makes a harmless relative path) must come out as an https URL of the blog.
-      const markdown = feedHtml(`[link](${href.replaceAll(' ', '')}) ![i](${href.replaceAll(' ', '')})\n`, articleUrl);
+      const markdown = feedHtml(
+        `[link](${href.replaceAll(' ', '')}) ![i](${href.replaceAll(' ', '')})\n`,
+        articleUrl,
+      );
       for (const [, url] of markdown.matchAll(/(?:href|src)="([^"]*)"/g)) {
         assert.ok(url.startsWith('https://blog.example.com/'), `${href} in Markdown gave ${markdown}`);
       }

@@ -28,7 +28,10 @@ describe('xmlText', () => {
     ['reversed \udc00\ud800 pair', 'reversed  pair'],
     ['high at end \ud83d', 'high at end '],
     ['pair 😀 kept \ud83d\ude00', 'pair 😀 kept 😀'],
-    ['U+1FFFE \u{1fffe} and U+10FFFF \u{10ffff} are XML characters', 'U+1FFFE \u{1fffe} and U+10FFFF \u{10ffff} are XML characters'],
+    [
+      'U+1FFFE \u{1fffe} and U+10FFFF \u{10ffff} are XML characters',
+      'U+1FFFE \u{1fffe} and U+10FFFF \u{10ffff} are XML characters',
+    ],
   ];
   for (const [input, expected] of cases) {
     test(`xmlText(${JSON.stringify(input)}) is ${JSON.stringify(expected)}`, () => {
@@ -86,10 +89,13 @@ const awkward = fc.constantFrom(
 );
 const hardStrings = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.array(fc.oneof(awkward, fc.string({ unit: 'binary', maxLength: 3 })), { maxLength: 30 }).map((parts) => parts.join('')),
+  fc
+    .array(fc.oneof(awkward, fc.string({ unit: 'binary', maxLength: 3 })), { maxLength: 30 })
+    .map((parts) => parts.join('')),
 );
 
-const forbidden = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const forbidden =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 describe('escaping properties', () => {
   test('any string escaped into an element and an attribute parses back to itself minus the dropped characters', () => {
@@ -120,7 +126,9 @@ describe('escaping properties', () => {
 
   test('xmllint accepts a document of a thousand escaped arbitrary strings', () => {
     const samples = fc.sample(hardStrings, { numRuns: 1000, seed: 42 });
-    const body = samples.map((text) => `<a x="${xmlAttribute(text)}" y='${xmlAttribute(text)}'>${xmlText(text)}</a>`);
+    const body = samples.map(
+      (text) => `<a x="${xmlAttribute(text)}" y='${xmlAttribute(text)}'>${xmlText(text)}</a>`,
+    );
     const lint = xmllint(`<?xml version="1.0" encoding="UTF-8"?>\n<r>${body.join('\n')}</r>\n`);
     assert.ok(lint.ok, lint.errors.slice(0, 2000));
   });
