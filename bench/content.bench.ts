@@ -11,7 +11,10 @@ import { createApiKey, createProject } from '../src/projects/service.ts';
 import { forkServer, type LoadResult, load, report } from './lib.ts';
 
 const articleCount = Number(process.env.BENCH_ARTICLES ?? 10_000);
-const words = 'reading analytics sqlite postgres cache latency index markdown feed sitemap tag search privacy scroll funnel'.split(' ');
+const words =
+  'reading analytics sqlite postgres cache latency index markdown feed sitemap tag search privacy scroll funnel'.split(
+    ' ',
+  );
 
 function generatedArticles(count: number): ArticleInput[] {
   const articles: ArticleInput[] = [];
@@ -55,22 +58,38 @@ async function prepare(databaseUrl: string): Promise<string> {
 async function measure(label: string, databaseUrl: string, work: string): Promise<void> {
   const key = await prepare(databaseUrl);
   const headers = { 'x-api-key': key };
-  const app = await forkServer(new URL('./serve-app.ts', import.meta.url).pathname, { DATABASE_URL: databaseUrl });
+  const app = await forkServer(new URL('./serve-app.ts', import.meta.url).pathname, {
+    DATABASE_URL: databaseUrl,
+  });
   const listBody = await (await fetch(`${app.url}/v1/articles?limit=10`, { headers })).arrayBuffer();
   const bodyFile = join(work, 'body.json');
   writeFileSync(bodyFile, Buffer.from(listBody));
-  const raw = await forkServer(new URL('./serve-raw.ts', import.meta.url).pathname, { BENCH_BODY_FILE: bodyFile });
+  const raw = await forkServer(new URL('./serve-raw.ts', import.meta.url).pathname, {
+    BENCH_BODY_FILE: bodyFile,
+  });
   const results: LoadResult[] = [];
   const baseline = await load('raw node:http, same body', raw.url, {});
   await raw.stop();
   results.push(baseline);
   results.push(await load('GET /v1/articles?limit=10', `${app.url}/v1/articles?limit=10`, headers));
   results.push(await load('GET /v1/articles?tags=tag-3', `${app.url}/v1/articles?tags=tag-3`, headers));
-  results.push(await load('GET /v1/articles?search=unique4242word', `${app.url}/v1/articles?search=unique4242word`, headers));
-  results.push(await load('GET /v1/articles?search=latency', `${app.url}/v1/articles?search=latency`, headers));
+  results.push(
+    await load(
+      'GET /v1/articles?search=unique4242word',
+      `${app.url}/v1/articles?search=unique4242word`,
+      headers,
+    ),
+  );
+  results.push(
+    await load('GET /v1/articles?search=latency', `${app.url}/v1/articles?search=latency`, headers),
+  );
   results.push(await load('GET /v1/articles/article-5000', `${app.url}/v1/articles/article-5000`, headers));
   await app.stop();
-  report(`Content API, ${label}, ${articleCount} articles (list body ${listBody.byteLength} bytes)`, results, baseline);
+  report(
+    `Content API, ${label}, ${articleCount} articles (list body ${listBody.byteLength} bytes)`,
+    results,
+    baseline,
+  );
 }
 
 const work = mkdtempSync(join(tmpdir(), 'folio-bench-'));

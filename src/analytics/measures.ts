@@ -24,7 +24,12 @@ function roundDecimal(value: number): number {
  * the denominator is 0 (the contract's "0 when there are none").
  */
 export function roundRatio(numerator: number, denominator: number, decimals: number): number {
-  if (!Number.isSafeInteger(numerator) || !Number.isSafeInteger(denominator) || numerator < 0 || denominator < 0) {
+  if (
+    !Number.isSafeInteger(numerator) ||
+    !Number.isSafeInteger(denominator) ||
+    numerator < 0 ||
+    denominator < 0
+  ) {
     throw new RangeError(`roundRatio needs non-negative integers, got ${numerator} / ${denominator}`);
   }
   if (denominator === 0) return 0;

@@ -6,17 +6,12 @@ import { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { PageViewTable } from '../db/schema.ts';
 import { ConflictError, type HttpError, NotFoundError, ValidationError } from '../http/errors.ts';
-import { addContribution, type Contribution, contributionOf, emptyContribution, isZero } from './contribution.ts';
-import {
-  type ArticleRollup,
-  type CountryRollup,
-  type DayKey,
-  type Executor,
-  type StoredPageView,
-  type VisitorKey,
-  type WriteStore,
-  writeStoreFor,
-} from './queries/write-store.ts';
+import { postgresStore } from './queries/write-postgres.ts';
+import { sqliteStore } from './queries/write-sqlite.ts';
+import type { Executor, StoredPageView, WriteStore } from './queries/write-store.ts';
+import { RollupChanges } from './rollup-changes.ts';
+import { closedDayViews, lastClosedDay } from './top-articles.ts';
+import { utcDay } from './visitor.ts';
 
 export const maxStoredEvents = 1000;
 export const updateWindowMs = 24 * 60 * 60 * 1000;
@@ -38,7 +33,8 @@ export interface PageViewPatch {
 }
 
 export type WriteJob =
-  | { kind: 'create'; row: PageViewTable }
+  /** `row.article_id` is found by the batch from `slug`; a missing article refuses the job. */
+  | { kind: 'create'; row: PageViewTable; slug: string }
   | { kind: 'update'; projectId: string; id: string; patch: PageViewPatch; now: string };
 
 interface QueuedJob {
@@ -52,19 +48,29 @@ export class PageViewWriter {
   readonly #store: WriteStore;
   #queue: QueuedJob[] = [];
   #draining: Promise<void> | null = null;
+  #commits = 0;
 
   constructor(db: Db) {
     this.#db = db;
-    this.#store = writeStoreFor(db.dialect);
+    this.#store = db.dialect === 'postgres' ? postgresStore : sqliteStore;
   }
 
-  /** Resolves once the write is committed; rejects with the HttpError of an update refused. */
+  /** Resolves once the write is committed; rejects with the HttpError of a refused write. */
   write(job: WriteJob): Promise<void> {
+    // The API creates page views now; a past day's (tests, tools) must not be hidden by the cache.
+    if (job.kind === 'create' && job.row.day <= lastClosedDay(utcDay(Date.now()))) {
+      closedDayViews.forget(job.row.project_id);
+    }
     return new Promise((resolve, reject) => {
       this.#queue.push({ job, resolve, reject });
       // Wait for the end of this turn of the event loop, so that every request read meanwhile joins.
       this.#draining ??= new Promise<void>((done) => setImmediate(done)).then(() => this.#drain());
     });
+  }
+
+  /** Transactions committed so far (tests check that concurrent writes share them). */
+  get commits(): number {
+    return this.#commits;
   }
 
   /** Resolves when every queued write has been committed or refused. */
@@ -87,11 +93,17 @@ export class PageViewWriter {
     let outcomes: Array<HttpError | null>;
     for (let attempt = 1; ; attempt++) {
       try {
-        outcomes = await this.#db.kysely.connection().execute((connection) =>
-          inTransaction(connection, this.#store.begin, () =>
-            applyBatch(connection, this.#store, batch.map((queued) => queued.job)),
-          ),
-        );
+        const jobs = batch.map((queued) => queued.job);
+        // New page views alone are one statement on PostgreSQL: atomic without a transaction.
+        const atomic = this.#store.atomicInserts && jobs.every((job) => job.kind === 'create');
+        outcomes = await this.#db.kysely
+          .connection()
+          .execute((connection) =>
+            atomic
+              ? applyBatch(connection, this.#store, jobs)
+              : inTransaction(connection, this.#store.begin, () => applyBatch(connection, this.#store, jobs)),
+          );
+        this.#commits++;
         break;
       } catch (error) {
         if (isRetryable(error) && attempt < maxRetries) continue;
@@ -131,7 +143,11 @@ function isRetryable(error: unknown): boolean {
 }
 
 /** The page view after an update: larger time and depth kept, exit and bounce replaced, events appended. */
-export function applyPatch(current: StoredPageView, patch: PageViewPatch, now: string): StoredPageView | HttpError {
+export function applyPatch(
+  current: StoredPageView,
+  patch: PageViewPatch,
+  now: string,
+): StoredPageView | HttpError {
   const added = patch.events ?? [];
   if (current.event_count + added.length > maxStoredEvents) {
     return new ValidationError([
@@ -159,69 +175,20 @@ export function appendEvents(stored: string, added: TrackEvent[]): string {
   return stored === '[]' ? json : `${stored.slice(0, -1)},${json.slice(1)}`;
 }
 
-/** The changes of one batch to the rollups, view counts and content versions, summed per row. */
-class BatchTotals {
-  readonly articles = new Map<string, ArticleRollup>();
-  readonly countries = new Map<string, CountryRollup>();
-  readonly visitors = new Map<string, VisitorKey>();
-  readonly newVisitors = new Map<string, DayKey & { visitors: number }>();
-  readonly viewCounts = new Map<string, number>();
-  readonly projects = new Set<string>();
-
-  addArticle(projectId: string, day: string, articleId: string, change: Contribution, sign = 1): void {
-    const key = `${projectId}\u0000${day}\u0000${articleId}`;
-    let row = this.articles.get(key);
-    if (row === undefined) {
-      row = { project_id: projectId, day, article_id: articleId, ...emptyContribution() };
-      this.articles.set(key, row);
-    }
-    addContribution(row, change, sign);
-  }
-
-  addCreated(row: PageViewTable): void {
-    this.addArticle(row.project_id, row.day, row.article_id, contributionOf(row));
-    if (row.country !== null) {
-      const key = `${row.project_id}\u0000${row.day}\u0000${row.country}`;
-      const country = this.countries.get(key);
-      if (country) country.views++;
-      else this.countries.set(key, { project_id: row.project_id, day: row.day, country: row.country, views: 1 });
-    }
-    this.visitors.set(`${row.project_id}\u0000${row.day}\u0000${row.visitor_id}`, {
-      project_id: row.project_id,
-      day: row.day,
-      visitor_id: row.visitor_id,
-    });
-    this.viewCounts.set(row.article_id, (this.viewCounts.get(row.article_id) ?? 0) + 1);
-    this.projects.add(row.project_id);
-  }
-
-  addNewVisitor(key: DayKey): void {
-    const id = `${key.project_id}\u0000${key.day}`;
-    const count = this.newVisitors.get(id);
-    if (count) count.visitors++;
-    else this.newVisitors.set(id, { project_id: key.project_id, day: key.day, visitors: 1 });
-  }
-}
-
-/** Rows in key order, so that two instances lock shared rows in the same order (no deadlock). */
-function sorted<T>(entries: Map<string, T>): T[] {
-  return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, value]) => value);
-}
-
-/** Applies the jobs in order inside the open transaction; the refusal of each job, or null. */
-export async function applyBatch(db: Executor, store: WriteStore, jobs: WriteJob[]): Promise<Array<HttpError | null>> {
+/**
+ * Applies the jobs of a batch (inside its transaction, or as its one statement): the updates in the
+ * order sent, then the new page views. Returns the refusal of each job, or null.
+ */
+export async function applyBatch(
+  db: Executor,
+  store: WriteStore,
+  jobs: WriteJob[],
+): Promise<Array<HttpError | null>> {
   const updateIds = [...new Set(jobs.flatMap((job) => (job.kind === 'update' ? [job.id] : [])))].sort();
-  const current = new Map((await store.lockPageViews(db, updateIds)).map((row) => [row.id, row]));
-  const original = new Map(current);
-  const totals = new BatchTotals();
-  const created: PageViewTable[] = [];
-
+  const original = new Map((await store.lockPageViews(db, updateIds)).map((row) => [row.id, row]));
+  const current = new Map(original);
   const outcomes = jobs.map((job): HttpError | null => {
-    if (job.kind === 'create') {
-      created.push(job.row);
-      totals.addCreated(job.row);
-      return null;
-    }
+    if (job.kind === 'create') return null;
     const stored = current.get(job.id);
     // A page view of another project behaves exactly as one that does not exist.
     if (stored === undefined || stored.project_id !== job.projectId) {
@@ -237,27 +204,20 @@ export async function applyBatch(db: Executor, store: WriteStore, jobs: WriteJob
   });
 
   const changed: StoredPageView[] = [];
+  const changes = new RollupChanges();
   for (const [id, row] of current) {
     const before = original.get(id)!;
     if (row === before) continue;
     changed.push(row);
-    totals.addArticle(row.project_id, row.day, row.article_id, contributionOf(row));
-    totals.addArticle(before.project_id, before.day, before.article_id, contributionOf(before), -1);
+    changes.addUpdate(before, row);
   }
+  await store.updatePageViews(db, changed, changes);
 
-  await store.insertPageViews(db, created);
-  await store.updatePageViews(db, changed);
-  for (const key of await store.insertVisitors(db, sorted(totals.visitors))) totals.addNewVisitor(key);
-  await store.addVisitorCounts(db, sorted(totals.newVisitors));
-  await store.addArticleRollups(
-    db,
-    sorted(totals.articles).filter((row) => !isZero(row)),
+  const created = jobs.flatMap((job) => (job.kind === 'create' ? [{ row: job.row, slug: job.slug }] : []));
+  const inserted = await store.insertPageViews(db, created);
+  return jobs.map((job, index) =>
+    job.kind === 'create' && !inserted.has(job.row.id)
+      ? new NotFoundError(`Article '${job.slug}' not found`)
+      : outcomes[index],
   );
-  await store.addCountryRollups(db, sorted(totals.countries));
-  await store.addViewCounts(
-    db,
-    [...totals.viewCounts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([article_id, views]) => ({ article_id, views })),
-  );
-  await store.bumpContentVersions(db, [...totals.projects].sort());
-  return outcomes;
 }

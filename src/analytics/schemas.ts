@@ -6,7 +6,9 @@ import { Timestamp } from '../http/schema-helpers.ts';
 const TrackEvent = Type.Object(
   {
     type: Type.String({ minLength: 1, maxLength: 64, description: 'Free event name, e.g. `click`, `copy`' }),
-    element: Type.Optional(Type.String({ maxLength: 512, description: 'What the event concerns, e.g. a selector' })),
+    element: Type.Optional(
+      Type.String({ maxLength: 512, description: 'What the event concerns, e.g. a selector' }),
+    ),
     timeOffset: Type.Number({ minimum: 0, description: 'Milliseconds since the page view began' }),
   },
   { description: 'A custom event; other members are ignored and not stored' },
@@ -17,22 +19,29 @@ const measures = {
     Type.Number({
       minimum: 0,
       maximum: 86400,
-      description: 'Seconds on the page; kept to the millisecond. An update keeps the larger of the stored and the new value',
+      description:
+        'Seconds on the page; kept to the millisecond. An update keeps the larger of the stored and the new value',
     }),
   ),
   scrollDepth: Type.Optional(
     Type.Number({
       minimum: 0,
       maximum: 100,
-      description: 'Deepest scroll, percent; kept to 0.01. An update keeps the larger of the stored and the new value',
+      description:
+        'Deepest scroll, percent; kept to 0.01. An update keeps the larger of the stored and the new value',
     }),
   ),
   exitPosition: Type.Optional(
-    Type.Number({ minimum: 0, maximum: 100, description: 'Scroll position on leaving, percent; an update replaces it' }),
+    Type.Number({
+      minimum: 0,
+      maximum: 100,
+      description: 'Scroll position on leaving, percent; an update replaces it',
+    }),
   ),
   bounced: Type.Optional(
     Type.Boolean({
-      description: 'Whether the visitor bounced; an update replaces it. Never sent: bounced when timeOnPage < 5',
+      description:
+        'Whether the visitor bounced; an update replaces it. Never sent: bounced when timeOnPage < 5',
     }),
   ),
   events: Type.Optional(
@@ -45,13 +54,18 @@ const measures = {
 
 const text = (maxLength: number, description?: string) =>
   Type.Optional(Type.String({ maxLength, ...(description ? { description } : {}) }));
-const pixels = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 100000, description }));
+const pixels = (description: string) =>
+  Type.Optional(Type.Integer({ minimum: 0, maximum: 100000, description }));
 
 export const TrackBody = Type.Object(
   {
     slug: Type.String({ minLength: 1, maxLength: 1000, description: "The article's slug" }),
     sessionId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 128, description: 'Caller-generated id of the session; a new one when absent' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description: 'Caller-generated id of the session; a new one when absent',
+      }),
     ),
     pageUrl: text(2048),
     pageTitle: text(512),
@@ -65,7 +79,9 @@ export const TrackBody = Type.Object(
     screenHeight: pixels('Pixels'),
     ...measures,
     fetchGeo: Type.Optional(
-      Type.Boolean({ description: 'Look the country up from the client IP (offline database); no country otherwise' }),
+      Type.Boolean({
+        description: 'Look the country up from the client IP (offline database); no country otherwise',
+      }),
     ),
   },
   { description: 'Unknown members are ignored. Strings may not contain NUL characters.' },
@@ -79,19 +95,28 @@ export type UpdateBodyType = Static<typeof UpdateBody>;
 
 export const KeyQuery = Type.Object({
   key: Type.Optional(
-    Type.String({ maxLength: 200, description: 'A public key, for `navigator.sendBeacon`, which cannot send headers' }),
+    Type.String({
+      maxLength: 200,
+      description: 'A public key, for `navigator.sendBeacon`, which cannot send headers',
+    }),
   ),
 });
 
 export const PageViewParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200, description: 'The `id` (= `pageViewId`) answered by the POST' }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'The `id` (= `pageViewId`) answered by the POST',
+  }),
 });
 
 export const TrackCreated = Type.Object({
   success: Type.Boolean(),
   id: Type.String({ description: 'The page view id, for the update path' }),
   pageViewId: Type.String({ description: 'The same value as `id`' }),
-  visitorId: Type.String({ description: "A salted daily hash of the client IP and User-Agent: unlinkable across days" }),
+  visitorId: Type.String({
+    description: 'A salted daily hash of the client IP and User-Agent: unlinkable across days',
+  }),
   sessionId: Type.String(),
 });
 
@@ -126,7 +151,9 @@ export const StatsAnswer = Type.Object({
     period: Period,
     summary: Type.Object({
       totalViews: Type.Integer(),
-      uniqueVisitors: Type.Integer({ description: 'Sum over the days of the distinct visitor ids of each day' }),
+      uniqueVisitors: Type.Integer({
+        description: 'Sum over the days of the distinct visitor ids of each day',
+      }),
       avgViewsPerVisitor: Type.Number({ description: '2 decimals; 0 when there are no visitors' }),
     }),
     requestSource: Type.Object(
@@ -134,7 +161,12 @@ export const StatsAnswer = Type.Object({
       { description: 'Percentages of the page views, 1 decimal; sdk = sent with an `X-Folio-Client` header' },
     ),
     topArticles: Type.Array(
-      Type.Object({ articleId: Type.String(), title: Type.String(), slug: Type.String(), views: Type.Integer() }),
+      Type.Object({
+        articleId: Type.String(),
+        title: Type.String(),
+        slug: Type.String(),
+        views: Type.Integer(),
+      }),
     ),
     topCountries: Type.Array(Type.Object({ country: Type.String(), views: Type.Integer() })),
   }),
@@ -161,6 +193,8 @@ export const FunnelAnswer = Type.Object({
     avgTimeOnPage: Type.Number({ description: 'Seconds, 1 decimal' }),
     avgScrollDepth: Type.Number({ description: 'Percent, 1 decimal' }),
     bounceRate: Type.Number({ description: 'Percent of page views that bounced, 1 decimal' }),
-    engagementRate: Type.Number({ description: 'Percent with timeOnPage ≥ 10 or scrollDepth ≥ 50, 1 decimal' }),
+    engagementRate: Type.Number({
+      description: 'Percent with timeOnPage ≥ 10 or scrollDepth ≥ 50, 1 decimal',
+    }),
   }),
 });

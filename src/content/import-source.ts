@@ -940,7 +940,11 @@ async function readText(path: string, file: string, problems: ImportProblem[]): 
     const nul = text.indexOf('\u0000');
     if (nul >= 0) {
       // Neither database can keep it (PostgreSQL refuses it in text), and no editor writes one.
-      problems.push({ file, line: text.slice(0, nul).split('\n').length, message: 'file contains a NUL character' });
+      problems.push({
+        file,
+        line: text.slice(0, nul).split('\n').length,
+        message: 'file contains a NUL character',
+      });
       return null;
     }
     return text;

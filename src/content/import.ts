@@ -92,7 +92,10 @@ export async function importContent(
 ): Promise<ImportSummary> {
   const project = await requireProject(db, projectSlug);
   // A JSON source can carry NUL as `\u0000`; PostgreSQL cannot store it in text.
-  const withNul = [...source.tags.map((tag) => ({ file: 'tags', value: tag })), ...source.articles.map((a) => ({ file: a.file, value: a }))]
+  const withNul = [
+    ...source.tags.map((tag) => ({ file: 'tags', value: tag })),
+    ...source.articles.map((a) => ({ file: a.file, value: a })),
+  ]
     .filter(({ value }) => JSON.stringify(value).includes('\\u0000'))
     .map(({ file }) => ({ file, line: 1, message: 'contains a NUL character' }));
   if (withNul.length > 0) throw new ImportValidationError(withNul);

@@ -46,7 +46,12 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   return {
     kysely,
     dialect: 'sqlite',
-    executeCompiled: async (query) => database.prepare(query.sql).all(query.parameters) as never,
+    // Inside another caller's open transaction (the connection is shared) the query waits its turn
+    // through Kysely, so that it never reads writes that may still roll back.
+    executeCompiled: async (query) =>
+      database.raw.isTransaction
+        ? ((await kysely.executeQuery(query)).rows as never)
+        : (database.prepare(query.sql).all(query.parameters) as never),
     close: () => kysely.destroy(),
   };
 }

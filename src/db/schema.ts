@@ -144,17 +144,8 @@ export interface AnalyticsDailyVisitorTable {
   visitor_id: string;
 }
 
-export interface AnalyticsDailyTotalTable {
-  project_id: string;
-  day: string;
-  visitors: number;
-}
-
-/** The sums of the page views of one article on one day (see analytics/contribution.ts). */
-export interface AnalyticsDailyArticleTable {
-  project_id: string;
-  day: string;
-  article_id: string;
+/** The sums of the page views of one day and article (see analytics/contribution.ts). */
+export interface AnalyticsCounters {
   views: number;
   sdk_views: number;
   time_on_page_ms: number;
@@ -165,6 +156,19 @@ export interface AnalyticsDailyArticleTable {
   reached50: number;
   reached75: number;
   reached90: number;
+}
+
+/** The counters of a whole project on one day, and the day's distinct visitors. */
+export interface AnalyticsDailyTotalTable extends AnalyticsCounters {
+  project_id: string;
+  day: string;
+  visitors: number;
+}
+
+export interface AnalyticsDailyArticleTable extends AnalyticsCounters {
+  project_id: string;
+  day: string;
+  article_id: string;
 }
 
 export interface AnalyticsDailyCountryTable {

@@ -62,7 +62,8 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
     if (access === 'none') {
       // The API's own public documents still count against the anonymous budget; the docs page
       // and the health check (polled by load balancers) do not.
-      if (request.url.startsWith('/v1/')) await spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit);
+      if (request.url.startsWith('/v1/'))
+        await spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit);
       return;
     }
     const presented = presentedKey(request, config.keyInQuery === true);

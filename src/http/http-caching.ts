@@ -7,7 +7,8 @@ export function registerHttpCaching(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
     reply.header('Cache-Control', 'private, no-cache');
-    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload)))
+      return payload;
     let etag = reply.getHeader('etag');
     if (typeof etag !== 'string') {
       etag = `"${createHash('sha1').update(payload).digest('base64url')}"`;

@@ -53,7 +53,6 @@ export interface ActiveKey {
   project: Project;
 }
 
-
 /** Marks a change of what the project's API answers are (cached answers are keyed by it). */
 export async function bumpContentVersion(db: Executor, projectId: string): Promise<void> {
   await db
@@ -64,7 +63,11 @@ export async function bumpContentVersion(db: Executor, projectId: string): Promi
 }
 
 /** The earliest publishedAt still in the future: cached answers must not outlive it. */
-export async function nextScheduledPublication(db: Executor, projectId: string, now: string): Promise<string | null> {
+export async function nextScheduledPublication(
+  db: Executor,
+  projectId: string,
+  now: string,
+): Promise<string | null> {
   const row = await db
     .selectFrom('articles')
     .select((eb) => eb.fn.min('published_at').as('next'))

@@ -587,46 +587,50 @@ describe('folio serve', () => {
   });
 });
 
-describe('folio CLI on PostgreSQL', {
-  skip: postgresUrl === null ? 'TEST_POSTGRES_URL is not set' : false,
-}, () => {
-  test('a start that fails (port in use) exits at once, without waiting for the pool', async () => {
-    const database = await createTestDatabase('postgres');
-    try {
-      await assertFailedStartExits(database.url);
-    } finally {
-      await database.drop();
-    }
-  });
+describe(
+  'folio CLI on PostgreSQL',
+  {
+    skip: postgresUrl === null ? 'TEST_POSTGRES_URL is not set' : false,
+  },
+  () => {
+    test('a start that fails (port in use) exits at once, without waiting for the pool', async () => {
+      const database = await createTestDatabase('postgres');
+      try {
+        await assertFailedStartExits(database.url);
+      } finally {
+        await database.drop();
+      }
+    });
 
-  test('two instances starting at once on an empty database create one demo project and one key', async () => {
-    const database = await createTestDatabase('postgres');
-    try {
-      await assertOneDemoProject(database.url);
-    } finally {
-      await database.drop();
-    }
-  });
+    test('two instances starting at once on an empty database create one demo project and one key', async () => {
+      const database = await createTestDatabase('postgres');
+      try {
+        await assertOneDemoProject(database.url);
+      } finally {
+        await database.drop();
+      }
+    });
 
-  test('creates a project and keys, imports, and the server sees revocation at once', async () => {
-    const database = await createTestDatabase('postgres');
-    const app = await buildApp({ db: database.db });
-    try {
-      const slug = await createProjectWithCli(database.url);
-      const created = await cliJson(database.url, 'keys', 'create', '--project', slug);
-      const headers = { 'x-api-key': created.key };
-      assert.equal((await app.inject({ method: 'GET', url: '/v1/project', headers })).statusCode, 200);
-      const summary = await cliJson(database.url, 'import', '--project', slug, writeFiles(goodFolder));
-      assert.equal(summary.created, 2);
-      assert.equal(summary.storageUsed, '50 B');
-      const articles = await app.inject({ method: 'GET', url: '/v1/articles', headers });
-      assert.equal(articles.json().meta.total, 2);
-      assert.deepEqual(await cliJson(database.url, 'migrate'), { applied: [] });
-      await cliJson(database.url, 'keys', 'revoke', created.id);
-      assert.equal((await app.inject({ method: 'GET', url: '/v1/project', headers })).statusCode, 401);
-    } finally {
-      await app.close();
-      await database.drop();
-    }
-  });
-});
+    test('creates a project and keys, imports, and the server sees revocation at once', async () => {
+      const database = await createTestDatabase('postgres');
+      const app = await buildApp({ db: database.db });
+      try {
+        const slug = await createProjectWithCli(database.url);
+        const created = await cliJson(database.url, 'keys', 'create', '--project', slug);
+        const headers = { 'x-api-key': created.key };
+        assert.equal((await app.inject({ method: 'GET', url: '/v1/project', headers })).statusCode, 200);
+        const summary = await cliJson(database.url, 'import', '--project', slug, writeFiles(goodFolder));
+        assert.equal(summary.created, 2);
+        assert.equal(summary.storageUsed, '50 B');
+        const articles = await app.inject({ method: 'GET', url: '/v1/articles', headers });
+        assert.equal(articles.json().meta.total, 2);
+        assert.deepEqual(await cliJson(database.url, 'migrate'), { applied: [] });
+        await cliJson(database.url, 'keys', 'revoke', created.id);
+        assert.equal((await app.inject({ method: 'GET', url: '/v1/project', headers })).statusCode, 401);
+      } finally {
+        await app.close();
+        await database.drop();
+      }
+    });
+  },
+);

@@ -11,7 +11,11 @@ export async function ensureSalt(db: Executor, day: string, candidate: string, n
     .values({ day, salt: candidate, created_at: now })
     .onConflict((conflict) => conflict.column('day').doNothing())
     .execute();
-  const row = await db.selectFrom('analytics_salts').select('salt').where('day', '=', day).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('analytics_salts')
+    .select('salt')
+    .where('day', '=', day)
+    .executeTakeFirstOrThrow();
   return row.salt;
 }
 

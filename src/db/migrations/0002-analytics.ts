@@ -1,6 +1,7 @@
 // Page views, the daily visitor salts, and the rollups that statistics are read from: per day and
-// article (counts, sums, bounce, engagement and scroll thresholds), per day and country, and per day
-// the distinct visitors, with the set of today's visitor ids that tells when one is new.
+// article and per day of the whole project (counts, sums, bounce, engagement and scroll thresholds,
+// and for the project the distinct visitors), per day and country, and the set of the visitor ids
+// of the last two days that tells when a visitor is new.
 import { type Kysely, type Migration, sql } from 'kysely';
 import type { DialectName } from '../database.ts';
 
@@ -67,30 +68,38 @@ export function analytics(dialect: DialectName): Migration {
         .modifyEnd(clustered)
         .execute();
 
-      await db.schema
+      const counters = [
+        'views',
+        'sdk_views',
+        'time_on_page_ms',
+        'scroll_depth_centi',
+        'bounced',
+        'engaged',
+        'reached25',
+        'reached50',
+        'reached75',
+        'reached90',
+      ];
+      // The whole project per day (what the summary and the funnel read: one row a day), with the
+      // count of distinct visitors of the day.
+      let totals = db.schema
         .createTable('analytics_daily_totals')
         .addColumn('project_id', key, (col) => col.notNull().references('projects.id').onDelete('cascade'))
         .addColumn('day', key, (col) => col.notNull())
-        .addColumn('visitors', bigint, (col) => col.notNull())
+        .addColumn('visitors', bigint, (col) => col.notNull());
+      for (const counter of counters) totals = totals.addColumn(counter, bigint, (col) => col.notNull());
+      await totals
         .addPrimaryKeyConstraint('analytics_daily_totals_pk', ['project_id', 'day'])
         .modifyEnd(clustered)
         .execute();
 
-      await db.schema
+      let articles = db.schema
         .createTable('analytics_daily_articles')
         .addColumn('project_id', key, (col) => col.notNull().references('projects.id').onDelete('cascade'))
         .addColumn('day', key, (col) => col.notNull())
-        .addColumn('article_id', key, (col) => col.notNull())
-        .addColumn('views', bigint, (col) => col.notNull())
-        .addColumn('sdk_views', bigint, (col) => col.notNull())
-        .addColumn('time_on_page_ms', bigint, (col) => col.notNull())
-        .addColumn('scroll_depth_centi', bigint, (col) => col.notNull())
-        .addColumn('bounced', bigint, (col) => col.notNull())
-        .addColumn('engaged', bigint, (col) => col.notNull())
-        .addColumn('reached25', bigint, (col) => col.notNull())
-        .addColumn('reached50', bigint, (col) => col.notNull())
-        .addColumn('reached75', bigint, (col) => col.notNull())
-        .addColumn('reached90', bigint, (col) => col.notNull())
+        .addColumn('article_id', key, (col) => col.notNull());
+      for (const counter of counters) articles = articles.addColumn(counter, bigint, (col) => col.notNull());
+      await articles
         .addPrimaryKeyConstraint('analytics_daily_articles_pk', ['project_id', 'day', 'article_id'])
         .modifyEnd(clustered)
         .execute();

@@ -1,0 +1,322 @@
+// Analytics under load, on SQLite and (with BENCH_POSTGRES_URL) PostgreSQL, each in a database of
+// its own that is removed afterwards:
+// 1. a project of BENCH_PAGE_VIEWS (10 million) page views over a year is generated inside the
+//    database by one INSERT … SELECT (not through HTTP), its rollups are built from the raw rows, and
+//    stats and funnel are measured for 30 days;
+// 2. tracking POST and PUT throughput against that database, next to a raw node:http server
+//    answering a body of the same size in the same run. Every tracking answer is sent after its
+//    group commit, and the page views counted afterwards must match the 201s received.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { rebuildRollups } from '../src/analytics/queries/rebuild-rollups.ts';
+import { utcDay } from '../src/analytics/visitor.ts';
+import { importContent } from '../src/content/import.ts';
+import type { ArticleInput } from '../src/content/import-source.ts';
+import { type Db, openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrations/index.ts';
+import { createApiKey, createProject } from '../src/projects/service.ts';
+import { forkServer, type LoadResult, load, report } from './lib.ts';
+
+const pageViewCount = Number(process.env.BENCH_PAGE_VIEWS ?? 10_000_000);
+const articleCount = Number(process.env.BENCH_ANALYTICS_ARTICLES ?? 1000);
+const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const historyDays = 365;
+const browser =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const countries = 'USGBDEFRNLSEESITCAAUJPBRINPLCHATBEDKNOIE';
+
+function articles(count: number): ArticleInput[] {
+  return Array.from({ length: count }, (_, i) => ({
+    file: `a${i}.md`,
+    slug: `article-${i}`,
+    title: `Article ${i}`,
+    excerpt: null,
+    coverImage: null,
+    status: 'published',
+    publishedAt: '2025-01-01T00:00:00.000Z',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    updatedAt: '2025-01-01T00:00:00.000Z',
+    author: { name: 'Bench', image: null },
+    lastUpdatedBy: null,
+    tags: [],
+    seo: null,
+    variants: [],
+    content: `Body of article ${i}.`,
+  }));
+}
+
+interface Prepared {
+  key: string;
+  generatedSeconds: number;
+  rollupSeconds: number;
+}
+
+/**
+ * Page views spread evenly over the last year, articles skewed towards low numbers (the smaller of
+ * two uniform draws), ~20,000 visitors a day, a quarter from the SDK, 90% with one of 20 countries,
+ * uniform times (0–300 s) and depths, `bounced` sent for two thirds of them.
+ */
+async function generatePageViews(
+  db: Db,
+  projectId: string,
+  articleIds: string[],
+  today: string,
+): Promise<void> {
+  const chunk = 1_000_000;
+  for (let from = 0; from < pageViewCount; from += chunk) {
+    const to = Math.min(pageViewCount, from + chunk) - 1;
+    const started = performance.now();
+    if (db.dialect === 'postgres') {
+      await sql`insert into page_views (id, project_id, article_id, day, created_at, updated_at, visitor_id,
+          session_id, source, country, time_on_page_ms, scroll_depth_centi, exit_position, bounced, screen_width,
+          screen_height, event_count, page_url, page_title, referrer, events)
+        select g.id, ${projectId}, (${articleIds}::text[])[1 + least(floor(random() * ${articleIds.length}),
+            floor(random() * ${articleIds.length}))::int],
+          g.day, g.day || 'T12:00:00.000Z', g.day || 'T12:00:30.000Z', 'v' || floor(random() * 20000)::int,
+          's' || g.i, case when g.i % 4 = 0 then 'sdk' else 'direct' end,
+          case when g.i % 10 = 0 then null else substr(${countries}, 1 + 2 * floor(random() * 20)::int, 2) end,
+          floor(random() * 300000)::bigint, floor(random() * 10001)::int, floor(random() * 101),
+          case when g.i % 3 = 0 then null else floor(random() * 2)::int end, 1280, 800, 0,
+          'https://blog.example.com/post', 'A post', 'https://news.example.com/', '[]'
+        from (select i, lpad(to_hex(i), 12, '0') || md5(i::text) as id,
+            to_char(${today}::date - (i % ${historyDays})::int, 'YYYY-MM-DD') as day
+          from generate_series(${from}::bigint, ${to}::bigint) as i) as g`.execute(db.kysely);
+    } else {
+      await sql`with recursive n(i) as (select ${from} union all select i + 1 from n where i < ${to}),
+        g(i, day, article) as materialized (select i, date(${today}, '-' || (i % ${historyDays}) || ' days'),
+          min(abs(random()) % ${articleIds.length}, abs(random()) % ${articleIds.length}) from n)
+        insert into page_views (id, project_id, article_id, day, created_at, updated_at, visitor_id, session_id,
+          source, country, time_on_page_ms, scroll_depth_centi, exit_position, bounced, screen_width, screen_height,
+          event_count, page_url, page_title, referrer, events)
+        select printf('%012x', i) || hex(randomblob(11)), ${projectId}, bench_articles.id, day,
+          day || 'T12:00:00.000Z', day || 'T12:00:30.000Z', 'v' || (abs(random()) % 20000), 's' || i,
+          case when i % 4 = 0 then 'sdk' else 'direct' end,
+          case when i % 10 = 0 then null else substr(${countries}, 1 + 2 * (abs(random()) % 20), 2) end,
+          abs(random()) % 300000, abs(random()) % 10001, abs(random()) % 101,
+          case when i % 3 = 0 then null else abs(random()) % 2 end, 1280, 800, 0,
+          'https://blog.example.com/post', 'A post', 'https://news.example.com/', '[]'
+        from g join bench_articles on bench_articles.n = g.article`.execute(db.kysely);
+    }
+    const rate = Math.round((to - from + 1) / ((performance.now() - started) / 1000));
+    process.stdout.write(`  generated ${to + 1} page views (${rate} rows/s)\n`);
+  }
+}
+
+async function prepare(databaseUrl: string): Promise<Prepared> {
+  const db = openDatabase(databaseUrl);
+  await migrateToLatest(db);
+  const slug = `bench-${Date.now()}`;
+  const project = await createProject(db, { name: 'Bench', slug, storageLimit: '10 GB' });
+  await importContent(db, slug, { tags: [], articles: articles(articleCount) });
+  const ids = (
+    await db.kysely
+      .selectFrom('articles')
+      .select('id')
+      .where('project_id', '=', project.id)
+      .orderBy('slug')
+      .execute()
+  ).map((row) => row.id);
+  if (db.dialect === 'sqlite') {
+    await sql`create temp table bench_articles (n integer primary key, id text)`.execute(db.kysely);
+    for (const [n, id] of ids.entries())
+      await sql`insert into bench_articles values (${n}, ${id})`.execute(db.kysely);
+  }
+  const today = utcDay(Date.now());
+  let started = performance.now();
+  await generatePageViews(db, project.id, ids, today);
+  const generatedSeconds = (performance.now() - started) / 1000;
+  started = performance.now();
+  await rebuildRollups(db.kysely, project.id, today);
+  const rollupSeconds = (performance.now() - started) / 1000;
+  if (db.dialect === 'postgres') await sql`vacuum analyze`.execute(db.kysely);
+  else await sql`analyze`.execute(db.kysely);
+  const { key } = await createApiKey(db, slug, { kind: 'secret', rateLimit: 1_000_000 });
+  await db.close();
+  return { key, generatedSeconds, rollupSeconds };
+}
+
+interface TrackingResult extends LoadResult {
+  /** Requests answered 2xx, counted by autocannon. */
+  answered: number;
+}
+
+/** autocannon on a tracking endpoint; `paths` gives a different path to each request (PUT ids). */
+async function loadTracking(
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  options: { method: 'POST' | 'PUT'; body: string; paths?: string[] },
+): Promise<TrackingResult> {
+  let next = 0;
+  const paths = options.paths;
+  const result = await autocannon({
+    url,
+    connections: 32,
+    duration: seconds,
+    requests: [
+      {
+        method: options.method,
+        headers,
+        body: options.body,
+        ...(paths ? { setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) } : {}),
+      },
+    ],
+  });
+  return {
+    name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+    bytesPerResponse: Math.round(result.throughput.total / Math.max(1, result.requests.total)),
+    answered: result['2xx'],
+  };
+}
+
+/** The time of one request, in milliseconds. */
+async function timed(url: string, headers: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url, { headers });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
+  return performance.now() - started;
+}
+
+async function measure(label: string, databaseUrl: string, work: string): Promise<void> {
+  console.log(`\n${label}: generating ${pageViewCount} page views of ${articleCount} articles…`);
+  const prepared = await prepare(databaseUrl);
+  console.log(
+    `  ${pageViewCount} page views in ${prepared.generatedSeconds.toFixed(1)} s, rollups built in ${prepared.rollupSeconds.toFixed(1)} s`,
+  );
+  const secret = { 'x-api-key': prepared.key };
+  const app = await forkServer(new URL('./serve-app.ts', import.meta.url).pathname, {
+    DATABASE_URL: databaseUrl,
+  });
+
+  // The first stats request of a period sums the closed days of every article (then remembered).
+  const cold30 = await timed(`${app.url}/v1/analytics/stats?days=30`, secret);
+  const cold365 = await timed(`${app.url}/v1/analytics/stats?days=365`, secret);
+  console.log(
+    `  first request of a process: stats?days=30 ${cold30.toFixed(1)} ms, stats?days=365 ${cold365.toFixed(1)} ms`,
+  );
+  const sample = (await (
+    await fetch(`${app.url}/v1/analytics/stats?days=30`, { headers: secret })
+  ).json()) as {
+    data: { summary: unknown; topArticles: unknown[]; topCountries: unknown[] };
+  };
+  console.log(
+    `  stats?days=30: ${JSON.stringify(sample.data.summary)}, top articles ${JSON.stringify(sample.data.topArticles.slice(0, 2))}…, ${sample.data.topCountries.length} countries`,
+  );
+  const reads: LoadResult[] = [];
+  for (const connections of [1, 8]) {
+    for (const path of [
+      '/v1/analytics/stats?days=30',
+      '/v1/analytics/funnel?days=30',
+      '/v1/analytics/funnel?days=30&slug=article-7',
+      '/v1/analytics/stats?days=365',
+    ]) {
+      reads.push(
+        await load(`GET ${path} (${connections} conn.)`, `${app.url}${path}`, secret, { connections }),
+      );
+    }
+  }
+  report(`Analytics reads, ${label}, ${pageViewCount} page views`, reads);
+
+  const track = { ...secret, 'content-type': 'application/json', 'user-agent': browser };
+  const postBody = JSON.stringify({
+    slug: 'article-3',
+    pageUrl: 'https://blog.example.com/article-3',
+    pageTitle: 'Article 3',
+    referrer: 'https://news.example.com/',
+    screenWidth: 1440,
+    screenHeight: 900,
+    timeOnPage: 0,
+    scrollDepth: 0,
+    fetchGeo: true,
+  });
+  const answer = await fetch(`${app.url}/v1/analytics/track`, {
+    method: 'POST',
+    headers: track,
+    body: postBody,
+  });
+  const bodyFile = join(work, 'answer.json');
+  writeFileSync(bodyFile, Buffer.from(await answer.arrayBuffer()));
+  const raw = await forkServer(new URL('./serve-raw.ts', import.meta.url).pathname, {
+    BENCH_BODY_FILE: bodyFile,
+  });
+  const baseline = await load('raw node:http, same answer', raw.url, {}, { method: 'POST', body: postBody });
+  await raw.stop();
+
+  const before = await countPageViews(databaseUrl);
+  const post = await loadTracking('POST /v1/analytics/track', `${app.url}/v1/analytics/track`, track, {
+    method: 'POST',
+    body: postBody,
+  });
+  const after = await countPageViews(databaseUrl);
+  const ids = await recentPageViewIds(databaseUrl, after - before);
+  const put = await loadTracking('PUT /v1/analytics/track/:id', app.url, track, {
+    method: 'PUT',
+    body: JSON.stringify({ timeOnPage: 42, scrollDepth: 80, exitPosition: 75 }),
+    paths: ids.map((id) => `/v1/analytics/track/${id}`),
+  });
+  await app.stop();
+  report(`Tracking, ${label} (${pageViewCount} page views already stored)`, [baseline, post, put], baseline);
+  console.log(
+    `\n  POST run: ${post.answered} answered 201, ${after - before} page views stored (requests cut off by the end of the run may be stored unanswered)`,
+  );
+  if (after - before < post.answered) throw new Error('an answered page view is missing');
+}
+
+async function countPageViews(databaseUrl: string): Promise<number> {
+  const db = openDatabase(databaseUrl);
+  const row = await db.kysely
+    .selectFrom('page_views')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  await db.close();
+  return Number(row.count);
+}
+
+async function recentPageViewIds(databaseUrl: string, limit: number): Promise<string[]> {
+  const db = openDatabase(databaseUrl);
+  // The ids of the page views just POSTed: their time prefix sorts after the generated ones.
+  const rows = await db.kysely
+    .selectFrom('page_views')
+    .select('id')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  await db.close();
+  return rows.map((row) => row.id);
+}
+
+/** A database of its own on the server of BENCH_POSTGRES_URL, dropped afterwards. */
+async function withPostgresDatabase(url: string, run: (databaseUrl: string) => Promise<void>): Promise<void> {
+  const name = `folio_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const databaseUrl = new URL(url);
+  databaseUrl.pathname = `/${name}`;
+  try {
+    await run(databaseUrl.toString());
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), 'folio-bench-'));
+try {
+  await measure('SQLite', join(work, 'bench.db'), work);
+  if (process.env.BENCH_POSTGRES_URL) {
+    await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, (url) => measure('PostgreSQL', url, work));
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,278 @@
+// Helpers of the analytics tests: tracking requests as a browser sends them, a factory that writes
+// page views with known values at chosen times (through the same group-commit writer as the API),
+// and a reference computation of every rollup straight from the raw rows, written from the contract
+// independently of src/analytics/contribution.ts.
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
+import { newPageViewId } from '../../src/analytics/visitor.ts';
+import type { Db } from '../../src/db/database.ts';
+import type { PageViewTable, Project } from '../../src/db/schema.ts';
+
+export const browser =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+export const otherBrowser =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+
+export interface SendOptions {
+  headers?: Record<string, string>;
+  ip?: string;
+  userAgent?: string | null;
+  contentType?: string;
+  query?: string;
+}
+
+function requestHeaders(options: SendOptions, hasBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.userAgent !== null) headers['user-agent'] = options.userAgent ?? browser;
+  if (hasBody) headers['content-type'] = options.contentType ?? 'application/json';
+  return headers;
+}
+
+function payloadOf(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+export function track(
+  app: FastifyInstance,
+  body: unknown,
+  options: SendOptions = {},
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: `/v1/analytics/track${options.query ?? ''}`,
+    headers: requestHeaders(options, body !== undefined),
+    payload: payloadOf(body),
+    remoteAddress: options.ip ?? '203.0.113.7',
+  });
+}
+
+export function update(
+  app: FastifyInstance,
+  id: string,
+  body: unknown,
+  options: SendOptions & { method?: 'PUT' | 'POST' } = {},
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: options.method ?? 'PUT',
+    url: `/v1/analytics/track/${id}${options.query ?? ''}`,
+    headers: requestHeaders(options, body !== undefined),
+    payload: payloadOf(body),
+    remoteAddress: options.ip ?? '203.0.113.7',
+  });
+}
+
+/** Waits while the UTC day is about to change, so that a test and its requests see the same day. */
+export async function awayFromMidnight(): Promise<void> {
+  const msToMidnight = 86_400_000 - (Date.now() % 86_400_000);
+  if (msToMidnight < 5000) await new Promise((resolve) => setTimeout(resolve, msToMidnight + 50));
+}
+
+/** The instant `days` days before today, at the UTC time of day `time`. */
+export function daysAgo(days: number, time = '12:00:00.000'): Date {
+  const today = new Date().toISOString().slice(0, 10);
+  const [year, month, date] = today.split('-').map(Number);
+  return new Date(`${new Date(Date.UTC(year, month - 1, date - days)).toISOString().slice(0, 10)}T${time}Z`);
+}
+
+export interface FactoryView {
+  slug: string;
+  at?: Date;
+  timeOnPage?: number;
+  scrollDepth?: number;
+  bounced?: boolean;
+  sdk?: boolean;
+  country?: string | null;
+  visitor?: string;
+}
+
+/** A page view as the API would store it, with the factory's known values. */
+export function factoryRow(project: Project, view: FactoryView, index = 0): PageViewTable {
+  const at = view.at ?? new Date();
+  return {
+    id: newPageViewId(at.getTime()),
+    project_id: project.id,
+    article_id: '',
+    day: at.toISOString().slice(0, 10),
+    created_at: at.toISOString(),
+    updated_at: at.toISOString(),
+    visitor_id: view.visitor ?? `visitor-${index}`,
+    session_id: `session-${index}`,
+    source: view.sdk ? 'sdk' : 'direct',
+    country: view.country ?? null,
+    time_on_page_ms: Math.round((view.timeOnPage ?? 0) * 1000),
+    scroll_depth_centi: Math.round((view.scrollDepth ?? 0) * 100),
+    exit_position: null,
+    bounced: view.bounced === undefined ? null : view.bounced ? 1 : 0,
+    screen_width: null,
+    screen_height: null,
+    event_count: 0,
+    page_url: null,
+    page_title: null,
+    referrer: null,
+    utm_source: null,
+    utm_medium: null,
+    utm_campaign: null,
+    utm_term: null,
+    utm_content: null,
+    events: '[]',
+  };
+}
+
+/** Writes page views with known values at chosen instants, through the API's writer. */
+export async function writePageViews(db: Db, project: Project, views: FactoryView[]): Promise<string[]> {
+  const writer = new PageViewWriter(db);
+  const ids = await Promise.all(
+    views.map((view, index) => {
+      const row = factoryRow(project, view, index);
+      return writer.write({ kind: 'create', row, slug: view.slug }).then(() => row.id);
+    }),
+  );
+  await writer.idle();
+  return ids;
+}
+
+export interface Counters {
+  views: number;
+  sdk_views: number;
+  time_on_page_ms: number;
+  scroll_depth_centi: number;
+  bounced: number;
+  engaged: number;
+  reached25: number;
+  reached50: number;
+  reached75: number;
+  reached90: number;
+}
+
+const counterNames: Array<keyof Counters> = [
+  'views',
+  'sdk_views',
+  'time_on_page_ms',
+  'scroll_depth_centi',
+  'bounced',
+  'engaged',
+  'reached25',
+  'reached50',
+  'reached75',
+  'reached90',
+];
+
+function zero(): Counters {
+  return Object.fromEntries(counterNames.map((name) => [name, 0])) as unknown as Counters;
+}
+
+/** The contract's rules (§7, §8), applied to one stored page view. */
+function countersOf(row: PageViewTable): Counters {
+  const time = Number(row.time_on_page_ms);
+  const depth = Number(row.scroll_depth_centi);
+  const bounced = row.bounced === null ? time < 5000 : Number(row.bounced) === 1;
+  return {
+    views: 1,
+    sdk_views: row.source === 'sdk' ? 1 : 0,
+    time_on_page_ms: time,
+    scroll_depth_centi: depth,
+    bounced: bounced ? 1 : 0,
+    engaged: time >= 10_000 || depth >= 5_000 ? 1 : 0,
+    reached25: depth >= 2_500 ? 1 : 0,
+    reached50: depth >= 5_000 ? 1 : 0,
+    reached75: depth >= 7_500 ? 1 : 0,
+    reached90: depth >= 9_000 ? 1 : 0,
+  };
+}
+
+function add(total: Counters, more: Counters): void {
+  for (const name of counterNames) total[name] += more[name];
+}
+
+export interface Rollups {
+  articles: Record<string, Counters>;
+  days: Record<string, Counters & { visitors: number }>;
+  countries: Record<string, number>;
+}
+
+export async function rawPageViews(db: Db, projectId: string): Promise<PageViewTable[]> {
+  return db.kysely
+    .selectFrom('page_views')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('id')
+    .execute();
+}
+
+/** Every rollup of a project, recomputed from its raw page views. */
+export async function referenceRollups(db: Db, projectId: string): Promise<Rollups> {
+  const rows = await rawPageViews(db, projectId);
+  const articles: Rollups['articles'] = {};
+  const days: Rollups['days'] = {};
+  const countries: Rollups['countries'] = {};
+  const visitors = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const counters = countersOf(row);
+    const articleKey = `${row.day} ${row.article_id}`;
+    articles[articleKey] ??= zero();
+    add(articles[articleKey], counters);
+    days[row.day] ??= { ...zero(), visitors: 0 };
+    add(days[row.day], counters);
+    if (!visitors.has(row.day)) visitors.set(row.day, new Set());
+    visitors.get(row.day)!.add(row.visitor_id);
+    if (row.country !== null)
+      countries[`${row.day} ${row.country}`] = (countries[`${row.day} ${row.country}`] ?? 0) + 1;
+  }
+  for (const [day, ids] of visitors) days[day].visitors = ids.size;
+  return { articles, days, countries };
+}
+
+/** Every rollup of a project as stored. */
+export async function storedRollups(db: Db, projectId: string): Promise<Rollups> {
+  const articles: Rollups['articles'] = {};
+  const days: Rollups['days'] = {};
+  const countries: Rollups['countries'] = {};
+  const numbers = <T extends object>(row: T) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [key, typeof value === 'string' ? value : Number(value)]),
+    );
+  for (const row of await db.kysely
+    .selectFrom('analytics_daily_articles')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .execute()) {
+    const { project_id: _project, day, article_id, ...counters } = numbers(row);
+    articles[`${day} ${article_id}`] = counters as unknown as Counters;
+  }
+  for (const row of await db.kysely
+    .selectFrom('analytics_daily_totals')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .execute()) {
+    const { project_id: _project, day, ...counters } = numbers(row);
+    days[day as string] = counters as unknown as Counters & { visitors: number };
+  }
+  for (const row of await db.kysely
+    .selectFrom('analytics_daily_countries')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .execute()) {
+    countries[`${row.day} ${row.country}`] = Number(row.views);
+  }
+  return { articles, days, countries };
+}
+
+export async function viewCountOf(db: Db, projectId: string, slug: string): Promise<number> {
+  const row = await db.kysely
+    .selectFrom('articles')
+    .select('view_count')
+    .where('project_id', '=', projectId)
+    .where('slug', '=', slug)
+    .executeTakeFirstOrThrow();
+  return Number(row.view_count);
+}
+
+export async function pageViewCount(db: Db, projectId: string): Promise<number> {
+  const row = await db.kysely
+    .selectFrom('page_views')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('project_id', '=', projectId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -1,0 +1,247 @@
+// Updating a page view (contract §7): larger time and depth kept whatever the order, exit and bounce
+// replaced, events appended; 404 for ids that are unknown or of another project, 409 after 24 hours;
+// validation as for the POST; nothing half-written.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
+import { rawPageViews, referenceRollups, storedRollups, track, update } from './support.ts';
+
+describeEachDialect('tracking: PUT /v1/analytics/track/:id', (ctx) => {
+  async function pageView(body: Record<string, unknown> = {}) {
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'hello' })]);
+    const created = await track(ctx.app, { slug: 'hello', ...body }, { headers: owner.headers });
+    assert.equal(created.statusCode, 201, created.body);
+    const id: string = created.json().id;
+    const row = async () => (await rawPageViews(ctx.db, owner.project.id)).find((view) => view.id === id)!;
+    return { ...owner, id, row };
+  }
+
+  const measures = (row: any) => ({
+    time: Number(row.time_on_page_ms),
+    depth: Number(row.scroll_depth_centi),
+    exit: row.exit_position === null ? null : Number(row.exit_position),
+    bounced: row.bounced === null ? null : Number(row.bounced),
+    events: JSON.parse(row.events),
+  });
+
+  test('larger time and depth are kept, exitPosition and bounced take the new value, events are appended', async () => {
+    const view = await pageView({
+      timeOnPage: 2,
+      scrollDepth: 10,
+      events: [{ type: 'open', timeOffset: 0 }],
+    });
+    const response = await update(
+      ctx.app,
+      view.id,
+      {
+        timeOnPage: 31.5,
+        scrollDepth: 64,
+        exitPosition: 60,
+        bounced: false,
+        events: [{ type: 'click', element: 'a', timeOffset: 900 }],
+      },
+      { headers: view.headers },
+    );
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), { data: { success: true } });
+    assert.deepEqual(measures(await view.row()), {
+      time: 31_500,
+      depth: 6400,
+      exit: 60,
+      bounced: 0,
+      events: [
+        { type: 'open', timeOffset: 0 },
+        { type: 'click', element: 'a', timeOffset: 900 },
+      ],
+    });
+    const stored = await view.row();
+    assert.ok(stored.updated_at > stored.created_at || stored.updated_at === stored.created_at);
+  });
+
+  test('updates arriving out of order cannot lower time or depth, but exit and bounce follow the last one', async () => {
+    const view = await pageView();
+    for (const body of [
+      { timeOnPage: 90, scrollDepth: 75, exitPosition: 70, bounced: false },
+      { timeOnPage: 30, scrollDepth: 40, exitPosition: 35, bounced: true },
+      { timeOnPage: 60 },
+    ]) {
+      assert.equal((await update(ctx.app, view.id, body, { headers: view.headers })).statusCode, 200);
+    }
+    assert.deepEqual(measures(await view.row()), {
+      time: 90_000,
+      depth: 7500,
+      exit: 35,
+      bounced: 1,
+      events: [],
+    });
+    assert.deepEqual(
+      await storedRollups(ctx.db, view.project.id),
+      await referenceRollups(ctx.db, view.project.id),
+    );
+  });
+
+  test('an empty update, or none at all, succeeds and changes no measure', async () => {
+    const view = await pageView({ timeOnPage: 7, scrollDepth: 30, exitPosition: 10 });
+    assert.equal((await update(ctx.app, view.id, {}, { headers: view.headers })).statusCode, 200);
+    assert.equal((await update(ctx.app, view.id, undefined, { headers: view.headers })).statusCode, 200);
+    assert.deepEqual(measures(await view.row()), {
+      time: 7000,
+      depth: 3000,
+      exit: 10,
+      bounced: null,
+      events: [],
+    });
+  });
+
+  test('an unknown id, a malformed id, or the id of another project is 404, and changes nothing', async () => {
+    const view = await pageView({ timeOnPage: 1 });
+    const other = await createTestProject(ctx.db);
+    const cases: Array<[string, Record<string, string>]> = [
+      [view.id, other.headers],
+      [`${view.id.slice(0, -1)}${view.id.endsWith('A') ? 'B' : 'A'}`, view.headers],
+      ['0123456789abAAAAAAAAAAAAAAAAAAAAAA', view.headers],
+      ['not-an-id', view.headers],
+      ["1'%20or%20'1'='1", view.headers],
+    ];
+    for (const [id, headers] of cases) {
+      for (const method of ['PUT', 'POST'] as const) {
+        const response = await update(ctx.app, id, { timeOnPage: 500 }, { headers, method });
+        assert.equal(response.statusCode, 404, `${method} ${id}`);
+        const body = response.json();
+        assert.equal(body.error, 'Not Found');
+        assert.match(body.message, /^Page view '.*' not found$/);
+      }
+    }
+    assert.equal(measures(await view.row()).time, 1000);
+  });
+
+  test('an id longer than any page-view id, or holding a NUL, is a 400 naming the id', async () => {
+    const view = await pageView();
+    for (const id of ['a'.repeat(201), 'abc%00def']) {
+      const response = await update(ctx.app, id, { timeOnPage: 5 }, { headers: view.headers });
+      assert.equal(response.statusCode, 400, id);
+      assert.deepEqual(
+        response.json().details.issues.map((issue: { field: string }) => issue.field),
+        ['id'],
+      );
+    }
+  });
+
+  test('a page view created more than 24 hours ago is 409 Conflict and unchanged', async () => {
+    const view = await pageView({ timeOnPage: 3 });
+    const setCreated = (at: Date) =>
+      ctx.db.kysely
+        .updateTable('page_views')
+        .set({ created_at: at.toISOString() })
+        .where('id', '=', view.id)
+        .execute();
+    await setCreated(new Date(Date.now() - 24 * 3_600_000 + 60_000));
+    assert.equal(
+      (await update(ctx.app, view.id, { timeOnPage: 4 }, { headers: view.headers })).statusCode,
+      200,
+      'under 24 hours',
+    );
+    await setCreated(new Date(Date.now() - 24 * 3_600_000 - 1000));
+    const response = await update(ctx.app, view.id, { timeOnPage: 500 }, { headers: view.headers });
+    assert.equal(response.statusCode, 409);
+    assert.deepEqual(Object.keys(response.json()).sort(), ['error', 'message', 'statusCode']);
+    assert.equal(response.json().error, 'Conflict');
+    assert.equal(measures(await view.row()).time, 4000);
+  });
+
+  test('each invalid member is a 400 naming it, and nothing of the update is applied', async () => {
+    const view = await pageView({ timeOnPage: 5, scrollDepth: 5 });
+    const cases: Array<[unknown, string[]]> = [
+      [{ timeOnPage: -1 }, ['timeOnPage']],
+      [{ timeOnPage: 100_000, scrollDepth: 50 }, ['timeOnPage']],
+      [{ scrollDepth: 150, exitPosition: 101 }, ['scrollDepth', 'exitPosition']],
+      [{ scrollDepth: '50' }, ['scrollDepth']],
+      [{ bounced: 'false' }, ['bounced']],
+      [{ timeOnPage: 60, events: [{ type: 'click', timeOffset: 'soon' }] }, ['events.0.timeOffset']],
+      [{ events: Array.from({ length: 101 }, () => ({ type: 'x', timeOffset: 1 })) }, ['events']],
+      [[{ timeOnPage: 60 }], ['body']],
+    ];
+    for (const [body, fields] of cases) {
+      const response = await update(ctx.app, view.id, body, { headers: view.headers });
+      assert.equal(response.statusCode, 400, JSON.stringify(body).slice(0, 100));
+      assert.deepEqual(
+        response.json().details.issues.map((issue: { field: string }) => issue.field),
+        fields,
+      );
+    }
+    assert.deepEqual(measures(await view.row()), {
+      time: 5000,
+      depth: 500,
+      exit: null,
+      bounced: null,
+      events: [],
+    });
+  });
+
+  test('a page view keeps at most 1000 events: an update past that is a 400 and changes nothing', async () => {
+    const view = await pageView();
+    const events = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({ type: 'tick', timeOffset: i }));
+    for (let i = 0; i < 10; i++) {
+      assert.equal(
+        (await update(ctx.app, view.id, { events: events(100) }, { headers: view.headers })).statusCode,
+        200,
+      );
+    }
+    const refused = await update(
+      ctx.app,
+      view.id,
+      { timeOnPage: 70, events: events(1) },
+      { headers: view.headers },
+    );
+    assert.equal(refused.statusCode, 400);
+    assert.deepEqual(
+      refused.json().details.issues.map((issue: { field: string }) => issue.field),
+      ['events'],
+    );
+    const row = await view.row();
+    assert.equal(Number(row.event_count), 1000);
+    assert.equal(JSON.parse(row.events).length, 1000);
+    assert.equal(Number(row.time_on_page_ms), 0);
+    assert.equal(
+      (await update(ctx.app, view.id, { timeOnPage: 70 }, { headers: view.headers })).statusCode,
+      200,
+    );
+  });
+
+  test('POST /v1/analytics/track/:id does exactly what the PUT does', async () => {
+    const view = await pageView({ scrollDepth: 20 });
+    const response = await update(
+      ctx.app,
+      view.id,
+      { scrollDepth: 55, bounced: true, events: [{ type: 'x', timeOffset: 1 }] },
+      {
+        headers: view.headers,
+        method: 'POST',
+      },
+    );
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), { data: { success: true } });
+    assert.deepEqual(measures(await view.row()), {
+      time: 0,
+      depth: 5500,
+      exit: null,
+      bounced: 1,
+      events: [{ type: 'x', timeOffset: 1 }],
+    });
+  });
+
+  test('an update from a bot is answered 202 and applied to nothing', async () => {
+    const view = await pageView({ timeOnPage: 1 });
+    const response = await update(
+      ctx.app,
+      view.id,
+      { timeOnPage: 50 },
+      { headers: view.headers, userAgent: 'Googlebot/2.1 (+http://www.google.com/bot.html)' },
+    );
+    assert.equal(response.statusCode, 202);
+    assert.deepEqual(response.json(), { success: false, reason: 'bot' });
+    assert.equal(measures(await view.row()).time, 1000);
+  });
+});

@@ -1,0 +1,153 @@
+// The group commit of page-view writes: concurrent writes share transactions, each is answered
+// only once committed, one refused or failing write does not take the others down, and two updates
+// of one page view in one batch apply in order.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
+import { HttpError } from '../../src/http/errors.ts';
+import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
+import {
+  factoryRow,
+  pageViewCount,
+  rawPageViews,
+  referenceRollups,
+  storedRollups,
+  viewCountOf,
+} from './support.ts';
+
+describeEachDialect('page-view writer', (ctx) => {
+  async function blog() {
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'hello' })]);
+    return owner;
+  }
+
+  test('forty concurrent page views share a few transactions, and all are stored when answered', async () => {
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db);
+    const writes = Array.from({ length: 40 }, (_, i) =>
+      writer.write({
+        kind: 'create',
+        row: factoryRow(project, { slug: 'hello', visitor: `v${i % 7}` }, i),
+        slug: 'hello',
+      }),
+    );
+    await Promise.all(writes);
+    assert.ok(writer.commits < 40, `${writer.commits} transactions for 40 writes`);
+    assert.ok(writer.commits >= 1);
+    assert.equal(await pageViewCount(ctx.db, project.id), 40);
+    assert.equal(await viewCountOf(ctx.db, project.id, 'hello'), 40);
+    const rollups = await storedRollups(ctx.db, project.id);
+    assert.deepEqual(rollups, await referenceRollups(ctx.db, project.id));
+    assert.equal(Object.values(rollups.days)[0].visitors, 7);
+  });
+
+  test('in one batch, refused writes get their own error and the others are committed', async () => {
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db);
+    const old = factoryRow(project, { slug: 'hello', at: new Date(Date.now() - 25 * 3_600_000) }, 0);
+    await writer.write({ kind: 'create', row: old, slug: 'hello' });
+    const now = new Date().toISOString();
+    const results = await Promise.allSettled([
+      writer.write({ kind: 'create', row: factoryRow(project, { slug: 'hello' }, 1), slug: 'hello' }),
+      writer.write({ kind: 'create', row: factoryRow(project, { slug: 'missing' }, 2), slug: 'missing' }),
+      writer.write({ kind: 'update', projectId: project.id, id: old.id, patch: { timeOnPageMs: 9000 }, now }),
+      writer.write({
+        kind: 'update',
+        projectId: 'another-project',
+        id: old.id,
+        patch: { timeOnPageMs: 9000 },
+        now,
+      }),
+      writer.write({ kind: 'create', row: factoryRow(project, { slug: 'hello' }, 3), slug: 'hello' }),
+    ]);
+    const statuses = results.map((result) =>
+      result.status === 'fulfilled' ? 'ok' : (result.reason as HttpError).statusCode,
+    );
+    assert.deepEqual(statuses, ['ok', 404, 409, 404, 'ok']);
+    assert.ok(results.every((result) => result.status === 'fulfilled' || result.reason instanceof HttpError));
+    assert.equal(await pageViewCount(ctx.db, project.id), 3);
+    assert.equal(await viewCountOf(ctx.db, project.id, 'hello'), 3);
+    assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+  });
+
+  test('a write the database refuses fails alone; the rest of its batch is committed', async () => {
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db);
+    const first = factoryRow(project, { slug: 'hello' }, 0);
+    await writer.write({ kind: 'create', row: first, slug: 'hello' });
+    const results = await Promise.allSettled([
+      writer.write({ kind: 'create', row: factoryRow(project, { slug: 'hello' }, 1), slug: 'hello' }),
+      writer.write({
+        kind: 'create',
+        row: { ...factoryRow(project, { slug: 'hello' }, 2), id: first.id },
+        slug: 'hello',
+      }),
+      writer.write({ kind: 'create', row: factoryRow(project, { slug: 'hello' }, 3), slug: 'hello' }),
+    ]);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.equal(await pageViewCount(ctx.db, project.id), 3);
+    assert.equal(await viewCountOf(ctx.db, project.id, 'hello'), 3);
+    assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+  });
+
+  test('two updates of one page view in one batch apply in the order sent', async () => {
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db);
+    const row = factoryRow(project, { slug: 'hello', timeOnPage: 1, scrollDepth: 10 }, 0);
+    await writer.write({ kind: 'create', row, slug: 'hello' });
+    const now = new Date().toISOString();
+    const commitsBefore = writer.commits;
+    await Promise.all([
+      writer.write({
+        kind: 'update',
+        projectId: project.id,
+        id: row.id,
+        patch: { timeOnPageMs: 50_000, exitPosition: 80, bounced: false },
+        now,
+      }),
+      writer.write({
+        kind: 'update',
+        projectId: project.id,
+        id: row.id,
+        patch: {
+          timeOnPageMs: 20_000,
+          scrollDepthCenti: 6000,
+          exitPosition: 10,
+          events: [{ type: 'a', timeOffset: 1 }],
+        },
+        now,
+      }),
+      writer.write({
+        kind: 'update',
+        projectId: project.id,
+        id: row.id,
+        patch: { bounced: true, events: [{ type: 'b', timeOffset: 2 }] },
+        now,
+      }),
+    ]);
+    assert.equal(writer.commits - commitsBefore, 1, 'one transaction');
+    const [stored] = await rawPageViews(ctx.db, project.id);
+    assert.equal(Number(stored.time_on_page_ms), 50_000);
+    assert.equal(Number(stored.scroll_depth_centi), 6000);
+    assert.equal(Number(stored.exit_position), 10);
+    assert.equal(Number(stored.bounced), 1);
+    assert.deepEqual(JSON.parse(stored.events), [
+      { type: 'a', timeOffset: 1 },
+      { type: 'b', timeOffset: 2 },
+    ]);
+    assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+  });
+
+  test('idle() resolves once every queued write is committed', async () => {
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db);
+    for (let i = 0; i < 5; i++)
+      void writer.write({ kind: 'create', row: factoryRow(project, { slug: 'hello' }, i), slug: 'hello' });
+    await writer.idle();
+    assert.equal(await pageViewCount(ctx.db, project.id), 5);
+  });
+});
