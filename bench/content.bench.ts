@@ -58,38 +58,43 @@ async function prepare(databaseUrl: string): Promise<string> {
 async function measure(label: string, databaseUrl: string, work: string): Promise<void> {
   const key = await prepare(databaseUrl);
   const headers = { 'x-api-key': key };
-  const app = await forkServer(new URL('./serve-app.ts', import.meta.url).pathname, {
-    DATABASE_URL: databaseUrl,
-  });
-  const listBody = await (await fetch(`${app.url}/v1/articles?limit=10`, { headers })).arrayBuffer();
-  const bodyFile = join(work, 'body.json');
-  writeFileSync(bodyFile, Buffer.from(listBody));
-  const raw = await forkServer(new URL('./serve-raw.ts', import.meta.url).pathname, {
-    BENCH_BODY_FILE: bodyFile,
-  });
+  const scenarios = [
+    '/v1/articles?limit=10',
+    '/v1/articles?tags=tag-3',
+    '/v1/articles?search=unique4242word',
+    '/v1/articles?search=latency',
+    '/v1/articles/article-5000',
+  ];
   const results: LoadResult[] = [];
-  const baseline = await load('raw node:http, same body', raw.url, {});
-  await raw.stop();
-  results.push(baseline);
-  results.push(await load('GET /v1/articles?limit=10', `${app.url}/v1/articles?limit=10`, headers));
-  results.push(await load('GET /v1/articles?tags=tag-3', `${app.url}/v1/articles?tags=tag-3`, headers));
-  results.push(
-    await load(
-      'GET /v1/articles?search=unique4242word',
-      `${app.url}/v1/articles?search=unique4242word`,
-      headers,
-    ),
-  );
-  results.push(
-    await load('GET /v1/articles?search=latency', `${app.url}/v1/articles?search=latency`, headers),
-  );
-  results.push(await load('GET /v1/articles/article-5000', `${app.url}/v1/articles/article-5000`, headers));
-  await app.stop();
-  report(
-    `Content API, ${label}, ${articleCount} articles (list body ${listBody.byteLength} bytes)`,
-    results,
-    baseline,
-  );
+  let baseline: LoadResult | undefined;
+  let listBytes = 0;
+  // Cached: repeated reads served from the answer cache (the steady state of a blog's front end).
+  // Uncached: the cache disabled, so every request runs its queries (a cold or changing project).
+  for (const mode of ['cached', 'uncached'] as const) {
+    const app = await forkServer(new URL('./serve-app.ts', import.meta.url).pathname, {
+      DATABASE_URL: databaseUrl,
+      BENCH_ANSWER_CACHE: mode === 'cached' ? 'on' : 'off',
+    });
+    if (baseline === undefined) {
+      const listBody = await (await fetch(`${app.url}${scenarios[0]}`, { headers })).arrayBuffer();
+      listBytes = listBody.byteLength;
+      const bodyFile = join(work, 'body.json');
+      writeFileSync(bodyFile, Buffer.from(listBody));
+      const raw = await forkServer(new URL('./serve-raw.ts', import.meta.url).pathname, {
+        BENCH_BODY_FILE: bodyFile,
+      });
+      await load('warm-up', raw.url, {}, { seconds: 2 });
+      baseline = await load('raw node:http, same body', raw.url, {});
+      await raw.stop();
+      results.push(baseline);
+    }
+    for (const path of scenarios) {
+      await load('warm-up', `${app.url}${path}`, headers, { seconds: 2 });
+      results.push(await load(`GET ${path} (${mode})`, `${app.url}${path}`, headers));
+    }
+    await app.stop();
+  }
+  report(`Content API, ${label}, ${articleCount} articles (list body ${listBytes} bytes)`, results, baseline);
 }
 
 const work = mkdtempSync(join(tmpdir(), 'folio-bench-'));

