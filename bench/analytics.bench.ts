@@ -9,7 +9,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { rebuildRollups } from '../src/analytics/queries/rebuild-rollups.ts';
@@ -23,7 +22,6 @@ import { forkServer, type LoadResult, load, report } from './lib.ts';
 
 const pageViewCount = Number(process.env.BENCH_PAGE_VIEWS ?? 10_000_000);
 const articleCount = Number(process.env.BENCH_ANALYTICS_ARTICLES ?? 1000);
-const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const historyDays = 365;
 const browser =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -139,45 +137,6 @@ async function prepare(databaseUrl: string): Promise<Prepared> {
   return { key, generatedSeconds, rollupSeconds };
 }
 
-interface TrackingResult extends LoadResult {
-  /** Requests answered 2xx, counted by autocannon. */
-  answered: number;
-}
-
-/** autocannon on a tracking endpoint; `paths` gives a different path to each request (PUT ids). */
-async function loadTracking(
-  name: string,
-  url: string,
-  headers: Record<string, string>,
-  options: { method: 'POST' | 'PUT'; body: string; paths?: string[] },
-): Promise<TrackingResult> {
-  let next = 0;
-  const paths = options.paths;
-  const result = await autocannon({
-    url,
-    connections: 32,
-    duration: seconds,
-    requests: [
-      {
-        method: options.method,
-        headers,
-        body: options.body,
-        ...(paths ? { setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) } : {}),
-      },
-    ],
-  });
-  return {
-    name,
-    requestsPerSecond: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors,
-    non2xx: result.non2xx,
-    bytesPerResponse: Math.round(result.throughput.total / Math.max(1, result.requests.total)),
-    answered: result['2xx'],
-  };
-}
-
 /** The time of one request, in milliseconds. */
 async function timed(url: string, headers: Record<string, string>): Promise<number> {
   const started = performance.now();
@@ -253,13 +212,13 @@ async function measure(label: string, databaseUrl: string, work: string): Promis
   await raw.stop();
 
   const before = await countPageViews(databaseUrl);
-  const post = await loadTracking('POST /v1/analytics/track', `${app.url}/v1/analytics/track`, track, {
+  const post = await load('POST /v1/analytics/track', `${app.url}/v1/analytics/track`, track, {
     method: 'POST',
     body: postBody,
   });
   const after = await countPageViews(databaseUrl);
   const ids = await recentPageViewIds(databaseUrl, after - before);
-  const put = await loadTracking('PUT /v1/analytics/track/:id', app.url, track, {
+  const put = await load('PUT /v1/analytics/track/:id', app.url, track, {
     method: 'PUT',
     body: JSON.stringify({ timeOnPage: 42, scrollDepth: 80, exitPosition: 75 }),
     paths: ids.map((id) => `/v1/analytics/track/${id}`),

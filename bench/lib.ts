@@ -12,6 +12,8 @@ export interface LoadResult {
   errors: number;
   non2xx: number;
   bytesPerResponse: number;
+  /** Requests answered 2xx. */
+  answered: number;
 }
 
 export interface RunningServer {
@@ -37,20 +39,28 @@ export async function forkServer(script: string, env: Record<string, string>): P
   };
 }
 
+/** autocannon on one URL; `paths` gives each request the next of these paths instead (PUT ids). */
 export async function load(
   name: string,
   url: string,
   headers: Record<string, string>,
-  options: { seconds?: number; connections?: number; method?: string; body?: string } = {},
+  options: { seconds?: number; connections?: number; method?: string; body?: string; paths?: string[] } = {},
 ): Promise<LoadResult> {
+  let next = 0;
+  const paths = options.paths;
   const result = await autocannon({
     url,
-    headers,
-    method: (options.method ?? 'GET') as 'GET',
-    body: options.body,
     connections: options.connections ?? 32,
     duration: options.seconds ?? Number(process.env.BENCH_SECONDS ?? 8),
     pipelining: 1,
+    requests: [
+      {
+        method: (options.method ?? 'GET') as 'GET',
+        headers,
+        body: options.body,
+        ...(paths ? { setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) } : {}),
+      },
+    ],
   });
   return {
     name,
@@ -60,6 +70,7 @@ export async function load(
     errors: result.errors,
     non2xx: result.non2xx,
     bytesPerResponse: Math.round(result.throughput.total / Math.max(1, result.requests.total)),
+    answered: result['2xx'],
   };
 }
 
