@@ -1,7 +1,9 @@
 // The article list and single article: parameter rules beyond the schema (select, tag names,
 // search terms), the queries, and the mapping of rows to the API's shape.
+import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { ArticleVariantTable, Project } from '../db/schema.ts';
+import { preferIndexScans } from '../db/dialect-sql.ts';
+import type { ArticleVariantTable, Database, Project } from '../db/schema.ts';
 import { type FieldIssue, NotFoundError, ValidationError } from '../http/errors.ts';
 import {
   type ArticleFilter,
@@ -123,17 +125,25 @@ export async function listArticles(db: Db, project: Project, query: ArticleListQ
     excludeTagIds: exclude.flatMap((name) => tagIds.get(name) ?? []),
   };
   const offset = (query.page - 1) * query.limit;
-  const [rows, total] = await Promise.all([
-    findArticlePage(
-      db.kysely,
-      db.dialect,
-      filter,
-      { sort: query.sort, order: query.order },
-      { offset, limit: query.limit },
-      select.fields.has('content'),
-    ),
-    countArticles(db.kysely, db.dialect, filter),
-  ]);
+  const read = (executor: Kysely<Database>) =>
+    Promise.all([
+      findArticlePage(
+        executor,
+        db.dialect,
+        filter,
+        { sort: query.sort, order: query.order },
+        { offset, limit: query.limit },
+        select.fields.has('content'),
+      ),
+      countArticles(executor, db.dialect, filter),
+    ]);
+  const [rows, total] =
+    db.dialect === 'postgres' && filter.searchTerms.length > 0
+      ? await db.kysely.transaction().execute(async (trx) => {
+          await preferIndexScans(trx);
+          return read(trx);
+        })
+      : await read(db.kysely);
   const data = await toViews(db, project, rows, select, now);
   return {
     data,
