@@ -59,6 +59,17 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     return statement;
   }
 
+  /**
+   * Changes whenever the database may have changed: another connection committed (data_version)
+   * or this one wrote (total_changes). Lets a cached read stay exact without reading the data.
+   */
+  changeStamp(): string {
+    const row = this.prepare(
+      'select total_changes() as c, (select data_version from pragma_data_version) as v',
+    ).all([])[0] as { c: number; v: number };
+    return `${row.v}:${row.c}`;
+  }
+
   close(): void {
     this.#statements.clear();
     if (this.raw.isOpen) this.raw.close();
