@@ -172,18 +172,8 @@ export function findNewestPublished(
   );
 }
 
-/** Tag names of the given articles, ordered by name (case-insensitively), then id. */
-export function findTagNamesOfArticles(db: Executor, articleIds: string[]): Promise<TagNameRow[]> {
-  if (articleIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('article_tags')
-    .innerJoin('tags', 'tags.id', 'article_tags.tag_id')
-    .select(['article_tags.article_id', 'tags.name'])
-    .where('article_tags.article_id', 'in', articleIds)
-    .orderBy('tags.name_key')
-    .orderBy('tags.id')
-    .execute();
-}
+/** Tags of the given articles, ordered by name then id: the content feature's query serves. */
+export { findTagsOfArticles as findTagNamesOfArticles } from '../content/article-queries.ts';
 
 /**
  * Tag names of every article of the project, drafts included (their rows are simply not looked up),
