@@ -1,6 +1,7 @@
 // What one page view adds to the rollups of its day and article. An update adds the difference
 // between its contribution after and before, so that the rollups always equal a sum over the raw
 // rows, whatever order the updates arrive in.
+import type { AnalyticsCounters } from '../db/schema.ts';
 
 export const bounceBelowMs = 5_000;
 export const engagedFromMs = 10_000;
@@ -15,18 +16,8 @@ export interface PageViewMeasures {
   bounced: number | null;
 }
 
-export interface Contribution {
-  views: number;
-  sdk_views: number;
-  time_on_page_ms: number;
-  scroll_depth_centi: number;
-  bounced: number;
-  engaged: number;
-  reached25: number;
-  reached50: number;
-  reached75: number;
-  reached90: number;
-}
+/** A page view's share of its day's counters: one row of the daily rollup tables. */
+export type Contribution = AnalyticsCounters;
 
 export const contributionFields = [
   'views',

@@ -2,6 +2,7 @@
 // page views with known values at chosen times (through the same group-commit writer as the API),
 // and a reference computation of every rollup straight from the raw rows, written from the contract
 // independently of src/analytics/contribution.ts.
+import { type Contribution, contributionFields } from '../../src/analytics/contribution.ts';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
 import { newPageViewId } from '../../src/analytics/visitor.ts';
@@ -132,31 +133,8 @@ export async function writePageViews(db: Db, project: Project, views: FactoryVie
   return ids;
 }
 
-export interface Counters {
-  views: number;
-  sdk_views: number;
-  time_on_page_ms: number;
-  scroll_depth_centi: number;
-  bounced: number;
-  engaged: number;
-  reached25: number;
-  reached50: number;
-  reached75: number;
-  reached90: number;
-}
-
-const counterNames: Array<keyof Counters> = [
-  'views',
-  'sdk_views',
-  'time_on_page_ms',
-  'scroll_depth_centi',
-  'bounced',
-  'engaged',
-  'reached25',
-  'reached50',
-  'reached75',
-  'reached90',
-];
+export type Counters = Contribution;
+const counterNames = contributionFields;
 
 function zero(): Counters {
   return Object.fromEntries(counterNames.map((name) => [name, 0])) as unknown as Counters;
