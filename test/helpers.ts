@@ -1,9 +1,9 @@
 // Test helpers: every suite runs once per configured database (SQLite always, PostgreSQL when
 // TEST_POSTGRES_URL is set), each in a database of its own; factories build each test's rows.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -201,4 +201,22 @@ export async function getJson(
     body: response.body ? JSON.parse(response.body) : null,
     headers: response.headers,
   };
+}
+
+const contentFolders: string[] = [];
+
+/** A temporary content folder holding `files` (paths with `/`); removeContentFolders deletes them. */
+export async function makeContentFolder(files: Record<string, string>): Promise<string> {
+  const root = mkdtempSync(join(tmpdir(), 'folio-content-'));
+  contentFolders.push(root);
+  for (const [name, text] of Object.entries(files)) {
+    const path = join(root, ...name.split('/'));
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
+  return root;
+}
+
+export async function removeContentFolders(): Promise<void> {
+  for (const dir of contentFolders.splice(0)) rmSync(dir, { recursive: true, force: true });
 }

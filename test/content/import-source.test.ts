@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { ArticleInput, ImportProblem } from '../../src/content/import-source.ts';
 import {
@@ -12,23 +12,9 @@ import {
   parseTagsYaml,
   readContentSource,
 } from '../../src/content/import-source.ts';
+import { makeContentFolder, removeContentFolders } from '../helpers.ts';
 
-const tempDirs: string[] = [];
-
-after(async () => {
-  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-async function makeFolder(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'folio-import-'));
-  tempDirs.push(root);
-  for (const [name, text] of Object.entries(files)) {
-    const path = join(root, ...name.split('/'));
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text);
-  }
-  return root;
-}
+after(removeContentFolders);
 
 async function importError(path: string): Promise<ImportValidationError> {
   try {
@@ -104,7 +90,7 @@ Body text.
 
 describe('readContentSource with a folder', () => {
   test('reads tags.yaml and every .md file in sorted order, skipping dot-folders and node_modules', async () => {
-    const root = await makeFolder({
+    const root = await makeContentFolder({
       'tags.yaml': '- name: Engineering\n  color: "#1a2B3c"\n  icon: wrench\n- name: Notes\n',
       'posts/2024/full-post.md': FULL_POST,
       'b-post.md': '---\ntitle: B\n---\nB body\n',
@@ -157,7 +143,7 @@ describe('readContentSource with a folder', () => {
   });
 
   test('a folder with only tags.yaml is a valid source', async () => {
-    const root = await makeFolder({ 'tags.yaml': '- name: Solo\n' });
+    const root = await makeContentFolder({ 'tags.yaml': '- name: Solo\n' });
     assert.deepEqual(await readContentSource(root), {
       tags: [{ name: 'Solo', color: null, icon: null }],
       articles: [],
@@ -165,14 +151,14 @@ describe('readContentSource with a folder', () => {
   });
 
   test('an empty tags.yaml means no tags', async () => {
-    const root = await makeFolder({ 'tags.yaml': '# nothing yet\n', 'a.md': '---\ntitle: A\n---\n' });
+    const root = await makeContentFolder({ 'tags.yaml': '# nothing yet\n', 'a.md': '---\ntitle: A\n---\n' });
     const source = await readContentSource(root);
     assert.deepEqual(source.tags, []);
     assert.equal(source.articles.length, 1);
   });
 
   test('a tags.yaml in a sub-folder is not read', async () => {
-    const root = await makeFolder({ 'sub/tags.yaml': 'not: [valid', 'a.md': '---\ntitle: A\n---\n' });
+    const root = await makeContentFolder({ 'sub/tags.yaml': 'not: [valid', 'a.md': '---\ntitle: A\n---\n' });
     assert.deepEqual((await readContentSource(root)).tags, []);
   });
 
@@ -185,13 +171,13 @@ describe('readContentSource with a folder', () => {
   });
 
   test('a folder without .md files or tags.yaml is one problem', async () => {
-    const root = await makeFolder({ 'readme.txt': 'hi', '.hidden/a.md': '---\ntitle: A\n---\n' });
+    const root = await makeContentFolder({ 'readme.txt': 'hi', '.hidden/a.md': '---\ntitle: A\n---\n' });
     const error = await importError(root);
     assert.deepEqual(error.problems, [problem(root, 1, 'content folder holds no .md file and no tags.yaml')]);
   });
 
   test('problems of several files are all collected, in file order, and formatted one per line', async () => {
-    const root = await makeFolder({
+    const root = await makeContentFolder({
       'tags.yaml': '- name: News\n- name: news\n  color: blue\n',
       'z-last.md': '---\ntitle: Fine\nslug: shared\n---\n',
       'a/first.md': '---\ntitle: [not, a, string]\nstatus: live\n---\n',
@@ -226,7 +212,7 @@ describe('readContentSource with a folder', () => {
   });
 
   test('a default slug from a file name collides with an explicit slug elsewhere', async () => {
-    const root = await makeFolder({
+    const root = await makeContentFolder({
       'hello.md': '---\ntitle: One\n---\n',
       'sub/other.md': '---\ntitle: Two\nslug: hello\n---\n',
       'sub/deeper/hello.md': '---\ntitle: Three\n---\n',
@@ -240,7 +226,7 @@ describe('readContentSource with a folder', () => {
   });
 
   test('a duplicate slug is still reported when the file has other problems', async () => {
-    const root = await makeFolder({
+    const root = await makeContentFolder({
       'a.md': '---\ntitle: 5\nslug: same\n---\n',
       'b.md': '---\ntitle: B\nslug: same\n---\n',
     });
@@ -253,14 +239,14 @@ describe('readContentSource with a folder', () => {
   });
 
   test('a file that is not valid UTF-8 is a problem', async () => {
-    const root = await makeFolder({ 'ok.md': '---\ntitle: OK\n---\n' });
+    const root = await makeContentFolder({ 'ok.md': '---\ntitle: OK\n---\n' });
     await writeFile(join(root, 'bad.md'), Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0xfe, 0x0a]));
     const error = await importError(root);
     assert.deepEqual(error.problems, [problem('bad.md', 1, 'file is not valid UTF-8')]);
   });
 
   test('CRLF line endings and a BOM are accepted in files on disk', async () => {
-    const root = await makeFolder({
+    const root = await makeContentFolder({
       'tags.yaml': '\uFEFF- name: Windows\r\n  color: "#ABCDEF"\r\n',
       'win.md': '\uFEFF---\r\ntitle: From Windows\r\ntags: Windows\r\n---\r\n\r\nLine one\r\nLine two\r\n',
     });
@@ -715,7 +701,7 @@ const VALID_JSON = `{
 
 describe('JSON sources', () => {
   test('a valid JSON file through readContentSource', async () => {
-    const root = await makeFolder({ 'export.json': VALID_JSON });
+    const root = await makeContentFolder({ 'export.json': VALID_JSON });
     assert.deepEqual(await readContentSource(join(root, 'export.json')), {
       tags: [{ name: 'News', color: '#FF0000', icon: 'newspaper' }],
       articles: [
@@ -739,7 +725,9 @@ describe('JSON sources', () => {
   });
 
   test('any file is read as JSON, whatever its extension', async () => {
-    const root = await makeFolder({ 'dump.txt': '\uFEFF{ "articles": [ { "title": "T", "slug": "t" } ] }' });
+    const root = await makeContentFolder({
+      'dump.txt': '\uFEFF{ "articles": [ { "title": "T", "slug": "t" } ] }',
+    });
     const source = await readContentSource(join(root, 'dump.txt'));
     assert.deepEqual(
       source.articles.map((a) => a.file),
@@ -817,7 +805,7 @@ describe('JSON sources', () => {
   });
 
   test('an invalid JSON file through readContentSource throws with every problem', async () => {
-    const root = await makeFolder({
+    const root = await makeContentFolder({
       'bad.json': '{ "articles": [ { "slug": "x" }, { "title": "T", "slug": "Bad Slug" } ] }',
     });
     const error = await importError(join(root, 'bad.json'));

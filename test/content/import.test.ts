@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { reportedStatus } from '../../src/content/article-status.ts';
 import { type ImportSummary, importContent, StorageLimitError } from '../../src/content/import.ts';
@@ -15,7 +14,15 @@ import {
 import { summarize, textStats } from '../../src/content/text-stats.ts';
 import type { Db } from '../../src/db/database.ts';
 import { demoContentPath } from '../../src/projects/demo.ts';
-import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
+import {
+  makeContentFolder,
+  removeContentFolders,
+  articleInput,
+  createTestProject,
+  describeEachDialect,
+  getJson,
+  importArticles,
+} from '../helpers.ts';
 
 /** What the helpers below need of a project. */
 type ProjectRef = { id: string };
@@ -24,21 +31,7 @@ const T1 = new Date('2026-03-01T10:00:00.000Z');
 const T2 = new Date('2026-03-02T11:30:00.000Z');
 const T3 = new Date('2026-03-03T12:45:00.000Z');
 
-const tempDirs: string[] = [];
-after(async () => {
-  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-async function makeFolder(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'folio-import-db-'));
-  tempDirs.push(root);
-  for (const [name, text] of Object.entries(files)) {
-    const path = join(root, ...name.split('/'));
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text);
-  }
-  return root;
-}
+after(removeContentFolders);
 
 /** An article whose timestamps are left to the import, as in a file without them. */
 function undated(overrides: Partial<ArticleInput> & { slug: string }): ArticleInput {
@@ -451,7 +444,7 @@ describeEachDialect('importContent', (ctx) => {
 
   test('tags of tags.yaml get their color and icon; tags only in front matter get neither', async () => {
     const { project } = await createTestProject(ctx.db);
-    const dir = await makeFolder({
+    const dir = await makeContentFolder({
       'tags.yaml': [
         '- name: Engineering',
         '  color: "#2563EB"',
@@ -595,7 +588,7 @@ describeEachDialect('importContent', (ctx) => {
 
   test('an invalid file in the folder fails the import, names the file and line, and writes nothing', async () => {
     const { project } = await createTestProject(ctx.db);
-    const dir = await makeFolder({
+    const dir = await makeContentFolder({
       'tags.yaml': '- name: Kept\n  color: "#010203"\n',
       'good.md': '---\ntitle: Good\ntags: [Kept]\n---\nFine.\n',
       'posts/bad.md': '---\ntitle: Bad\nstatus: live\n---\nBroken.\n',
@@ -625,7 +618,7 @@ describeEachDialect('importContent', (ctx) => {
 
   test('the default author is the project name with a null image; a given author is kept', async () => {
     const { project } = await createTestProject(ctx.db, { name: 'The Daily Folio' });
-    const dir = await makeFolder({
+    const dir = await makeContentFolder({
       'anonymous.md': '---\ntitle: Anonymous\n---\nText.\n',
       'signed.md': '---\ntitle: Signed\nauthor:\n  name: Ada Lovelace\n  image: /ada.png\n---\nText.\n',
       'no-image.md': '---\ntitle: No image\nauthor:\n  name: Grace Hopper\n---\nText.\n',
@@ -644,7 +637,7 @@ describeEachDialect('importContent', (ctx) => {
 
   test('front matter defaults: slug from the file name, status from publishedAt, null excerpt and cover, import time', async () => {
     const { project } = await createTestProject(ctx.db);
-    const dir = await makeFolder({
+    const dir = await makeContentFolder({
       'plain-draft.md': '---\ntitle: Plain\n---\nText.\n',
       'dated.md': '---\ntitle: Dated\npublishedAt: 2026-01-15T09:00:00Z\n---\nText.\n',
       'future.md': '---\ntitle: Future\npublishedAt: 2099-01-01\n---\nText.\n',
@@ -767,7 +760,7 @@ describeEachDialect('importContent', (ctx) => {
   test('the JSON-file form imports exactly like the same content as a folder', async () => {
     const folderProject = await createTestProject(ctx.db, { name: 'Same name' });
     const jsonProject = await createTestProject(ctx.db, { name: 'Same name' });
-    const folder = await makeFolder({
+    const folder = await makeContentFolder({
       'tags.yaml': '- name: Guides\n  color: "#ABCDEF"\n  icon: book\n',
       'posts/first-post.md': [
         '---',
@@ -790,7 +783,7 @@ describeEachDialect('importContent', (ctx) => {
       ].join('\n'),
       'second.md': '---\ntitle: Second\nstatus: archived\nauthor:\n  name: Ada\n---\nArchived text.\n',
     });
-    const json = await makeFolder({
+    const json = await makeContentFolder({
       'content.json': JSON.stringify({
         tags: [{ name: 'Guides', color: '#ABCDEF', icon: 'book' }],
         articles: [
