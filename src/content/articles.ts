@@ -100,15 +100,17 @@ export function searchTerms(search: string | undefined): string[] {
 export async function listArticles(db: Db, project: Project, query: ArticleListQueryType) {
   const select = resolveSelect(query.select, listDefaults);
   const now = new Date().toISOString();
-  const any = tagNameKeys(query.tags);
-  const all = tagNameKeys(query.tagsAll);
-  const exclude = tagNameKeys(query.excludeTags) ?? [];
-  const empty = (['tags', 'tagsAll', 'excludeTags'] as const).filter(
-    (field) => query[field] !== undefined && tagNameKeys(query[field])!.length === 0,
-  );
+  const names = {
+    tags: tagNameKeys(query.tags),
+    tagsAll: tagNameKeys(query.tagsAll),
+    excludeTags: tagNameKeys(query.excludeTags),
+  };
+  const empty = Object.entries(names).filter(([, keys]) => keys !== null && keys.length === 0);
   if (empty.length > 0) {
-    throw new ValidationError(empty.map((field) => ({ field, message: 'must name at least one tag' })));
+    throw new ValidationError(empty.map(([field]) => ({ field, message: 'must name at least one tag' })));
   }
+  const { tags: any, tagsAll: all } = names;
+  const exclude = names.excludeTags ?? [];
   const tagIds = await findTagIdsByNames(db.kysely, project.id, [
     ...new Set([...(any ?? []), ...(all ?? []), ...exclude]),
   ]);
