@@ -6,7 +6,7 @@ import type { Db } from '../db/database.ts';
 import { Nullable, Timestamp } from '../http/schema-helpers.ts';
 import { projectInfo } from './service.ts';
 
-const ProjectInfo = Type.Object(
+export const ProjectInfo = Type.Object(
   {
     project: Type.Object({
       id: Type.String(),

@@ -1,0 +1,286 @@
+// The typed Folio client: content, SEO and analytics over `fetch` alone, so that it runs in Node,
+// browsers and edge runtimes. Types come from the server's own TypeBox schemas (type-only imports,
+// erased at run time), so a change of the API shape is a type error here.
+import type { Static } from 'typebox';
+import type {
+  FunnelAnswer,
+  StatsAnswer,
+  TrackBody,
+  TrackCreated,
+  UpdateBody,
+} from '../../../src/analytics/schemas.ts';
+import type {
+  Article,
+  PageMeta,
+  SelectableField,
+  Tag,
+  articleSortFields,
+  tagSortFields,
+} from '../../../src/content/schemas.ts';
+import type { ProjectInfo } from '../../../src/projects/routes.ts';
+import type { SeoArticle, SitemapJson, StructuredData } from '../../../src/seo/schemas.ts';
+import { type ErrorBody, FolioNetworkError, errorFor } from './errors.ts';
+
+export * from './errors.ts';
+
+export type Article = Static<typeof Article>;
+export type Tag = Static<typeof Tag>;
+export type PageMeta = Static<typeof PageMeta>;
+export type ProjectInfo = Static<typeof ProjectInfo>;
+export type SeoArticle = Static<typeof SeoArticle>;
+export type StructuredData = Static<typeof StructuredData>;
+export type SitemapJson = Static<typeof SitemapJson>;
+export type TrackBody = Static<typeof TrackBody>;
+export type TrackCreated = Static<typeof TrackCreated>;
+export type PageViewUpdate = Static<typeof UpdateBody>;
+export type Stats = Static<typeof StatsAnswer>['data'];
+export type Funnel = Static<typeof FunnelAnswer>;
+
+/** `select` as the object it stands for (the client sends its JSON), or the JSON string itself. */
+export type Select = Partial<Record<SelectableField, boolean>> | string;
+
+export interface ArticleListParams {
+  page?: number;
+  limit?: number;
+  sort?: (typeof articleSortFields)[number];
+  order?: 'asc' | 'desc';
+  published?: boolean;
+  status?: 'draft' | 'scheduled' | 'published' | 'archived';
+  search?: string;
+  select?: Select;
+  tags?: string[];
+  tagsAll?: string[];
+  excludeTags?: string[];
+}
+
+export interface TagListParams {
+  sort?: (typeof tagSortFields)[number];
+  order?: 'asc' | 'desc';
+  limit?: number;
+  published?: boolean;
+}
+
+export interface FolioClientOptions {
+  /** The API's origin, e.g. `https://folio.example.com`. */
+  baseUrl: string;
+  /** A secret key (server side) or a public key (browsers: published content and tracking). */
+  key: string;
+  /** Another fetch (tests, instrumented fetch); default: the global one. */
+  fetch?: typeof fetch;
+  /** Retries of a 429 or 503 answer, or of a network error of a GET/PUT (default 2). */
+  retries?: number;
+  /** A `Retry-After` longer than this is not waited for: the error is thrown at once (default 10 s). */
+  maxRetryDelayMs?: number;
+  /** Milliseconds before a request is abandoned (default 30 s). */
+  timeoutMs?: number;
+  /** Answers kept for ETag revalidation (`If-None-Match`; a 304 returns the kept answer). 0 disables. */
+  etagCacheSize?: number;
+}
+
+type Query = Record<string, string | number | boolean | string[] | undefined>;
+
+interface Cached {
+  etag: string;
+  value: unknown;
+}
+
+export const clientHeader = '@folio/client 0.1.0';
+
+export class FolioClient {
+  readonly #baseUrl: string;
+  readonly #key: string;
+  readonly #fetch: typeof fetch;
+  readonly #retries: number;
+  readonly #maxRetryDelayMs: number;
+  readonly #timeoutMs: number;
+  readonly #etagCacheSize: number;
+  readonly #etags = new Map<string, Cached>();
+
+  constructor(options: FolioClientOptions) {
+    if (!/^https?:\/\//.test(options.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#key = options.key;
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#retries = options.retries ?? 2;
+    this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 10_000;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#etagCacheSize = options.etagCacheSize ?? 500;
+  }
+
+  readonly articles = {
+    list: (params: ArticleListParams = {}) =>
+      this.get<{ data: Article[]; meta: PageMeta }>('/v1/articles', withSelect(params)),
+    get: async (slug: string, params: { select?: Select } = {}) =>
+      (await this.get<{ data: Article }>(`/v1/articles/${encodeURIComponent(slug)}`, withSelect(params)))
+        .data,
+  };
+
+  readonly tags = {
+    list: (params: TagListParams = {}) =>
+      this.get<{ data: Tag[]; meta: PageMeta }>('/v1/tags', { ...params }),
+    get: async (name: string, params: { published?: boolean } = {}) =>
+      (await this.get<{ data: Tag }>(`/v1/tags/${encodeURIComponent(name)}`, { ...params })).data,
+  };
+
+  async project(): Promise<ProjectInfo> {
+    return (await this.get<{ data: ProjectInfo }>('/v1/project', {})).data;
+  }
+
+  readonly seo = {
+    article: async (slug: string, params: { baseUrl?: string } = {}) =>
+      (await this.get<{ data: SeoArticle }>(`/v1/seo/article/${encodeURIComponent(slug)}`, { ...params }))
+        .data,
+    structuredData: (params: { baseUrl?: string; page?: number; limit?: number } = {}) =>
+      this.get<StructuredData>('/v1/seo/structured-data', { ...params }),
+    /** The sitemaps.org XML document. */
+    sitemap: (params: { baseUrl?: string; page?: number } = {}) =>
+      this.get<string>('/v1/seo/sitemap', { ...params }, 'text'),
+    sitemapJson: (params: { baseUrl?: string; page?: number } = {}) =>
+      this.get<SitemapJson>('/v1/seo/sitemap', { ...params, format: 'json' }),
+    /** The RSS 2.0 document. */
+    rss: (params: { baseUrl?: string; limit?: number; feedUrl?: string } = {}) =>
+      this.get<string>('/v1/seo/rss', { ...params }, 'text'),
+  };
+
+  readonly analytics = {
+    /** Records a page view; keep `id` to send updates. A bot's request answers `{ success: false }`. */
+    track: (body: TrackBody) =>
+      this.request<TrackCreated | { success: false; reason: 'bot' }>('POST', '/v1/analytics/track', {}, body),
+    update: async (pageViewId: string, patch: PageViewUpdate) =>
+      (
+        await this.request<{ data: { success: boolean } }>(
+          'PUT',
+          `/v1/analytics/track/${encodeURIComponent(pageViewId)}`,
+          {},
+          patch,
+        )
+      ).data,
+    stats: async (params: { days?: number } = {}) =>
+      (await this.get<{ data: Stats }>('/v1/analytics/stats', { ...params })).data,
+    funnel: (params: { days?: number; slug?: string } = {}) =>
+      this.get<Funnel>('/v1/analytics/funnel', { ...params }),
+  };
+
+  /** A GET of any path, with the client's key, retries and ETag revalidation. */
+  get<T>(path: string, query: Query, as: 'json' | 'text' = 'json'): Promise<T> {
+    return this.request<T>('GET', path, query, undefined, as);
+  }
+
+  async request<T>(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    query: Query,
+    body?: unknown,
+    as: 'json' | 'text' = 'json',
+  ): Promise<T> {
+    const url = this.#baseUrl + path + queryString(query);
+    const cached = method === 'GET' && this.#etagCacheSize > 0 ? this.#etags.get(url) : undefined;
+    const headers: Record<string, string> = {
+      'X-API-Key': this.#key,
+      'X-Folio-Client': clientHeader,
+      Accept: as === 'json' ? 'application/json' : '*/*',
+    };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (cached) headers['If-None-Match'] = cached.etag;
+
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await this.#fetch(url, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.#timeoutMs),
+        });
+      } catch (error) {
+        // A POST that got no answer may have been stored: only idempotent requests are sent again.
+        if (method !== 'POST' && attempt < this.#retries) {
+          await sleep(backoffMs(attempt));
+          continue;
+        }
+        throw new FolioNetworkError(`${method} ${path} got no answer: ${String(error)}`, error);
+      }
+      if (response.status === 304 && cached) {
+        this.#remember(url, cached); // most recently used last
+        return cached.value as T;
+      }
+      if (response.ok) {
+        const value = as === 'json' ? await response.json() : await response.text();
+        const etag = response.headers.get('etag');
+        if (method === 'GET' && etag && this.#etagCacheSize > 0) this.#remember(url, { etag, value });
+        return value as T;
+      }
+      const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
+      // 429 and 503 mean nothing was done: safe to send again, once the server says it is time.
+      const retriable = response.status === 429 || response.status === 503;
+      const delay = retryAfter === null ? backoffMs(attempt) : retryAfter * 1000;
+      if (retriable && attempt < this.#retries && delay <= this.#maxRetryDelayMs) {
+        await response.body?.cancel();
+        await sleep(delay);
+        continue;
+      }
+      throw errorFor(
+        response.status,
+        await errorBody(response),
+        response.headers.get('x-request-id'),
+        retryAfter,
+      );
+    }
+  }
+
+  #remember(url: string, entry: Cached): void {
+    this.#etags.delete(url);
+    this.#etags.set(url, entry);
+    if (this.#etags.size > this.#etagCacheSize) this.#etags.delete(this.#etags.keys().next().value!);
+  }
+}
+
+function withSelect<T extends { select?: Select }>(params: T): Query {
+  const { select, ...rest } = params;
+  return {
+    ...(rest as Query),
+    select: select === undefined || typeof select === 'string' ? select : JSON.stringify(select),
+  };
+}
+
+function queryString(query: Query): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) {
+      if (value.length > 0) search.set(name, value.join(','));
+    } else search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+async function errorBody(response: Response): Promise<ErrorBody> {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text) as ErrorBody;
+    if (typeof body?.message === 'string' && typeof body.error === 'string') return body;
+  } catch {
+    // not the contract's body: a proxy's error page, say
+  }
+  return {
+    error: response.statusText || 'Error',
+    message: `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`,
+    statusCode: response.status,
+  };
+}
+
+function retryAfterSeconds(header: string | null): number | null {
+  if (header === null) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+function backoffMs(attempt: number): number {
+  return Math.min(250 * 2 ** attempt, 4000);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
