@@ -15,6 +15,7 @@ import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts'
 import { registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { seoRoutes } from './seo/routes.ts';
+import { trackerRoutes } from './tracker/routes.ts';
 
 export interface AppOptions {
   db: Db;
@@ -97,6 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   projectRoutes(app, options.db);
   await app.register(analyticsRoutes, { db: options.db, geoipDatabase: options.geoipDatabase });
   seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
+  trackerRoutes(app);
 
   app.addHook('onClose', async () => {
     await rateLimits.close();

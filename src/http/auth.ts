@@ -22,6 +22,8 @@ declare module 'fastify' {
     access?: RouteAccess;
     /** Browsers' sendBeacon cannot set headers: such routes also take the key as `?key=`. */
     keyInQuery?: boolean;
+    /** `false`: a keyless route that no client spends its anonymous budget on (a static asset). */
+    rateLimited?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext;
@@ -62,7 +64,7 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
     if (access === 'none') {
       // The API's own public documents still count against the anonymous budget; the docs page
       // and the health check (polled by load balancers) do not.
-      if (request.url.startsWith('/v1/'))
+      if (request.url.startsWith('/v1/') && config.rateLimited !== false)
         await spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit);
       return;
     }

@@ -1,0 +1,244 @@
+// The tracker in a real browser (issue 9 §3): Debian's Chromium, driven by playwright-core, loads a
+// page from another origin that embeds the one-line snippet; the real app listens on a loopback
+// port, and what the page did must show in the stats and funnel API. Skipped when Chromium is not
+// installed, except under CI=true, where that is a failure (.ci/run installs it).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { PageViewTable } from '../../src/db/schema.ts';
+import { rawPageViews } from '../analytics/support.ts';
+import {
+  articleInput,
+  createTestKey,
+  createTestProject,
+  describeEachDialect,
+  getJson,
+  importArticles,
+} from '../helpers.ts';
+
+const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const missing = existsSync(chromiumPath)
+  ? false
+  : `Chromium is not installed at ${chromiumPath} (apt-get install chromium, or set CHROMIUM_PATH): the tracker's browser tests are skipped`;
+
+if (missing && process.env.CI === 'true') {
+  test('Chromium is installed (CI=true)', () => assert.fail(missing));
+} else if (missing) {
+  test('the tracker in a browser', { skip: missing }, () => {});
+} else {
+  browserSuite();
+}
+
+/** A desktop Chrome: HeadlessChrome's own User-Agent is (rightly) answered as a bot. */
+const desktopChrome =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+
+const viewport = { width: 800, height: 600 };
+const tallPage = 4000;
+
+function browserSuite(): void {
+  describeEachDialect('the tracker in a browser', (ctx) => {
+    let browser: Browser;
+    let api: string;
+    let site: Server;
+    let siteOrigin: string;
+
+    before(async () => {
+      api = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+      site = createServer((request, response) => {
+        const url = new URL(request.url ?? '/', 'http://site');
+        if (url.pathname === '/favicon.ico') return void response.writeHead(404).end();
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml(api, url));
+      });
+      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+      siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+      // The User-Agent for the whole browser: Playwright's per-page override is not applied to
+      // the beacons a page sends while it is being left.
+      browser = await chromium.launch({
+        executablePath: chromiumPath,
+        args: [`--user-agent=${desktopChrome}`],
+      });
+    });
+    after(async () => {
+      await browser?.close();
+      site?.closeAllConnections();
+      await new Promise((resolve) => site?.close(resolve));
+    });
+
+    async function blog(slugs: string[], origins?: string[]) {
+      const owner = await createTestProject(ctx.db);
+      await importArticles(
+        ctx.db,
+        owner.project,
+        slugs.map((slug) => articleInput({ slug })),
+      );
+      const publicKey = await createTestKey(ctx.db, owner.project, {
+        kind: 'public',
+        origins: origins ?? [siteOrigin],
+      });
+      return { ...owner, publicKey: publicKey.key };
+    }
+
+    async function open(userAgent?: string) {
+      const context = await browser.newContext({ userAgent, viewport });
+      const page = await context.newPage();
+      const thrown: Error[] = [];
+      page.on('pageerror', (error) => thrown.push(error));
+      const apiRequests: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().startsWith(api)) apiRequests.push(`${request.method()} ${request.url()}`);
+      });
+      return { context, page, thrown, apiRequests };
+    }
+
+    /** Loads a page and waits until the tracker knows its page view id. */
+    async function visit(page: Page, path: string, expect: 201 | 202 | 403 | 404 = 201) {
+      const answered = page.waitForResponse(
+        (response) => response.url().startsWith(`${api}/v1/analytics/track?`),
+        { timeout: 10_000 },
+      );
+      await page.goto(`${siteOrigin}${path}`);
+      await settle(page, answered, expect);
+    }
+
+    async function settle(
+      page: Page,
+      answered: Promise<import('playwright-core').Response>,
+      expect: number,
+    ): Promise<void> {
+      const response = await answered;
+      assert.equal(response.status(), expect);
+      await response.finished();
+      // The page reads the answer in a task of its own: let it run.
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    }
+
+    async function spaNavigate(page: Page, path: string, height: number, expect = 201) {
+      const answered = page.waitForResponse(
+        (response) => response.url().startsWith(`${api}/v1/analytics/track?`),
+        { timeout: 10_000 },
+      );
+      await page.evaluate(
+        ([to, px]) => {
+          document.getElementById('content')!.style.height = `${px}px`;
+          history.pushState({}, '', to);
+        },
+        [path, height] as const,
+      );
+      await settle(page, answered, expect);
+    }
+
+    /** Waits (polling the database) until the project's page views satisfy `done`. */
+    async function pageViewsWhen(projectId: string, done: (rows: PageViewTable[]) => boolean) {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const rows = await rawPageViews(ctx.db, projectId);
+        if (done(rows)) return rows;
+        if (Date.now() > deadline) assert.fail(`page views never got there: ${JSON.stringify(rows)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+
+    const slugOf = async (row: PageViewTable) =>
+      (
+        await ctx.db.kysely
+          .selectFrom('articles')
+          .select('slug')
+          .where('id', '=', row.article_id)
+          .executeTakeFirstOrThrow()
+      ).slug;
+
+    test('a page on another origin: views, SPA and real navigation, depth and time reach the stats', async () => {
+      const { project, headers, publicKey } = await blog(['first', 'second', 'third']);
+      const { context, page, thrown } = await open();
+      await visit(page, `/blog/first?k=${publicKey}&h=${tallPage}&utm_source=news`);
+      // TRACKER_SCREENSHOT=file.png: to look at what the browser shows.
+      if (process.env.TRACKER_SCREENSHOT) await page.screenshot({ path: process.env.TRACKER_SCREENSHOT });
+      // To the bottom, then some time on the page.
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+      // SPA navigation to a page that fits the viewport.
+      await spaNavigate(page, '/blog/second', 100);
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+      // A real navigation (a link), then halfway down the tall page, then the tab is closed.
+      const answered = page.waitForResponse((response) =>
+        response.url().startsWith(`${api}/v1/analytics/track?`),
+      );
+      await page.click('#next');
+      await settle(page, answered, 201);
+      // The bottom of the viewport halfway down the page: 50%.
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight / 2 - innerHeight));
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+      await page.close({ runBeforeUnload: true });
+      await context.close();
+      assert.deepEqual(thrown, []);
+
+      const rows = await pageViewsWhen(
+        project.id,
+        (rows) => rows.length === 3 && rows.every((row) => Number(row.time_on_page_ms) > 0),
+      );
+      const bySlug = Object.fromEntries(await Promise.all(rows.map(async (row) => [await slugOf(row), row])));
+      assert.deepEqual(Object.keys(bySlug).sort(), ['first', 'second', 'third']);
+      assert.equal(Number(bySlug.first.scroll_depth_centi), 10000);
+      assert.equal(Number(bySlug.second.scroll_depth_centi), 10000, 'a page that fits the viewport is 100%');
+      assert.ok(
+        Math.abs(Number(bySlug.third.scroll_depth_centi) - 5000) <= 100,
+        bySlug.third.scroll_depth_centi,
+      );
+      assert.ok(Number(bySlug.first.time_on_page_ms) >= 300, bySlug.first.time_on_page_ms);
+      assert.ok(Number(bySlug.second.time_on_page_ms) >= 200, bySlug.second.time_on_page_ms);
+      assert.ok(Number(bySlug.third.time_on_page_ms) >= 200, bySlug.third.time_on_page_ms);
+      // One session for the tab, across SPA and real navigation.
+      assert.equal(new Set(rows.map((row) => row.session_id)).size, 1);
+      assert.equal(bySlug.first.utm_source, 'news');
+      assert.equal(
+        bySlug.first.page_url,
+        `${siteOrigin}/blog/first?k=${publicKey}&h=${tallPage}&utm_source=news`,
+      );
+      assert.equal(bySlug.second.referrer, bySlug.first.page_url);
+      assert.equal(bySlug.third.referrer, `${siteOrigin}/blog/second`);
+
+      const stats = await getJson(ctx.app, '/v1/analytics/stats?days=1', headers);
+      assert.equal(stats.status, 200);
+      assert.equal(stats.body.data.summary.totalViews, 3);
+      assert.deepEqual(
+        stats.body.data.topArticles.map((article: { slug: string; views: number }) => [
+          article.slug,
+          article.views,
+        ]),
+        [
+          ['first', 1],
+          ['second', 1],
+          ['third', 1],
+        ],
+      );
+      const funnel = await getJson(ctx.app, '/v1/analytics/funnel?days=1', headers);
+      assert.equal(funnel.status, 200);
+      const { funnel: reached, engagement } = funnel.body;
+      assert.deepEqual(
+        [reached.pageViews, reached.reached50, reached.reached75, reached.reached90],
+        [3, 3, 2, 2],
+      );
+      assert.ok(engagement.avgTimeOnPage >= 0.2, JSON.stringify(engagement));
+      assert.ok(Math.abs(engagement.avgScrollDepth - 83.3) <= 0.1, JSON.stringify(engagement));
+    });
+  });
+}
+
+function pageHtml(api: string, url: URL): string {
+  const key = url.searchParams.get('k') ?? '';
+  const height = Number(url.searchParams.get('h') ?? 100);
+  const slug = url.searchParams.get('slug');
+  const title = url.pathname.split('/').pop();
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>${title}</title>
+<script defer src="${api}/v1/analytics/script.js" data-key="${key}"${slug ? ` data-slug="${slug}"` : ''}></script>
+</head><body style="margin:0;font-family:sans-serif">
+<h1 style="margin:0;height:40px">Article ${title}</h1>
+<div id="content" style="height:${height}px;background:linear-gradient(#fff,#69c)"></div>
+<a id="next" href="/blog/third?k=${key}&h=${tallPage}">next</a>
+</body></html>`;
+}
