@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page, type Request } from 'playwright-core';
 import type { PageViewTable } from '../../src/db/schema.ts';
 import { rawPageViews } from '../analytics/support.ts';
 import {
@@ -94,41 +94,38 @@ function browserSuite(): void {
       return { context, page, thrown, apiRequests };
     }
 
-    /** Loads a page and waits until the tracker knows its page view id. */
-    async function visit(page: Page, path: string, expect: 201 | 202 | 403 | 404 = 201) {
-      const answered = page.waitForResponse(
-        (response) => response.url().startsWith(`${api}/v1/analytics/track?`),
-        { timeout: 10_000 },
-      );
-      await page.goto(`${siteOrigin}${path}`);
-      await settle(page, answered, expect);
+    /** The tracker's next page-view POST. */
+    const pageViewPosted = (page: Page) =>
+      page.waitForRequest((request) => request.url().startsWith(`${api}/v1/analytics/track?`), {
+        timeout: 10_000,
+      });
+
+    /**
+     * Waits for the POST's answer and lets the page read it. `expect`: its status, or 403 for a
+     * refusal the page may not read (no CORS headers on it).
+     */
+    async function settle(page: Page, posted: Promise<Request>, expect: number): Promise<void> {
+      const response = await (await posted).response();
+      if (response === null) assert.equal(expect, 403, 'the POST failed');
+      else {
+        assert.equal(response.status(), expect);
+        await response.finished();
+      }
+      // The page reads the answer in a task of its own: let it run.
+      await page.evaluate('new Promise((resolve) => setTimeout(resolve, 50))');
     }
 
-    async function settle(
-      page: Page,
-      answered: Promise<import('playwright-core').Response>,
-      expect: number,
-    ): Promise<void> {
-      const response = await answered;
-      assert.equal(response.status(), expect);
-      await response.finished();
-      // The page reads the answer in a task of its own: let it run.
-      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    /** Loads a page and waits until the tracker knows its page view id. */
+    async function visit(page: Page, path: string, expect = 201) {
+      const posted = pageViewPosted(page);
+      await page.goto(`${siteOrigin}${path}`);
+      await settle(page, posted, expect);
     }
 
     async function spaNavigate(page: Page, path: string, height: number, expect = 201) {
-      const answered = page.waitForResponse(
-        (response) => response.url().startsWith(`${api}/v1/analytics/track?`),
-        { timeout: 10_000 },
-      );
-      await page.evaluate(
-        ([to, px]) => {
-          document.getElementById('content')!.style.height = `${px}px`;
-          history.pushState({}, '', to);
-        },
-        [path, height] as const,
-      );
-      await settle(page, answered, expect);
+      const posted = pageViewPosted(page);
+      await page.evaluate(`spa(${JSON.stringify(path)}, ${height})`);
+      await settle(page, posted, expect);
     }
 
     /** Waits (polling the database) until the project's page views satisfy `done`. */
@@ -158,20 +155,18 @@ function browserSuite(): void {
       // TRACKER_SCREENSHOT=file.png: to look at what the browser shows.
       if (process.env.TRACKER_SCREENSHOT) await page.screenshot({ path: process.env.TRACKER_SCREENSHOT });
       // To the bottom, then some time on the page.
-      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+      await page.evaluate('toBottom()');
+      await page.waitForTimeout(300);
       // SPA navigation to a page that fits the viewport.
       await spaNavigate(page, '/blog/second', 100);
-      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+      await page.waitForTimeout(200);
       // A real navigation (a link), then halfway down the tall page, then the tab is closed.
-      const answered = page.waitForResponse((response) =>
-        response.url().startsWith(`${api}/v1/analytics/track?`),
-      );
+      const answered = pageViewPosted(page);
       await page.click('#next');
       await settle(page, answered, 201);
       // The bottom of the viewport halfway down the page: 50%.
-      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight / 2 - innerHeight));
-      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+      await page.evaluate('toHalf()');
+      await page.waitForTimeout(200);
       await page.close({ runBeforeUnload: true });
       await context.close();
       assert.deepEqual(thrown, []);
@@ -225,6 +220,96 @@ function browserSuite(): void {
       assert.ok(engagement.avgTimeOnPage >= 0.2, JSON.stringify(engagement));
       assert.ok(Math.abs(engagement.avgScrollDepth - 83.3) <= 0.1, JSON.stringify(engagement));
     });
+
+    test('a page that fits the viewport counts as 100%; each tab has its own session', async () => {
+      const { project, publicKey } = await blog(['short']);
+      const { context, page, thrown } = await open();
+      await visit(page, `/blog/short?k=${publicKey}&h=100`);
+      const second = await context.newPage();
+      const answered = pageViewPosted(second);
+      await second.goto(`${siteOrigin}/blog/short?k=${publicKey}&h=100`);
+      await settle(second, answered, 201);
+      // Reloading keeps the tab, and so its session.
+      const reloaded = pageViewPosted(page);
+      await page.reload();
+      await settle(page, reloaded, 201);
+      await page.close({ runBeforeUnload: true });
+      await second.close({ runBeforeUnload: true });
+      await context.close();
+      assert.deepEqual(thrown, []);
+      const rows = await pageViewsWhen(
+        project.id,
+        (rows) => rows.length === 3 && rows.every((row) => row.exit_position !== null),
+      );
+      for (const row of rows) {
+        assert.equal(Number(row.scroll_depth_centi), 10000);
+        assert.equal(Number(row.exit_position), 100);
+      }
+      assert.equal(new Set(rows.map((row) => row.session_id)).size, 2);
+    });
+
+    test('folio.track sends a custom event; data-slug names the article of the page', async () => {
+      const { project, publicKey } = await blog(['launch-notes']);
+      const { context, page, thrown } = await open();
+      await visit(page, `/en/2026/launch?k=${publicKey}&h=${tallPage}&slug=launch-notes`);
+      const beacon = page.waitForResponse((response) =>
+        response.url().startsWith(`${api}/v1/analytics/track/`),
+      );
+      await page.evaluate(`folio.track('signup', '#cta')`);
+      assert.equal((await beacon).status(), 200);
+      await context.close();
+      assert.deepEqual(thrown, []);
+      const [row] = await pageViewsWhen(project.id, (rows) => rows.length === 1 && rows[0].event_count === 1);
+      assert.equal(await slugOf(row), 'launch-notes');
+      const [event] = JSON.parse(row.events);
+      assert.equal(event.type, 'signup');
+      assert.equal(event.element, '#cta');
+      assert.ok(event.timeOffset > 0, JSON.stringify(event));
+    });
+
+    test('a 404 (not an article) skips only that page: the next SPA page is tracked', async () => {
+      const { project, publicKey } = await blog(['after-about']);
+      const { context, page, thrown } = await open();
+      await visit(page, `/about?k=${publicKey}&h=${tallPage}`, 404);
+      await spaNavigate(page, '/blog/after-about', 100);
+      await context.close();
+      assert.deepEqual(thrown, []);
+      const [row] = await pageViewsWhen(project.id, (rows) => rows.length === 1);
+      assert.equal(await slugOf(row), 'after-about');
+    });
+
+    /** After `first`, the page navigates (SPA), sends an event and scrolls: nothing must be sent. */
+    async function assertSilentAfter(page: Page, apiRequests: string[]) {
+      const before = apiRequests.length;
+      await page.evaluate(`spa('/blog/other', 100)`);
+      await page.evaluate(`folio.track('click')`);
+      await page.evaluate('toBottom()');
+      // Whatever the tracker would send, it sends synchronously from these calls.
+      await page.waitForTimeout(300);
+      assert.deepEqual(apiRequests.slice(before), []);
+    }
+
+    test('a bot answer (202) stops the tracker: nothing more is sent from the page', async () => {
+      const { project, publicKey } = await blog(['bots', 'other']);
+      const { context, page, thrown, apiRequests } = await open(
+        'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+      );
+      await visit(page, `/blog/bots?k=${publicKey}&h=${tallPage}`, 202);
+      await assertSilentAfter(page, apiRequests);
+      await context.close();
+      assert.deepEqual(thrown, []);
+      assert.deepEqual(await rawPageViews(ctx.db, project.id), []);
+    });
+
+    test('an error (an origin the key does not allow) stops the tracker quietly', async () => {
+      const { project, publicKey } = await blog(['refused', 'other'], ['https://blog.example.com']);
+      const { context, page, thrown, apiRequests } = await open();
+      await visit(page, `/blog/refused?k=${publicKey}&h=${tallPage}`, 403);
+      await assertSilentAfter(page, apiRequests);
+      await context.close();
+      assert.deepEqual(thrown, [], 'nothing thrown into the page');
+      assert.deepEqual(await rawPageViews(ctx.db, project.id), []);
+    });
   });
 }
 
@@ -240,5 +325,11 @@ function pageHtml(api: string, url: URL): string {
 <h1 style="margin:0;height:40px">Article ${title}</h1>
 <div id="content" style="height:${height}px;background:linear-gradient(#fff,#69c)"></div>
 <a id="next" href="/blog/third?k=${key}&h=${tallPage}">next</a>
+<script>
+function spa(to, px) { document.getElementById('content').style.height = px + 'px'; history.pushState({}, '', to); }
+function toBottom() { scrollTo(0, document.documentElement.scrollHeight); }
+// The bottom of the viewport halfway down the page.
+function toHalf() { scrollTo(0, document.documentElement.scrollHeight / 2 - innerHeight); }
+</script>
 </body></html>`;
 }
