@@ -2,6 +2,7 @@
 // A static asset: no key, no rate limit, cached by browsers and CDNs, gzipped when accepted.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { ErrorBody } from '../http/errors.ts';
 import { trackerScript } from './script.ts';
 
 const ScriptQuery = Type.Object({
@@ -37,6 +38,8 @@ export function trackerRoutes(app: FastifyInstance): void {
             description: 'The minified tracker',
             content: { 'text/javascript': { schema: Type.String() } },
           },
+          304: { description: 'Not modified: If-None-Match holds the current ETag', type: 'null' },
+          400: ErrorBody,
         },
       },
       onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
