@@ -59,11 +59,17 @@ declare global {
     return height <= innerHeight ? 100 : Math.min(100, round(((scrollY + innerHeight) / height) * 100, 100));
   };
 
-  /** Takes the current view's time and depth; `end` stops its clock for good. */
-  const measure = (page: PageView, end?: boolean) => {
-    if (page !== view) return;
-    page.depth = Math.max(page.depth, position());
-    page.exit = position();
+  /**
+   * Where the current view's reader is. Only while its page is surely the one shown: on scroll, when
+   * hidden, on folio.track, and a second after it starts (once a router has rendered and scrolled);
+   * not on SPA navigation, when the document may already hold the next page.
+   */
+  const record = (page?: PageView) => {
+    if (page && page === view) page.depth = Math.max(page.depth, (page.exit = position()));
+  };
+
+  /** Adds the visible time so far; `end` stops the view's clock for good. */
+  const clock = (page: PageView, end?: boolean) => {
     if (page.shownAt !== null) page.visibleMs += now() - page.shownAt;
     page.shownAt = !end && document.visibilityState === 'visible' ? now() : null;
   };
@@ -86,7 +92,7 @@ declare global {
 
   const leave = () => {
     if (view) {
-      measure(view, true);
+      clock(view, true);
       update(view);
     }
   };
@@ -116,6 +122,7 @@ declare global {
       events: [],
       eventCount: 0,
     });
+    setTimeout(() => record(page), 1000);
     const referrer = previousUrl;
     previousUrl = location.href;
     if (!slug) {
@@ -166,17 +173,16 @@ declare global {
     };
   }
   addEventListener('popstate', navigated);
-  addEventListener('scroll', () => view && (view.depth = Math.max(view.depth, position())), {
-    passive: true,
-  });
+  addEventListener('scroll', () => record(view), { passive: true });
   const hidden = () => {
     if (view) {
-      measure(view);
+      record(view);
+      clock(view);
       update(view);
     }
   };
   document.addEventListener('visibilitychange', () =>
-    document.visibilityState === 'visible' ? view && view.shownAt === null && measure(view) : hidden(),
+    document.visibilityState === 'visible' ? view && view.shownAt === null && clock(view) : hidden(),
   );
   addEventListener('pagehide', hidden);
   // Back to a page kept in the back/forward cache: a new page view, as Plausible counts it.
@@ -192,7 +198,8 @@ declare global {
         element: typeof element === 'string' ? element.slice(0, 512) : undefined,
         timeOffset: Math.round(now() - page.began),
       });
-      measure(page);
+      record(page);
+      clock(page);
       update(page);
     },
   };

@@ -221,6 +221,37 @@ function browserSuite(): void {
       assert.ok(Math.abs(engagement.avgScrollDepth - 83.3) <= 0.1, JSON.stringify(engagement));
     });
 
+    test('SPA navigation: the page left keeps its own depth, not that of the page that replaced it', async () => {
+      const { project, publicKey } = await blog(['long-read', 'next-short', 'last-tall']);
+      const { context, page, thrown } = await open();
+      await visit(page, `/blog/long-read?k=${publicKey}&h=${tallPage}`);
+      await page.evaluate('scrollTo(0, 1000)');
+      await page.waitForTimeout(100);
+      const expected = Number(
+        await page.evaluate('(scrollY + innerHeight) / document.documentElement.scrollHeight * 100'),
+      );
+      assert.ok(expected > 20 && expected < 50, String(expected));
+      // The router has already rendered the short next page when it calls pushState.
+      await spaNavigate(page, '/blog/next-short', 100);
+      // Never scrolled nor hidden: measured once, a second after it began.
+      await page.waitForTimeout(1200);
+      await spaNavigate(page, '/blog/last-tall', tallPage);
+      await context.close();
+      assert.deepEqual(thrown, []);
+      const rows = await pageViewsWhen(
+        project.id,
+        (rows) => rows.length === 3 && rows[0].exit_position !== null && rows[1].exit_position !== null,
+      );
+      const short = rows.find((row) => row.page_url?.includes('next-short'))!;
+      assert.deepEqual([Number(short.scroll_depth_centi), Number(short.exit_position)], [10000, 100]);
+      const left = rows.find((row) => row.page_url?.includes('long-read'))!;
+      assert.ok(
+        Math.abs(Number(left.scroll_depth_centi) / 100 - expected) < 0.02,
+        `${left.scroll_depth_centi}`,
+      );
+      assert.ok(Math.abs(Number(left.exit_position) - expected) < 0.02, `${left.exit_position}`);
+    });
+
     test('a page that fits the viewport counts as 100%; each tab has its own session', async () => {
       const { project, publicKey } = await blog(['short']);
       const { context, page, thrown } = await open();
