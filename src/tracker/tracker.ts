@@ -37,7 +37,7 @@ declare global {
   const loadedPath = location.pathname;
   const geo = script.getAttribute('data-geo') !== 'false';
   const now = () => performance.now();
-  const round = (value: number, decimals: number) => Math.round(value * decimals) / decimals;
+  const round = (value: number, scale: number) => Math.round(value * scale) / scale;
   let stopped = false;
   let view: PageView | undefined;
   let previousUrl = document.referrer;
