@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
+import { searchTextOf } from '../src/content/search-text.ts';
 import { summarize, textStats } from '../src/content/text-stats.ts';
 import { type Db, openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
@@ -54,7 +55,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
   const bodies = Array.from({ length: 40 }, (_, variant) => {
     const content = body(variant);
     const stats = textStats(content);
-    return { content, stats, summary: summarize(stats.plainText, 160) };
+    return { content, stats, summary: summarize(stats.plainText, 160), plainText: stats.plainText };
   });
   const now = new Date().toISOString();
   const tagIds = Array.from({ length: 30 }, () => randomUUID());
@@ -79,17 +80,19 @@ async function seed(db: Db, projectId: string): Promise<void> {
       const rows: ArticleRow[] = [];
       const links: Array<{ article_id: string; tag_id: string }> = [];
       for (let i = first; i < Math.min(total, first + 400); i++) {
-        const { content, stats, summary } = bodies[i % bodies.length];
+        const { content, stats, summary, plainText } = bodies[i % bodies.length];
         const draft = i >= publishedCount;
         const moment = new Date(Date.UTC(2020, 0, 1) + i * 600_000).toISOString();
         const id = randomUUID();
+        const title = `Article ${i}: ${words[i % words.length]} & <friends> in 中文 😀`;
+        const excerpt = i % 2 === 0 ? `A short summary of article ${i}.` : null;
         rows.push({
           id,
           project_id: projectId,
           slug: `article-${i}`,
-          title: `Article ${i}: ${words[i % words.length]} & <friends> in 中文 😀`,
+          title,
           title_key: `article ${i}`,
-          excerpt: i % 2 === 0 ? `A short summary of article ${i}.` : null,
+          excerpt,
           cover_image: i % 2 === 0 ? `/covers/${i}.jpg` : null,
           content,
           status: draft ? 'draft' : 'published',
@@ -100,6 +103,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
           character_count: stats.characterCount,
           read_time_minutes: stats.readTimeMinutes,
           summary,
+          search_text: searchTextOf(title, excerpt, plainText),
           author_name: 'Bench Author',
           author_image: '/people/bench.png',
           last_updated_by_name: null,

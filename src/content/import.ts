@@ -10,6 +10,7 @@ import { bumpContentVersion } from '../projects/queries.ts';
 import { requireProject } from '../projects/service.ts';
 import { formatBytes } from '../projects/size.ts';
 import { type ArticleInput, type ContentSource, ImportValidationError } from './import-source.ts';
+import { searchTextOf } from './search-text.ts';
 import { summarize, textStats } from './text-stats.ts';
 
 export interface ImportOptions {
@@ -233,6 +234,7 @@ function articleRow(
     character_count: stats.characterCount,
     read_time_minutes: stats.readTimeMinutes,
     summary: summarize(stats.plainText, 160),
+    search_text: searchTextOf(input.title, input.excerpt, stats.plainText),
     author_name: input.author?.name ?? project.name,
     author_image: input.author?.image ?? null,
     last_updated_by_name: input.lastUpdatedBy?.name ?? null,

@@ -80,6 +80,8 @@ export interface ArticleTable {
   content_hash: string;
   /** SQLite only: the rowid of the article's row in the full-text index. */
   search_rowid: number | null;
+  /** Title, excerpt and plain text, lower-cased: what `?search=` looks in (content/search-text.ts). */
+  search_text: string;
 }
 
 export interface ArticleTagTable {

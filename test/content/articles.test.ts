@@ -669,16 +669,77 @@ describeEachDialect('articles', (ctx: DialectContext) => {
     }
   });
 
-  test('search: whitespace only means no search; the slug and excerpt are not searched', async () => {
+  test('search: whitespace only means no search; the excerpt is searched, the slug is not', async () => {
     const p = await setup([
-      articleInput({ slug: 'hidden-word', title: 'T', excerpt: 'secretexcerpt', content: 'Body' }),
+      articleInput({ slug: 'hidden-word', title: 'T', excerpt: 'secretExcerpt', content: 'Body' }),
       articleInput({ slug: 'other', title: 'U', content: 'Body' }),
     ]);
     assert.deepEqual(await slugsFor(p, { search: '   ' }), ['hidden-word', 'other']);
     assert.deepEqual(await slugsFor(p, { search: '' }), ['hidden-word', 'other']);
     assert.deepEqual(await slugsFor(p, { search: 'hidden' }), []);
-    assert.deepEqual(await slugsFor(p, { search: 'secretexcerpt' }), []);
+    assert.deepEqual(await slugsFor(p, { search: 'SECRETEXCERPT' }), ['hidden-word']);
+    assert.deepEqual(await slugsFor(p, { search: 'tEx' }), ['hidden-word']);
+    assert.deepEqual(await slugsFor(p, { search: 'cretex body' }), ['hidden-word']);
     assert.deepEqual(await slugsFor(p, { search: 'body' }), ['hidden-word', 'other']);
+  });
+
+  test('search: the plain text is searched, not the Markdown syntax, link URLs or image paths', async () => {
+    const p = await setup([
+      articleInput({
+        slug: 'md',
+        title: 'Markdown',
+        content: [
+          'Some **bold** words and _slanted_ ones, see [the guide](https://example.org/linkurl).',
+          '![alt picture](images/photo.png)',
+          '# Heading text',
+          '<span class="htmlattr">inline html</span>',
+          '`code_inline` and <https://auto.example/autolinkurl>',
+        ].join('\n\n'),
+      }),
+      articleInput({ slug: 'other', title: 'Other', content: 'Nothing' }),
+    ]);
+    const cases: Array<[string, string[]]> = [
+      ['bold', ['md']],
+      ['some bold words', ['md']],
+      ['slanted', ['md']],
+      ['the guide', ['md']],
+      ['heading', ['md']],
+      ['code_inline', ['md']],
+      ['inline html', ['md']],
+      // Markdown syntax, URLs, image alt text and paths, and HTML tags are not text.
+      ['**', []],
+      ['**bold**', []],
+      ['_slanted_', []],
+      ['linkurl', []],
+      ['example.org', []],
+      ['](', []],
+      ['photo', []],
+      ['picture', []],
+      ['#', []],
+      ['htmlattr', []],
+      ['span', []],
+      ['autolinkurl', []],
+      // Fields are separate: a term never spans the end of the title and the start of the text.
+      ['markdownsome', []],
+    ];
+    for (const [search, expected] of cases) {
+      assert.deepEqual(await slugsFor(p, { search }), expected, search);
+    }
+  });
+
+  test('search: a changed excerpt or content is searched at once, the old text no longer', async () => {
+    const project = await createTestProject(ctx.db);
+    await importArticles(ctx.db, project.project, [
+      articleInput({ slug: 'a', title: 'A', excerpt: 'oldexcerpt', content: 'oldbody' }),
+    ]);
+    assert.deepEqual(await slugsFor(project, { search: 'oldexcerpt' }), ['a']);
+    await importArticles(ctx.db, project.project, [
+      articleInput({ slug: 'a', title: 'A', excerpt: 'newexcerpt', content: 'newbody' }),
+    ]);
+    assert.deepEqual(await slugsFor(project, { search: 'oldexcerpt' }), []);
+    assert.deepEqual(await slugsFor(project, { search: 'oldbody' }), []);
+    assert.deepEqual(await slugsFor(project, { search: 'newexcerpt newbody' }), ['a']);
+    assert.deepEqual(await slugsFor(project, { search: 'ne' }), ['a']);
   });
 
   test('search: 200 characters are accepted, 201 are a 400 naming search', async () => {

@@ -31,6 +31,7 @@ export async function insertPublishedArticles(db: Db, project: Project, count: n
           character_count: 0,
           read_time_minutes: 0,
           summary: '',
+          search_text: `bulk ${i}`,
           author_name: 'Bulk',
           author_image: null,
           last_updated_by_name: null,

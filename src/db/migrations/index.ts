@@ -4,12 +4,14 @@ import { type Kysely, type Migration, Migrator } from 'kysely';
 import type { Db, DialectName } from '../database.ts';
 import { content } from './0001-content.ts';
 import { analytics } from './0002-analytics.ts';
+import { searchText } from './0004-search-text.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
 const migrations: Record<string, DialectMigration> = {
   '0001-content': content,
   '0002-analytics': analytics,
+  '0004-search-text': searchText,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
