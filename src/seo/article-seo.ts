@@ -1,17 +1,11 @@
-// The JSON SEO answers: one article's metadata (any status, for previews) and the JSON-LD of every
-// published article of the project.
+// One article's SEO metadata (any status, for previews); the project's JSON-LD is in
+// structured-data.ts.
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { resolveBaseUrl } from './base-url.ts';
-import { articleJsonLd, seoMetadata, seoSite } from './metadata.ts';
-import {
-  findArticleWithContent,
-  findPublishedMetadata,
-  findTagNamesOfArticles,
-  findTagNamesOfProject,
-  type TagNameRow,
-} from './queries.ts';
+import { seoMetadata, seoSite } from './metadata.ts';
+import { findArticleWithContent, findTagNamesOfArticles, type TagNameRow } from './queries.ts';
 
 export function seoProject(project: Project) {
   return { name: project.name, slug: project.slug, description: project.description };
@@ -38,25 +32,6 @@ export async function getArticleSeo(
       seoSite(baseUrl, project),
     ),
     project: seoProject(project),
-  };
-}
-
-export async function getStructuredData(db: Db, project: Project, baseUrlParam: string | undefined) {
-  const baseUrl = resolveBaseUrl(baseUrlParam, project);
-  const now = new Date().toISOString();
-  const [rows, tags] = await Promise.all([
-    findPublishedMetadata(db.kysely, project.id, now),
-    findTagNamesOfProject(db.kysely, project.id),
-  ]);
-  const tagNames = tagNamesByArticle(tags);
-  const site = seoSite(baseUrl, project);
-  return {
-    project: seoProject(project),
-    articles: rows.map((row) => ({
-      slug: row.slug,
-      structuredData: articleJsonLd(row, tagNames.get(row.id) ?? [], site),
-    })),
-    generatedAt: now,
   };
 }
 

@@ -1,6 +1,6 @@
 // SQL of the SEO answers: one article with what its metadata needs, and the published articles of
 // a project, newest first, with only the columns each document uses; never one query per article.
-import type { Kysely } from 'kysely';
+import { type Kysely, type SqlBool, sql } from 'kysely';
 import { hasReportedStatus } from '../content/article-status.ts';
 import type { ArticleTable, Database } from '../db/schema.ts';
 
@@ -145,16 +145,59 @@ export function findSitemapEntries(
   );
 }
 
-export async function findPublishedMetadata(
+/**
+ * The published articles newest first, in batches read one after another by keyset (never an
+ * offset that rereads what came before): the dated ones from the (project_id, published_at, id)
+ * index, then the undated ones by id. Not a snapshot: an article changed while the batches are
+ * read may be missed or seen as changed, but one left alone is read exactly once.
+ */
+export async function* publishedMetadataBatches(
   db: Executor,
   projectId: string,
   now: string,
+  batchSize: number,
+): AsyncGenerator<MetadataRow[]> {
+  let after: { published_at: string; id: string } | null = null;
+  for (;;) {
+    let query = dated(db, projectId, now).select(metadataColumns).limit(batchSize);
+    if (after !== null) {
+      const last: { published_at: string; id: string } = after;
+      query = query.where(
+        sql<SqlBool>`(articles.published_at, articles.id) < (${last.published_at}, ${last.id})`,
+      );
+    }
+    const rows = await query.execute();
+    if (rows.length > 0) yield rows;
+    if (rows.length < batchSize) break;
+    const tail = rows[rows.length - 1];
+    after = { published_at: tail.published_at!, id: tail.id };
+  }
+  let afterId: string | null = null;
+  for (;;) {
+    let query = undated(db, projectId).select(metadataColumns).limit(batchSize);
+    if (afterId !== null) query = query.where('articles.id', '<', afterId);
+    const rows = await query.execute();
+    if (rows.length > 0) yield rows;
+    if (rows.length < batchSize) break;
+    afterId = rows[rows.length - 1].id;
+  }
+}
+
+/** One page of the published articles newest first, for the paged structured data. */
+export function findPublishedMetadataPage(
+  db: Executor,
+  projectId: string,
+  now: string,
+  page: { offset: number; limit: number },
+  counts: PublishedCounts,
 ): Promise<MetadataRow[]> {
-  const [withDate, withoutDate] = await Promise.all([
-    dated(db, projectId, now).select(metadataColumns).execute(),
-    undated(db, projectId).select(metadataColumns).execute(),
-  ]);
-  return withoutDate.length === 0 ? withDate : withDate.concat(withoutDate);
+  return newestFirstPage(
+    page,
+    (offset, limit) =>
+      dated(db, projectId, now).select(metadataColumns).limit(limit).offset(offset).execute(),
+    (offset, limit) => undated(db, projectId).select(metadataColumns).limit(limit).offset(offset).execute(),
+    async () => counts.dated,
+  );
 }
 
 export function findNewestPublished(
@@ -174,19 +217,3 @@ export function findNewestPublished(
 
 /** Tags of the given articles, ordered by name then id: the content feature's query serves. */
 export { findTagsOfArticles as findTagNamesOfArticles } from '../content/article-queries.ts';
-
-/**
- * Tag names of every article of the project, drafts included (their rows are simply not looked up),
- * ordered as above. Starting from the project's tags, the join reads only the covering
- * (tag_id, article_id) index and never the articles themselves.
- */
-export function findTagNamesOfProject(db: Executor, projectId: string): Promise<TagNameRow[]> {
-  return db
-    .selectFrom('tags')
-    .innerJoin('article_tags', 'article_tags.tag_id', 'tags.id')
-    .select(['article_tags.article_id', 'tags.name'])
-    .where('tags.project_id', '=', projectId)
-    .orderBy('tags.name_key')
-    .orderBy('tags.id')
-    .execute();
-}

@@ -9,7 +9,24 @@ const baseUrlDescription =
 const BaseUrl = Type.String({ maxLength: 2048, description: baseUrlDescription });
 
 export const SeoArticleQuery = Type.Object({ baseUrl: Type.Optional(BaseUrl) });
-export const StructuredDataQuery = Type.Object({ baseUrl: Type.Optional(BaseUrl) });
+export const StructuredDataQuery = Type.Object({
+  baseUrl: Type.Optional(BaseUrl),
+  page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      description: 'with `limit`, or alone (limit 1,000): one page of the articles instead of all of them',
+    }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 5000,
+      description: 'articles per page (1,000 when only `page` is given)',
+    }),
+  ),
+});
+export type StructuredDataQueryType = Static<typeof StructuredDataQuery>;
 
 export const SitemapQuery = Type.Object({
   baseUrl: Type.Optional(BaseUrl),
@@ -132,6 +149,16 @@ export const StructuredData = Type.Object({
       'when this answer was generated; answers are cached until the project changes, so it can be older than the request',
   }),
 });
+
+export const StructuredDataMeta = Type.Object(
+  {
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    total: Type.Integer({ description: 'published articles' }),
+    totalPages: Type.Integer({ description: 'ceil(total / limit); 0 when there are none' }),
+  },
+  { description: 'only when `page` or `limit` is given' },
+);
 
 export const SitemapJson = Type.Object({
   data: Type.Object({

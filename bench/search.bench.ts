@@ -1,0 +1,289 @@
+// Search, count and tag filters of GET /v1/articles over a large project (100,000 articles by
+// default), every request uncached (the server's answer cache keeps nothing): p50/p95 of each query
+// over sequential requests, then how one client searching without pause changes the latency of a
+// cheap request (one article by slug), next to a raw node:http server's latency in the same run.
+// SQLite always; PostgreSQL too when BENCH_POSTGRES_URL is set (a database of its own, dropped
+// afterwards). BENCH_SEARCH_ARTICLES sets the size, BENCH_SEARCH_RUNS the requests per query.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { searchTextOf } from '../src/content/search-text.ts';
+import { type Db, openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrations/index.ts';
+import type { ArticleTable } from '../src/db/schema.ts';
+import { bumpContentVersion } from '../src/projects/queries.ts';
+import { createApiKey, createProject } from '../src/projects/service.ts';
+import { forkServer } from './lib.ts';
+
+const articleCount = Number(process.env.BENCH_SEARCH_ARTICLES ?? 100_000);
+const runs = Number(process.env.BENCH_SEARCH_RUNS ?? 40);
+const tagCount = 30;
+
+/** A deterministic pseudo-random sequence, so that every run searches the same data. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+// A vocabulary of 5,000 made-up words drawn with a Zipf-like skew, as natural text is: a few words
+// in nearly every article, most in few. `reading` is put in 90% of the articles (the common word),
+// `quetzal` in 20 of them (the rare word).
+const syllables = 'ka lo mi nu pe ra si to vu we xa yo ze bi co da fe gu hi ja'.split(' ');
+const vocabulary = Array.from({ length: 5000 }, (_, i) => {
+  let word = '';
+  for (let n = i + 7; n > 0; n = Math.floor(n / syllables.length)) word += syllables[n % syllables.length];
+  return word;
+});
+const commonWord = 'reading';
+const rareWord = 'quetzal';
+
+function article(i: number, next: () => number): { markdown: string; plain: string; title: string } {
+  const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 3)];
+  const paragraphs: Array<{ markdown: string; plain: string }> = [];
+  for (let p = 0; p < 3; p++) {
+    const words = Array.from({ length: 45 }, word);
+    if (p === 1 && i % 10 !== 0) words[7] = commonWord;
+    if (p === 2 && i % Math.floor(articleCount / 20) === 3) words[11] = rareWord;
+    const plain = `${words.join(' ')}.`;
+    // Markdown syntax around some words: bold, and a link whose URL is not text.
+    const marked = [...words];
+    marked[3] = `**${marked[3]}**`;
+    marked[20] = `[${marked[20]}](https://example.org/${i}/${p})`;
+    paragraphs.push({ markdown: `${marked.join(' ')}.`, plain });
+  }
+  return {
+    title: `Article ${i}: ${word()} ${word()}`,
+    markdown: paragraphs.map((p) => p.markdown).join('\n\n'),
+    plain: paragraphs.map((p) => p.plain).join('\n'),
+  };
+}
+
+async function seed(db: Db, projectId: string): Promise<void> {
+  const now = new Date().toISOString();
+  const tagIds = Array.from({ length: tagCount }, () => randomUUID());
+  const next = random(42);
+  await db.kysely.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('tags')
+      .values(
+        tagIds.map((id, i) => ({
+          id,
+          project_id: projectId,
+          name: `Topic ${i}`,
+          name_key: `topic ${i}`,
+          color: null,
+          icon: null,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+    for (let first = 0; first < articleCount; first += 250) {
+      const rows: Array<Omit<ArticleTable, 'view_count' | 'search_rowid'>> = [];
+      const links: Array<{ article_id: string; tag_id: string }> = [];
+      for (let i = first; i < Math.min(articleCount, first + 250); i++) {
+        const { title, markdown, plain } = article(i, next);
+        const moment = new Date(Date.UTC(2015, 0, 1) + i * 600_000).toISOString();
+        const draft = i % 10 === 5;
+        const id = randomUUID();
+        const excerpt = i % 2 === 0 ? `A short summary of article ${i}.` : null;
+        rows.push({
+          id,
+          project_id: projectId,
+          slug: `article-${i}`,
+          title,
+          title_key: title.toLowerCase(),
+          excerpt,
+          cover_image: null,
+          content: markdown,
+          status: draft ? 'draft' : 'published',
+          published_at: draft ? null : moment,
+          created_at: moment,
+          updated_at: moment,
+          word_count: 135,
+          character_count: plain.length,
+          read_time_minutes: 1,
+          summary: plain.slice(0, 160),
+          search_text: searchTextOf(title, excerpt, plain),
+          author_name: 'Bench Author',
+          author_image: null,
+          last_updated_by_name: null,
+          last_updated_by_image: null,
+          seo: null,
+          storage_bytes: markdown.length,
+          content_hash: String(i),
+        });
+        // Tags skewed like real ones: topic 0 on half the articles, the others rarer.
+        const tags = new Set([tagIds[i % 2 === 0 ? 0 : 1 + (i % 7)], tagIds[(i * 7 + 3) % tagCount]]);
+        for (const tag of tags) links.push({ article_id: id, tag_id: tag });
+      }
+      await trx.insertInto('articles').values(rows).execute();
+      await trx.insertInto('article_tags').values(links).execute();
+    }
+    await bumpContentVersion(trx, projectId);
+  });
+}
+
+async function prepare(databaseUrl: string): Promise<string> {
+  const db = openDatabase(databaseUrl);
+  await migrateToLatest(db);
+  const slug = `search-bench-${Date.now()}`;
+  const project = await createProject(db, { name: 'Search Bench', slug, storageLimit: '100 GB' });
+  const started = performance.now();
+  await seed(db, project.id);
+  // As a database in service would be: planner statistics current, no autovacuum still running.
+  await sql.raw(db.dialect === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE').execute(db.kysely);
+  console.log(`seeded ${articleCount} articles in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const { key } = await createApiKey(db, slug, { kind: 'secret', rateLimit: 1_000_000 });
+  await db.close();
+  return key;
+}
+
+const queries: Array<[name: string, query: string]> = [
+  ['list, no filter (count of all)', 'limit=10'],
+  ['list, status=published', 'limit=10&status=published'],
+  [`search rare word (${rareWord})`, `search=${rareWord}`],
+  [`search common word (${commonWord}, 90%)`, `search=${commonWord}`],
+  ['search common word, page 50', `search=${commonWord}&page=50`],
+  ['search two words (common + vocabulary)', `search=${commonWord}%20${vocabulary[40]}`],
+  ['search 2-character term (ka)', 'search=ka'],
+  ['search 1-character term (z)', 'search=z'],
+  ['search absent word', 'search=nowhereword'],
+  ['tags=topic 0 (50%)', 'tags=topic%200'],
+  ['tags=topic 3,topic 4', 'tags=topic%203,topic%204'],
+  ['tagsAll=topic 0,topic 3', 'tagsAll=topic%200,topic%203'],
+  ['excludeTags=topic 0', 'excludeTags=topic%200'],
+  ['search common + tags=topic 0', `search=${commonWord}&tags=topic%200`],
+];
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+}
+
+async function timed(url: string, headers: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url, { headers });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
+  return performance.now() - started;
+}
+
+async function latencies(count: number, request: () => Promise<number>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) times.push(await request());
+  return times.sort((a, b) => a - b);
+}
+
+const fmt = (ms: number) => ms.toFixed(1);
+
+async function measure(label: string, databaseUrl: string): Promise<void> {
+  const key = await prepare(databaseUrl);
+  const headers = { 'x-api-key': key };
+  const app = await forkServer(new URL('./serve-app.ts', import.meta.url).pathname, {
+    DATABASE_URL: databaseUrl,
+    BENCH_ANSWER_CACHE: 'off',
+  });
+  const work = mkdtempSync(join(tmpdir(), 'folio-search-raw-'));
+  try {
+    console.log(
+      `\n## Uncached list queries, ${label}, ${articleCount} articles (${runs} sequential requests each)\n`,
+    );
+    console.log('| query | p50 ms | p95 ms | max ms | meta.total |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const [name, query] of queries) {
+      const url = `${app.url}/v1/articles?${query}`;
+      const first = (await (await fetch(url, { headers })).json()) as { meta: { total: number } };
+      const times = await latencies(runs, () => timed(url, headers));
+      console.log(
+        `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${first.meta.total} |`,
+      );
+    }
+
+    // A cheap request alone, then while one client searches without pause.
+    const cheapUrl = `${app.url}/v1/articles/article-4242`;
+    const cheapBody = await (await fetch(cheapUrl, { headers })).arrayBuffer();
+    writeFileSync(join(work, 'body.json'), Buffer.from(cheapBody));
+    const raw = await forkServer(new URL('./serve-raw.ts', import.meta.url).pathname, {
+      BENCH_BODY_FILE: join(work, 'body.json'),
+    });
+    const cheapCount = runs * 5;
+    const rawTimes = await latencies(cheapCount, () => timed(raw.url, {}));
+    await raw.stop();
+    const quiet = await latencies(cheapCount, () => timed(cheapUrl, headers));
+    console.log(
+      `\n## A cheap request (GET /v1/articles/:slug, uncached) while one client searches, ${label}\n`,
+    );
+    console.log('| situation | p50 ms | p95 ms | max ms | searches done |');
+    console.log('|---|---:|---:|---:|---:|');
+    console.log(
+      `| raw node:http, same body | ${fmt(percentile(rawTimes, 50))} | ${fmt(percentile(rawTimes, 95))} | ${fmt(rawTimes[rawTimes.length - 1])} | |`,
+    );
+    console.log(
+      `| alone | ${fmt(percentile(quiet, 50))} | ${fmt(percentile(quiet, 95))} | ${fmt(quiet[quiet.length - 1])} | |`,
+    );
+    for (const [name, query] of [
+      [`search=${commonWord}`, `search=${commonWord}`],
+      ['search=ka', 'search=ka'],
+    ]) {
+      let searching = true;
+      let searches = 0;
+      const searcher = (async () => {
+        while (searching) {
+          await timed(`${app.url}/v1/articles?${query}`, headers);
+          searches++;
+        }
+      })();
+      const busy = await latencies(cheapCount, () => timed(cheapUrl, headers));
+      searching = false;
+      await searcher;
+      console.log(
+        `| one client searching ${name} | ${fmt(percentile(busy, 50))} | ${fmt(percentile(busy, 95))} | ${fmt(busy[busy.length - 1])} | ${searches} |`,
+      );
+    }
+    console.log(
+      `\nload average during ${label}: ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+    );
+  } finally {
+    await app.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** A fresh PostgreSQL database next to the one BENCH_POSTGRES_URL names; dropped afterwards. */
+async function withPostgresDatabase(adminUrl: string, run: (url: string) => Promise<void>): Promise<void> {
+  const name = `folio_search_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  try {
+    await run(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+console.log(
+  `load average at start: ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')}`,
+);
+const work = mkdtempSync(join(tmpdir(), 'folio-search-bench-'));
+try {
+  if (process.env.BENCH_SEARCH_SKIP_SQLITE !== '1') await measure('SQLite', join(work, 'bench.db'));
+  if (process.env.BENCH_POSTGRES_URL) {
+    await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, (url) => measure('PostgreSQL', url));
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
