@@ -1,8 +1,14 @@
 // SQL of articles: the filtered, sorted page of the list and its count, one article by slug, and
 // the relations (tags, variants) of a set of articles.
-import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import {
+  type CompiledQuery,
+  type ExpressionBuilder,
+  type Kysely,
+  type SelectQueryBuilder,
+  sql,
+} from 'kysely';
 import type { DialectName } from '../db/database.ts';
-import { articleContainsTerm } from '../db/dialect-sql.ts';
+import { articleContainsTerm, articleTextContains } from '../db/dialect-sql.ts';
 import type { ArticleTable, ArticleVariantTable, Database } from '../db/schema.ts';
 import { hasReportedStatus, type ReportedStatus } from './article-status.ts';
 import type { ArticleSortField } from './schemas.ts';
@@ -79,10 +85,19 @@ export type ArticleRow = Pick<
   | 'last_updated_by_image'
 > & { content?: string };
 
+/**
+ * How a page is found. `driven`: from the sets its filters match (trigram index, tag postings),
+ * then sorted: right when few articles match. `walk`: along the sort index, each article checked
+ * by itself (its search text, a probe of its tags), stopping at the page's end: right when many
+ * match, since a page then lies near the start of the walk.
+ */
+export type PagePlan = 'driven' | 'walk';
+
 function filtered<O>(
   query: SelectQueryBuilder<Database, 'articles', O>,
   dialect: DialectName,
   filter: ArticleFilter,
+  plan: PagePlan = 'driven',
 ): SelectQueryBuilder<Database, 'articles', O> {
   let q = query.where('articles.project_id', '=', filter.projectId);
   if (filter.status !== undefined) {
@@ -97,22 +112,45 @@ function filtered<O>(
         : eb.not(hasReportedStatus(eb, 'published', filter.now)),
     );
   }
-  for (const term of filter.searchTerms) q = q.where(articleContainsTerm(dialect, term));
+  for (const term of filter.searchTerms)
+    q = q.where(plan === 'walk' ? articleTextContains(dialect, term) : articleContainsTerm(dialect, term));
   if (filter.anyTagIds !== null) {
     const ids = filter.anyTagIds;
     if (ids.length === 0) return q.where(sql<boolean>`1 = 0`);
-    q = q.where((eb) => eb('articles.id', 'in', articlesTaggedWith(eb, ids)));
+    q = q.where((eb) =>
+      plan === 'walk'
+        ? eb.exists(tagsOfArticle(eb, ids))
+        : eb('articles.id', 'in', articlesTaggedWith(eb, ids)),
+    );
   }
   if (filter.allTagIds !== null) {
     const ids = filter.allTagIds;
     if (ids.length === 0) return q.where(sql<boolean>`1 = 0`);
-    for (const id of ids) q = q.where((eb) => eb('articles.id', 'in', articlesTaggedWith(eb, [id])));
+    for (const id of ids)
+      q = q.where((eb) =>
+        plan === 'walk'
+          ? eb.exists(tagsOfArticle(eb, [id]))
+          : eb('articles.id', 'in', articlesTaggedWith(eb, [id])),
+      );
   }
   if (filter.excludeTagIds.length > 0) {
     const ids = filter.excludeTagIds;
-    q = q.where((eb) => eb('articles.id', 'not in', articlesTaggedWith(eb, ids)));
+    q = q.where((eb) =>
+      plan === 'walk'
+        ? eb.not(eb.exists(tagsOfArticle(eb, ids)))
+        : eb('articles.id', 'not in', articlesTaggedWith(eb, ids)),
+    );
   }
   return q;
+}
+
+/** The article's own tags among these: a probe of the (article_id, tag_id) key. */
+function tagsOfArticle(eb: ExpressionBuilder<Database, 'articles'>, tagIds: string[]) {
+  return eb
+    .selectFrom('article_tags')
+    .select(sql`1`.as('one'))
+    .whereRef('article_tags.article_id', '=', 'articles.id')
+    .where('article_tags.tag_id', 'in', tagIds);
 }
 
 /**
@@ -127,15 +165,17 @@ function articlesTaggedWith(eb: ExpressionBuilder<Database, 'articles'>, tagIds:
     .where('article_tags.tag_id', 'in', tagIds);
 }
 
-export async function findArticlePage(
+/** The filtered, sorted page of the list, as a query to run where the caller chooses. */
+export function articlePageQuery(
   db: Executor,
   dialect: DialectName,
   filter: ArticleFilter,
   order: ArticleOrder,
   page: { offset: number; limit: number },
   withContent: boolean,
-): Promise<ArticleRow[]> {
-  let query = filtered(db.selectFrom('articles').select(summaryColumns), dialect, filter);
+  plan: PagePlan,
+): CompiledQuery<ArticleRow> {
+  let query = filtered(db.selectFrom('articles').select(summaryColumns), dialect, filter, plan);
   if (withContent) query = query.select('articles.content') as typeof query;
   const column = sortColumns[order.sort];
   if (order.sort === 'publishedAt') query = query.orderBy(sql`articles.published_at is null`);
@@ -144,20 +184,75 @@ export async function findArticlePage(
     .orderBy('articles.id', order.order)
     .limit(page.limit)
     .offset(page.offset)
-    .execute() as unknown as Promise<ArticleRow[]>;
+    .compile() as CompiledQuery<ArticleRow>;
 }
 
-export async function countArticles(
+/**
+ * The plan of a page, from the number of matches: walk the sort index when the page's end is
+ * expected within 1/20 of the project (matches spread evenly), else start from the matches.
+ */
+export function pagePlan(
+  filter: ArticleFilter,
+  total: number,
+  page: { offset: number; limit: number },
+): PagePlan {
+  const filtersBySet =
+    filter.searchTerms.length > 0 ||
+    filter.anyTagIds !== null ||
+    filter.allTagIds !== null ||
+    filter.excludeTagIds.length > 0;
+  return filtersBySet && total >= 20 * (page.offset + page.limit) ? 'walk' : 'driven';
+}
+
+/**
+ * The number of articles the filter matches, as a query returning one row `{ count }`. Tag filters
+ * alone are counted from the tag postings, without reading an article: the (tag_id, article_id)
+ * index holds all it needs.
+ */
+export function articleCountQuery(
   db: Executor,
   dialect: DialectName,
   filter: ArticleFilter,
-): Promise<number> {
-  const row = await filtered(
+): CompiledQuery<{ count: number | string }> {
+  const onlyTags =
+    filter.status === undefined && filter.published === undefined && filter.searchTerms.length === 0;
+  const any = filter.anyTagIds;
+  const all = filter.allTagIds;
+  const exclude = filter.excludeTagIds;
+  if (
+    onlyTags &&
+    (any !== null || all !== null) &&
+    (any === null || any.length > 0) &&
+    (all === null || all.length > 0)
+  ) {
+    const ids = [...new Set([...(any ?? []), ...(all ?? []), ...exclude])];
+    if (ids.length === 1 && exclude.length === 0) {
+      return db
+        .selectFrom('article_tags')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('article_tags.tag_id', '=', ids[0])
+        .compile();
+    }
+    let tagged = db
+      .selectFrom('article_tags')
+      .select('article_tags.article_id')
+      .where('article_tags.tag_id', 'in', ids)
+      .groupBy('article_tags.article_id');
+    const carrying = (tags: string[]) =>
+      sql<number>`sum(case when article_tags.tag_id in (${sql.join(tags)}) then 1 else 0 end)`;
+    if (any !== null) tagged = tagged.having(carrying(any), '>', 0);
+    if (all !== null) for (const id of all) tagged = tagged.having(carrying([id]), '>', 0);
+    if (exclude.length > 0) tagged = tagged.having(carrying(exclude), '=', 0);
+    return db
+      .selectFrom(tagged.as('tagged'))
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .compile();
+  }
+  return filtered(
     db.selectFrom('articles').select((eb) => eb.fn.countAll<number>().as('count')),
     dialect,
     filter,
-  ).executeTakeFirstOrThrow();
-  return Number(row.count);
+  ).compile();
 }
 
 export function findArticleBySlug(

@@ -1,17 +1,18 @@
 // The article list and single article: parameter rules beyond the schema (select, tag names,
 // search terms), the queries, and the mapping of rows to the API's shape.
-import type { Kysely } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { preferIndexScans } from '../db/dialect-sql.ts';
-import type { ArticleVariantTable, Database, Project } from '../db/schema.ts';
+import type { ArticleVariantTable, Project } from '../db/schema.ts';
 import { type FieldIssue, NotFoundError, ValidationError } from '../http/errors.ts';
 import {
   type ArticleFilter,
   type ArticleRow,
   type ArticleTagRow,
-  countArticles,
+  articleCountQuery,
+  articlePageQuery,
+  pagePlan,
   findArticleBySlug,
-  findArticlePage,
   findTagIdsByNames,
   findTagsOfArticles,
   findVariantsOfArticles,
@@ -126,26 +127,31 @@ export async function listArticles(db: Db, project: Project, query: ArticleListQ
       all === null ? null : all.every((name) => tagIds.has(name)) ? all.map((name) => tagIds.get(name)!) : [],
     excludeTagIds: exclude.flatMap((name) => tagIds.get(name) ?? []),
   };
-  const offset = (query.page - 1) * query.limit;
-  const read = (executor: Kysely<Database>) =>
-    Promise.all([
-      findArticlePage(
-        executor,
-        db.dialect,
-        filter,
-        { sort: query.sort, order: query.order },
-        { offset, limit: query.limit },
-        select.fields.has('content'),
-      ),
-      countArticles(executor, db.dialect, filter),
-    ]);
-  const [rows, total] =
+  const page = { offset: (query.page - 1) * query.limit, limit: query.limit };
+  const order = { sort: query.sort, order: query.order };
+  const withContent = select.fields.has('content');
+  // The count first: it says whether the page is found from the matches or by walking the sort
+  // index, and whether there is a page at all. Both may read much of the project (a search, a
+  // count): off the event loop on SQLite.
+  const read = async <R>(run: (query: CompiledQuery<R>) => Promise<R[]>) => {
+    const [{ count }] = (await run(
+      articleCountQuery(db.kysely, db.dialect, filter) as CompiledQuery<never>,
+    )) as Array<{ count: number | string }>;
+    const total = Number(count);
+    if (page.offset >= total) return { rows: [] as ArticleRow[], total };
+    const plan = pagePlan(filter, total, page);
+    const rows = (await run(
+      articlePageQuery(db.kysely, db.dialect, filter, order, page, withContent, plan) as CompiledQuery<never>,
+    )) as ArticleRow[];
+    return { rows, total };
+  };
+  const { rows, total } =
     db.dialect === 'postgres' && filter.searchTerms.length > 0
       ? await db.kysely.transaction().execute(async (trx) => {
           await preferIndexScans(trx);
-          return read(trx);
+          return read(async (compiled) => (await trx.executeQuery(compiled)).rows);
         })
-      : await read(db.kysely);
+      : await read((compiled) => db.readOffThread(compiled));
   const data = await toViews(db, project, rows, select, now);
   return {
     data,

@@ -6,6 +6,7 @@ import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kyse
 import pg from 'pg';
 import { isPostgresUrl } from '../config.ts';
 import type { Database } from './schema.ts';
+import { SqliteReadWorker } from './read-worker.ts';
 import { NodeSqliteDatabase } from './sqlite-driver.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -24,6 +25,12 @@ export interface Db {
    * a cached read is exact while it holds. PostgreSQL: null (no such cheap signal).
    */
   changeStamp(): string | null;
+  /**
+   * Runs a read-only query where it cannot block the event loop, for the expensive ones (searches,
+   * counts): on SQLite a worker thread with its own read-only connection (read-worker.ts), which
+   * sees committed data only; on PostgreSQL the pool, as any query.
+   */
+  readOffThread<R>(query: CompiledQuery<R>): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -42,6 +49,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
       dialect: 'postgres',
       executeCompiled: async (query) => (await kysely.executeQuery(query)).rows,
       changeStamp: () => null,
+      readOffThread: async (query) => (await kysely.executeQuery(query)).rows,
       close: () => kysely.destroy(),
     };
   }
@@ -49,6 +57,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new NodeSqliteDatabase(path);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const reader = path === ':memory:' || path === '' ? null : new SqliteReadWorker(path);
   return {
     kysely,
     dialect: 'sqlite',
@@ -59,6 +68,14 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
         ? ((await kysely.executeQuery(query)).rows as never)
         : (database.prepare(query.sql).all(query.parameters) as never),
     changeStamp: () => database.changeStamp(),
-    close: () => kysely.destroy(),
+    // An in-memory database exists only on its own connection: it is read there.
+    readOffThread: async (query) =>
+      reader === null
+        ? ((await kysely.executeQuery(query)).rows as never)
+        : ((await reader.all(query.sql, query.parameters)) as never),
+    close: async () => {
+      await reader?.close();
+      await kysely.destroy();
+    },
   };
 }

@@ -1,7 +1,8 @@
 // Search over the plain text: each article keeps `search_text` (title, excerpt and the plain text
 // of its content, lower-cased; see content/search-text.ts), and the substring index moves from the
 // Markdown to it: a trigram GIN index on PostgreSQL, an FTS5 trigram table on SQLite (now
-// case-sensitive, since the text and the terms are both lower-cased before they meet).
+// case-sensitive, since the text and the terms are both lower-cased before they meet). And an
+// index for the counts of a status.
 import { type Kysely, type Migration, sql } from 'kysely';
 import { searchTextOf } from '../../content/search-text.ts';
 import { plainTextOf } from '../../content/text-stats.ts';
@@ -36,6 +37,14 @@ export function searchText(dialect: DialectName): Migration {
         }
         after = rows[rows.length - 1].id;
       }
+
+      // Counts of a status (`status=`, `published=`, a public key's published-only reads) from the
+      // index alone.
+      await db.schema
+        .createIndex('articles_project_status_published_at')
+        .on('articles')
+        .columns(['project_id', 'status', 'published_at'])
+        .execute();
 
       if (dialect === 'postgres') {
         await sql`DROP INDEX articles_title_trgm`.execute(db);
