@@ -1,10 +1,10 @@
 // The article list and single article: parameter rules beyond the schema (select, tag names,
 // search terms), the queries, and the mapping of rows to the API's shape.
-import type { CompiledQuery } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { preferIndexScans } from '../db/dialect-sql.ts';
 import type { ArticleVariantTable, Project } from '../db/schema.ts';
-import { type FieldIssue, NotFoundError, ValidationError } from '../http/errors.ts';
+import { type FieldIssue, NotFoundError, ServiceUnavailableError, ValidationError } from '../http/errors.ts';
 import {
   type ArticleFilter,
   type ArticleRow,
@@ -133,30 +133,57 @@ export async function listArticles(db: Db, project: Project, query: ArticleListQ
   // The count first: it says whether the page is found from the matches or by walking the sort
   // index, and whether there is a page at all. Both may read much of the project (a search, a
   // count): off the event loop on SQLite.
-  const read = async <R>(run: (query: CompiledQuery<R>) => Promise<R[]>) => {
-    const [{ count }] = (await run(
-      articleCountQuery(db.kysely, db.dialect, filter) as CompiledQuery<never>,
-    )) as Array<{ count: number | string }>;
+  const read = async (run: Run) => {
+    const [{ count }] = await run(articleCountQuery(db.kysely, db.dialect, filter));
     const total = Number(count);
     if (page.offset >= total) return { rows: [] as ArticleRow[], total };
     const plan = pagePlan(filter, total, page);
-    const rows = (await run(
-      articlePageQuery(db.kysely, db.dialect, filter, order, page, withContent, plan) as CompiledQuery<never>,
-    )) as ArticleRow[];
+    const rows = await run(articlePageQuery(db.kysely, db.dialect, filter, order, page, withContent, plan));
     return { rows, total };
   };
-  const { rows, total } =
-    db.dialect === 'postgres' && filter.searchTerms.length > 0
-      ? await db.kysely.transaction().execute(async (trx) => {
-          await preferIndexScans(trx);
-          return read(async (compiled) => (await trx.executeQuery(compiled)).rows);
-        })
-      : await read((compiled) => db.readOffThread(compiled));
-  const data = await toViews(db, project, rows, select, now);
-  return {
-    data,
-    meta: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
-  };
+  if (filter.searchTerms.length === 0) return finish(await read((compiled) => db.readOffThread(compiled)));
+  if (db.dialect === 'sqlite') return finish(await read((compiled) => db.readOffThread(compiled, 'search')));
+  return finish(await searchOnPostgres(db, read));
+
+  async function finish({ rows, total }: { rows: ArticleRow[]; total: number }) {
+    const data = await toViews(db, project, rows, select, now);
+    return {
+      data,
+      meta: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
+    };
+  }
+}
+
+/** Searches running at once per database on PostgreSQL: the others wait, so that the pool stays free for the rest. */
+const concurrentSearches = 3;
+const searchSlots = new WeakMap<Db, { running: number; waiting: Array<() => void> }>();
+/** Longest a search may run on PostgreSQL before it is cancelled (a 503). */
+const searchTimeoutMs = 10_000;
+
+/** Runs one compiled query somewhere (a worker, a transaction) and returns its rows. */
+type Run = <R>(query: CompiledQuery<R>) => Promise<R[]>;
+
+async function searchOnPostgres<T>(db: Db, read: (run: Run) => Promise<T>): Promise<T> {
+  let slots = searchSlots.get(db);
+  if (slots === undefined) searchSlots.set(db, (slots = { running: 0, waiting: [] }));
+  const state = slots;
+  if (state.running >= concurrentSearches) await new Promise<void>((resolve) => state.waiting.push(resolve));
+  else state.running++;
+  try {
+    return await db.kysely.transaction().execute(async (trx) => {
+      await preferIndexScans(trx);
+      await sql.raw(`set local statement_timeout = ${searchTimeoutMs}`).execute(trx);
+      return read(async <R>(compiled: CompiledQuery<R>) => (await trx.executeQuery(compiled)).rows);
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === '57014')
+      throw new ServiceUnavailableError('The search took too long; try more or longer terms');
+    throw error;
+  } finally {
+    const next = state.waiting.shift();
+    if (next) next();
+    else state.running--;
+  }
 }
 
 export async function getArticle(db: Db, project: Project, slug: string, selectParam: string | undefined) {

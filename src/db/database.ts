@@ -28,9 +28,10 @@ export interface Db {
   /**
    * Runs a read-only query where it cannot block the event loop, for the expensive ones (searches,
    * counts): on SQLite a worker thread with its own read-only connection (read-worker.ts), which
-   * sees committed data only; on PostgreSQL the pool, as any query.
+   * sees committed data only, one per lane so that searches never queue the other reads; on
+   * PostgreSQL the pool, as any query.
    */
-  readOffThread<R>(query: CompiledQuery<R>): Promise<R[]>;
+  readOffThread<R>(query: CompiledQuery<R>, lane?: 'search' | 'list'): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -57,7 +58,10 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new NodeSqliteDatabase(path);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  const reader = path === ':memory:' || path === '' ? null : new SqliteReadWorker(path);
+  const readers =
+    path === ':memory:' || path === ''
+      ? null
+      : { search: new SqliteReadWorker(path), list: new SqliteReadWorker(path) };
   return {
     kysely,
     dialect: 'sqlite',
@@ -69,12 +73,12 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
         : (database.prepare(query.sql).all(query.parameters) as never),
     changeStamp: () => database.changeStamp(),
     // An in-memory database exists only on its own connection: it is read there.
-    readOffThread: async (query) =>
-      reader === null
+    readOffThread: async (query, lane = 'list') =>
+      readers === null
         ? ((await kysely.executeQuery(query)).rows as never)
-        : ((await reader.all(query.sql, query.parameters)) as never),
+        : ((await readers[lane].all(query.sql, query.parameters)) as never),
     close: async () => {
-      await reader?.close();
+      await Promise.all([readers?.search.close(), readers?.list.close()]);
       await kysely.destroy();
     },
   };
