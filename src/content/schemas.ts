@@ -109,7 +109,7 @@ export const ArticleListQuery = Type.Object({
     Type.String({
       maxLength: 200,
       description:
-        'whitespace-separated terms; each must occur, case-insensitively, as a substring of the title or the content (`%`, `_` and other characters are literal)',
+        'whitespace-separated terms; each must occur, case-insensitively, as a substring of the title, the excerpt or the content as plain text (the text a reader sees: not Markdown syntax, link URLs, image paths or HTML tags), one field at a time (`%`, `_` and other characters are literal). Terms of three characters or more use a trigram index; shorter ones compare with every text of the project, so they are slower on a large project.',
     }),
   ),
   select: Type.Optional(Type.String({ maxLength: 2000, description: selectDescription })),

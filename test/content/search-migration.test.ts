@@ -1,0 +1,134 @@
+// Migration 0004 on a database made before it: articles imported under 0001/0002 get their search
+// text (title, excerpt, plain text) and are found by it, no longer by their Markdown syntax, on
+// every configured database.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { type Kysely, Migrator } from 'kysely';
+import pg from 'pg';
+import { buildApp } from '../../src/app.ts';
+import { type Db, type DialectName, openDatabase } from '../../src/db/database.ts';
+import { content } from '../../src/db/migrations/0001-content.ts';
+import { analytics } from '../../src/db/migrations/0002-analytics.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
+import { createApiKey, createProject } from '../../src/projects/service.ts';
+import { configuredDialects, getJson, postgresUrl } from '../helpers.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const cleanup of cleanups) await cleanup();
+});
+
+async function emptyDatabase(dialect: DialectName): Promise<Db> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-migration-'));
+    const db = openDatabase(join(dir, 'folio.db'));
+    cleanups.push(async () => {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return db;
+  }
+  const name = `folio_migration_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl! });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(postgresUrl!);
+  url.pathname = `/${name}`;
+  const db = openDatabase(url.toString(), { poolSize: 2 });
+  cleanups.push(async () => {
+    await db.close();
+    const client = new pg.Client({ connectionString: postgresUrl! });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.end();
+  });
+  return db;
+}
+
+for (const dialect of configuredDialects()) {
+  test(`migration 0004 [${dialect}]: articles stored before it are searched by their plain text`, async () => {
+    const db = await emptyDatabase(dialect);
+    const before = new Migrator({
+      db: db.kysely as Kysely<any>,
+      provider: {
+        getMigrations: async () => ({
+          '0001-content': content(dialect),
+          '0002-analytics': analytics(dialect),
+        }),
+      },
+    });
+    const { error } = await before.migrateToLatest();
+    assert.equal(error, undefined);
+    const project = await createProject(db, { name: 'Old', slug: 'old', siteUrl: null });
+    const now = new Date().toISOString();
+    const base = {
+      project_id: project.id,
+      cover_image: null,
+      status: 'published',
+      published_at: now,
+      created_at: now,
+      updated_at: now,
+      word_count: 1,
+      character_count: 1,
+      read_time_minutes: 1,
+      summary: '',
+      author_name: 'A',
+      author_image: null,
+      last_updated_by_name: null,
+      last_updated_by_image: null,
+      seo: null,
+      storage_bytes: 1,
+    };
+    await (db.kysely as Kysely<any>)
+      .insertInto('articles')
+      .values([
+        {
+          ...base,
+          id: 'a1',
+          slug: 'one',
+          title: 'Ancient Title',
+          title_key: 'ancient title',
+          excerpt: 'Storedexcerpt',
+          content: 'Some **Bold** text, [a link](https://example.org/hiddenurl).',
+          content_hash: '1',
+        },
+        {
+          ...base,
+          id: 'a2',
+          slug: 'two',
+          title: 'Other',
+          title_key: 'other',
+          excerpt: null,
+          content: 'Nothing',
+          content_hash: '2',
+        },
+      ])
+      .execute();
+
+    assert.deepEqual(await migrateToLatest(db), ['0004-search-text']);
+    const { key } = await createApiKey(db, 'old', { kind: 'secret' });
+    const app = await buildApp({ db });
+    cleanups.unshift(() => app.close());
+    const slugs = async (search: string) => {
+      const response = await getJson(app, `/v1/articles?search=${encodeURIComponent(search)}`, {
+        'x-api-key': key,
+      });
+      assert.equal(response.status, 200, search);
+      return response.body.data.map((article: { slug: string }) => article.slug).sort();
+    };
+    assert.deepEqual(await slugs('ancient'), ['one']);
+    assert.deepEqual(await slugs('storedEXCERPT'), ['one']);
+    assert.deepEqual(await slugs('bold text'), ['one']);
+    assert.deepEqual(await slugs('a link'), ['one']);
+    assert.deepEqual(await slugs('**'), []);
+    assert.deepEqual(await slugs('hiddenurl'), []);
+    assert.deepEqual(await slugs('o'), ['one', 'two']);
+    assert.deepEqual(await slugs('nt'), ['one']);
+    assert.deepEqual(await slugs('nothing'), ['two']);
+  });
+}
