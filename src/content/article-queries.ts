@@ -219,33 +219,55 @@ export function articleCountQuery(
   const any = filter.anyTagIds;
   const all = filter.allTagIds;
   const exclude = filter.excludeTagIds;
-  if (
-    onlyTags &&
-    (any !== null || all !== null) &&
-    (any === null || any.length > 0) &&
-    (all === null || all.length > 0)
-  ) {
-    const ids = [...new Set([...(any ?? []), ...(all ?? []), ...exclude])];
-    if (ids.length === 1 && exclude.length === 0) {
+  if (onlyTags && (any?.length === 0 || all?.length === 0)) {
+    return db.selectNoFrom(sql<number>`0`.as('count')).compile();
+  }
+  if (onlyTags && all !== null) {
+    // Every article carrying the first tag of `tagsAll` is probed for the others by its key.
+    const [first, ...others] = all;
+    let query = db
+      .selectFrom('article_tags as d')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('d.tag_id', '=', first);
+    const probe = (tags: string[]) =>
+      sql<boolean>`exists (select 1 from article_tags p where p.article_id = d.article_id and p.tag_id in (${sql.join(tags)}))`;
+    for (const id of others) query = query.where(probe([id]));
+    if (any !== null) query = query.where(probe(any));
+    if (exclude.length > 0) query = query.where(sql<boolean>`not ${probe(exclude)}`);
+    return query.compile();
+  }
+  if (onlyTags && any !== null) {
+    if (any.length === 1 && exclude.length === 0) {
       return db
         .selectFrom('article_tags')
         .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('article_tags.tag_id', '=', ids[0])
+        .where('article_tags.tag_id', '=', any[0])
         .compile();
     }
+    const carrying = (tags: string[]) =>
+      sql<number>`sum(case when article_tags.tag_id in (${sql.join(tags)}) then 1 else 0 end)`;
     let tagged = db
       .selectFrom('article_tags')
       .select('article_tags.article_id')
-      .where('article_tags.tag_id', 'in', ids)
-      .groupBy('article_tags.article_id');
-    const carrying = (tags: string[]) =>
-      sql<number>`sum(case when article_tags.tag_id in (${sql.join(tags)}) then 1 else 0 end)`;
-    if (any !== null) tagged = tagged.having(carrying(any), '>', 0);
-    if (all !== null) for (const id of all) tagged = tagged.having(carrying([id]), '>', 0);
+      .where('article_tags.tag_id', 'in', [...new Set([...any, ...exclude])])
+      .groupBy('article_tags.article_id')
+      .having(carrying(any), '>', 0);
     if (exclude.length > 0) tagged = tagged.having(carrying(exclude), '=', 0);
     return db
       .selectFrom(tagged.as('tagged'))
       .select((eb) => eb.fn.countAll<number>().as('count'))
+      .compile();
+  }
+  if (onlyTags && exclude.length > 0) {
+    // The project's articles less those carrying any excluded tag.
+    const excluded =
+      exclude.length === 1
+        ? sql`(select count(*) from article_tags where tag_id = ${exclude[0]})`
+        : sql`(select count(distinct article_id) from article_tags where tag_id in (${sql.join(exclude)}))`;
+    return db
+      .selectFrom('articles')
+      .select(sql<number>`count(*) - ${excluded}`.as('count'))
+      .where('articles.project_id', '=', filter.projectId)
       .compile();
   }
   return filtered(

@@ -44,7 +44,14 @@ const cases: Case[] = [
   { query: { tags: 'beta,gamma' }, matches: (a) => has(a, 'Beta') || has(a, 'Gamma') },
   { query: { tagsAll: 'alpha,beta' }, matches: (a) => has(a, 'Alpha') && has(a, 'Beta') },
   { query: { excludeTags: 'alpha' }, matches: (a) => !has(a, 'Alpha') },
+  { query: { excludeTags: 'alpha,gamma' }, matches: (a) => !has(a, 'Alpha') && !has(a, 'Gamma') },
+  { query: { excludeTags: 'nosuchtag' }, matches: () => true },
   { query: { tags: 'alpha', excludeTags: 'alpha' }, matches: () => false },
+  {
+    query: { tagsAll: 'alpha,beta', tags: 'gamma' },
+    matches: (a) => has(a, 'Alpha') && has(a, 'Beta') && has(a, 'Gamma'),
+  },
+  { query: { tags: 'nosuchtag' }, matches: () => false },
   {
     query: { tags: 'alpha,beta', excludeTags: 'gamma' },
     matches: (a) => (has(a, 'Alpha') || has(a, 'Beta')) && !has(a, 'Gamma'),
