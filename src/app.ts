@@ -12,6 +12,7 @@ import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling, sendError } from './http/errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
+import { registerStrictQueries, strictQueryPlugin } from './http/query-parameters.ts';
 import { registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { seoRoutes } from './seo/routes.ts';
@@ -42,7 +43,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One line per request (registerRequestLog) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
-    ajv: { customOptions: { allErrors: true, verbose: true, coerceTypes: 'array', removeAdditional: true } },
+    ajv: {
+      customOptions: { allErrors: true, verbose: true, coerceTypes: 'array', removeAdditional: true },
+      plugins: [strictQueryPlugin],
+    },
     routerOptions: { maxParamLength: 1000 },
     // Errors raised before routing (a URL that is not validly percent-encoded) get the same body.
     frameworkErrors: (error, request, reply) =>
@@ -59,6 +63,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const rateLimits = options.rateLimits ?? new MemoryRateLimitStore();
 
   registerRequestId(app);
+  registerStrictQueries(app);
   if (options.logLevel) registerRequestLog(app);
   registerErrorHandling(app);
   registerAuth(app, { db: options.db, rateLimits });

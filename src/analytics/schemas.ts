@@ -127,12 +127,14 @@ export const BotIgnored = Type.Object(
 
 export const TrackUpdated = Type.Object({ data: Type.Object({ success: Type.Boolean() }) });
 
-const days = Type.Integer({
-  minimum: 1,
-  maximum: 365,
-  default: 30,
-  description: 'Days included: today (UTC) and the `days − 1` before it',
-});
+const days = Type.Optional(
+  Type.Integer({
+    minimum: 1,
+    maximum: 365,
+    default: 30,
+    description: 'Days included: today (UTC) and the `days − 1` before it',
+  }),
+);
 
 export const StatsQuery = Type.Object({ days });
 export const FunnelQuery = Type.Object({

@@ -5,6 +5,7 @@
 // PostgreSQL cannot store.
 import type { FastifySchemaCompiler } from 'fastify';
 import { type FieldIssue, ValidationError } from '../http/errors.ts';
+import { queryIssues } from '../http/query-parameters.ts';
 
 interface Schema {
   type?: string;
@@ -59,6 +60,7 @@ export function validate(schema: Schema, value: unknown, field: string, issues: 
       const kind = schema.type === 'integer' ? 'an integer' : 'a number';
       const ok =
         typeof value === 'number' &&
+        Number.isFinite(value) &&
         (schema.type === 'number' || Number.isInteger(value)) &&
         (schema.minimum === undefined || value >= schema.minimum) &&
         (schema.maximum === undefined || value <= schema.maximum);
@@ -115,7 +117,7 @@ function codePoints(value: string, maxLength: number | undefined): number {
 export const strictValidatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   return (data: unknown) => {
     const value = httpPart === 'body' && (data === null || data === undefined) ? {} : data;
-    const issues: FieldIssue[] = [];
+    const issues: FieldIssue[] = httpPart === 'querystring' ? queryIssues(schema as Schema, value) : [];
     validate(schema as Schema, value, '', issues);
     return issues.length > 0 ? { error: new ValidationError(issues) } : { value };
   };

@@ -1,7 +1,7 @@
 // The article and tag shapes of the API: request parameters and responses, one source for
 // validation, serialisation and the OpenAPI document.
 import { type Static, Type } from 'typebox';
-import { NameList, Nullable, StringEnum, Timestamp } from '../http/schema-helpers.ts';
+import { NameList, Nullable, StringEnum, Timestamp, type WithDefaults } from '../http/schema-helpers.ts';
 import { reportedStatuses } from './article-status.ts';
 
 export const selectableFields = [
@@ -92,17 +92,21 @@ export type ArticleView = Static<typeof Article>;
 const selectDescription = `JSON object mapping field names to true (add to the defaults) or false (remove). Selectable: ${selectableFields.join(', ')}. \`id\` is always present; \`tagColor\`/\`tagIcon\` add \`color\`/\`icon\` to each tag and include \`tags\`.`;
 
 export const ArticleListQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
-  sort: StringEnum(articleSortFields, {
-    default: 'createdAt',
-    description:
-      'title sorts case-insensitively (byte order of the lower-cased title); ties are broken by id in the same order',
-  }),
-  order: StringEnum(['asc', 'desc'] as const, {
-    default: 'desc',
-    description: 'null publishedAt sorts last in both orders',
-  }),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+  sort: Type.Optional(
+    StringEnum(articleSortFields, {
+      default: 'createdAt',
+      description:
+        'title sorts case-insensitively (byte order of the lower-cased title); ties are broken by id in the same order',
+    }),
+  ),
+  order: Type.Optional(
+    StringEnum(['asc', 'desc'] as const, {
+      default: 'desc',
+      description: 'null publishedAt sorts last in both orders',
+    }),
+  ),
   published: Type.Optional(Type.Boolean()),
   status: Type.Optional(StringEnum(reportedStatuses)),
   search: Type.Optional(
@@ -117,7 +121,10 @@ export const ArticleListQuery = Type.Object({
   tagsAll: Type.Optional(NameList('articles having all of these tags')),
   excludeTags: Type.Optional(NameList('articles having none of these tags')),
 });
-export type ArticleListQueryType = Static<typeof ArticleListQuery>;
+export type ArticleListQueryType = WithDefaults<
+  Static<typeof ArticleListQuery>,
+  'page' | 'limit' | 'sort' | 'order'
+>;
 
 export const ArticleQuery = Type.Object({
   select: Type.Optional(Type.String({ maxLength: 2000, description: selectDescription })),
@@ -148,15 +155,17 @@ export const Tag = Type.Object(
 );
 
 export const TagListQuery = Type.Object({
-  sort: StringEnum(tagSortFields, {
-    default: 'name',
-    description: 'name sorts case-insensitively; ties by name',
-  }),
-  order: StringEnum(['asc', 'desc'] as const, { default: 'asc' }),
+  sort: Type.Optional(
+    StringEnum(tagSortFields, {
+      default: 'name',
+      description: 'name sorts case-insensitively; ties by name',
+    }),
+  ),
+  order: Type.Optional(StringEnum(['asc', 'desc'] as const, { default: 'asc' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'absent: all tags' })),
   published: Type.Optional(Type.Boolean({ description: 'count only articles with this `published` value' })),
 });
-export type TagListQueryType = Static<typeof TagListQuery>;
+export type TagListQueryType = WithDefaults<Static<typeof TagListQuery>, 'sort' | 'order'>;
 
 export const TagQuery = Type.Object({
   published: Type.Optional(Type.Boolean({ description: 'count only articles with this `published` value' })),

@@ -2,6 +2,7 @@
 // into the contract's error body. A 5xx never shows internals; the log has the stack and request id.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { strictQueryKeyword } from './query-parameters.ts';
 
 export interface FieldIssue {
   field: string;
@@ -138,6 +139,11 @@ interface AjvError {
 export function issuesFromValidation(errors: AjvError[], context: string | undefined): FieldIssue[] {
   const byField = new Map<string, string>();
   for (const error of errors) {
+    if (error.keyword === strictQueryKeyword) {
+      const field = String(error.params.field);
+      if (!byField.has(field)) byField.set(field, error.message ?? 'is invalid');
+      continue;
+    }
     let field = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
     if (error.keyword === 'required') {
       const missing = String(error.params.missingProperty ?? '');

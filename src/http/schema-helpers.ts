@@ -24,3 +24,9 @@ export function NameList(description: string) {
 export function dataEnvelope<T extends TSchema>(data: T) {
   return Type.Object({ data });
 }
+
+/**
+ * A query type whose parameters with a `default` are present once validated (Ajv fills them in),
+ * although the schema marks them optional, as the OpenAPI document must for generated clients.
+ */
+export type WithDefaults<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], undefined> };

@@ -1,7 +1,7 @@
 // The SEO shapes of the API: query parameters and JSON answers, one source for validation,
 // serialisation and the OpenAPI document. XML answers are strings, documented by content type.
 import { type Static, Type } from 'typebox';
-import { StringEnum, Timestamp } from '../http/schema-helpers.ts';
+import { StringEnum, Timestamp, type WithDefaults } from '../http/schema-helpers.ts';
 
 const baseUrlDescription =
   "Absolute http(s) URL the links are built on, without query or fragment; default: the project's siteUrl (400 when neither exists). Normalised as WHATWG URL does (lower-case scheme and host, punycode, percent-encoding), trailing slashes removed; an article's URL is `baseUrl/slug`.";
@@ -30,22 +30,28 @@ export type StructuredDataQueryType = Static<typeof StructuredDataQuery>;
 
 export const SitemapQuery = Type.Object({
   baseUrl: Type.Optional(BaseUrl),
-  page: Type.Integer({
-    minimum: 1,
-    maximum: 1_000_000,
-    default: 1,
-    description: 'which document of 50,000 URLs; a page past the end is an empty document, not an error',
-  }),
-  format: StringEnum(['xml', 'json'] as const, {
-    default: 'xml',
-    description: '`xml`: a sitemaps.org urlset; `json`: the same URLs in the `data` envelope',
-  }),
+  page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      default: 1,
+      description: 'which document of 50,000 URLs; a page past the end is an empty document, not an error',
+    }),
+  ),
+  format: Type.Optional(
+    StringEnum(['xml', 'json'] as const, {
+      default: 'xml',
+      description: '`xml`: a sitemaps.org urlset; `json`: the same URLs in the `data` envelope',
+    }),
+  ),
 });
-export type SitemapQueryType = Static<typeof SitemapQuery>;
+export type SitemapQueryType = WithDefaults<Static<typeof SitemapQuery>, 'page' | 'format'>;
 
 export const RssQuery = Type.Object({
   baseUrl: Type.Optional(BaseUrl),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'number of newest articles' }),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'number of newest articles' }),
+  ),
   feedUrl: Type.Optional(
     Type.String({
       maxLength: 2048,
@@ -54,7 +60,7 @@ export const RssQuery = Type.Object({
     }),
   ),
 });
-export type RssQueryType = Static<typeof RssQuery>;
+export type RssQueryType = WithDefaults<Static<typeof RssQuery>, 'limit'>;
 
 export const SeoProject = Type.Object({
   name: Type.String(),

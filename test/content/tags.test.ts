@@ -293,12 +293,17 @@ describeEachDialect('GET /v1/tags', (ctx) => {
     }
   });
 
-  test('unknown query parameters are ignored', async () => {
+  test('unknown query parameters are a 400 naming each of them (contract §12)', async () => {
     const { headers } = await seed(ctx);
-    const plain = await getJson(ctx.app, '/v1/tags', headers);
-    const extra = await getJson(ctx.app, '/v1/tags?foo=bar&page=3', headers);
-    assert.equal(extra.status, 200);
-    assert.deepEqual(extra.body, plain.body);
+    const extra = await getJson(ctx.app, '/v1/tags?foo=bar&page=3&limit=2', headers);
+    assert.equal(extra.status, 400);
+    assert.deepEqual(
+      extra.body.details.issues.map((issue: { field: string }) => issue.field),
+      ['foo', 'page'],
+    );
+    const one = await getJson(ctx.app, '/v1/tags/rust?include=count', headers);
+    assert.equal(one.status, 400);
+    assert.equal(one.body.details.issues[0].field, 'include');
   });
 
   test('articleCount counts the articles of every status', async () => {

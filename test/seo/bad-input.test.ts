@@ -76,7 +76,11 @@ describeEachDialect('seo bad input', (ctx) => {
           assert.equal(body.statusCode, response.statusCode);
           if (response.statusCode === 400) {
             assert.ok(body.details.issues.length > 0);
-            for (const issue of body.details.issues) assert.ok(knownFields.has(issue.field), issue.field);
+            for (const issue of body.details.issues) {
+              // A name the query made up (`&` and `=` in values split it) is refused by name.
+              const unknown = issue.message.startsWith('is not a known parameter');
+              assert.ok(knownFields.has(issue.field) || unknown, issue.field);
+            }
           }
         }
       }),
