@@ -9,6 +9,7 @@ import { contentRoutes } from './content/routes.ts';
 import type { Db } from './db/database.ts';
 import { AnswerCache, registerAnswerCache } from './http/answer-cache.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerCors } from './http/cors.ts';
 import { registerErrorHandling, sendError } from './http/errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
@@ -67,6 +68,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.logLevel) registerRequestLog(app);
   registerErrorHandling(app);
   registerAuth(app, { db: options.db, rateLimits });
+  registerCors(app);
   // onSend order matters: the ETag is computed before an answer is cached with it.
   registerHttpCaching(app);
   registerAnswerCache(app, options.db, options.answerCache ?? new AnswerCache());

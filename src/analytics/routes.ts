@@ -3,8 +3,8 @@
 // navigator.sendBeacon can send), CORS, and strict JSON types.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
+import { answerPreflights } from '../http/cors.ts';
 import { ErrorBody, HttpError, ValidationError } from '../http/errors.ts';
-import { addCorsHeaders, answerPreflight, checkOrigin } from './cors.ts';
 import { bundledGeoDatabasePath, CountryLookup } from './geo.ts';
 import { PageViewWriter } from './page-view-writer.ts';
 import { DailySalts } from './salts.ts';
@@ -105,11 +105,11 @@ function senderOf(request: FastifyRequest): Sender {
   };
 }
 
-const trackAccess = { access: 'public', keyInQuery: true } as const;
+const trackAccess = { access: 'public', keyInQuery: true, cors: 'track' } as const;
 const bodyMediaTypes = ['application/json', 'text/plain'];
 
 const browserNotes =
-  'Secret and public keys, in `X-API-Key`, `Authorization: Bearer` or the `key` query parameter. A public key with a list of allowed origins refuses (403) a request whose `Origin` is not on it, an absent `Origin` included; CORS headers echo allowed origins. The body may be sent as `application/json` or as `text/plain` holding JSON (what `navigator.sendBeacon` sends); other media types are a 415, bodies over 64 KiB a 413. JSON types are strict: `"12"` is not a number and `null` is not a boolean. A User-Agent that is a known crawler or bot, or none at all, is answered 202 `{ success: false, reason: "bot" }` and nothing is stored.';
+  'Secret and public keys, in `X-API-Key`, `Authorization: Bearer` or the `key` query parameter. A public key with a list of allowed origins refuses (403) a request whose `Origin` is not on it, an absent `Origin` included; CORS headers echo allowed origins, and go on error answers for any origin so that a page can read why it was refused. The body may be sent as `application/json` or as `text/plain` holding JSON (what `navigator.sendBeacon` sends); other media types are a 415, bodies over 64 KiB a 413. JSON types are strict: `"12"` is not a number and `null` is not a boolean. A User-Agent that is a known crawler or bot, or none at all, is answered 202 `{ success: false, reason: "bot" }` and nothing is stored.';
 
 const updateDescription = [
   '`timeOnPage` and `scrollDepth` keep the larger of the stored and the sent value, so that updates arriving out of order cannot lower them; `exitPosition` and `bounced` take the sent value; `events` are appended (a page view keeps at most 1,000: an update that would pass that is a 400 and changes nothing).',
@@ -141,8 +141,6 @@ async function trackRoutes(track: FastifyInstance, deps: TrackingDeps): Promise<
       undefined,
     );
   });
-  track.addHook('onRequest', checkOrigin);
-  track.addHook('onSend', addCorsHeaders);
 
   track.post(
     '/v1/analytics/track',
@@ -208,7 +206,5 @@ async function trackRoutes(track: FastifyInstance, deps: TrackingDeps): Promise<
     update,
   );
 
-  for (const url of ['/v1/analytics/track', '/v1/analytics/track/:id']) {
-    track.options(url, { config: { access: 'none' }, schema: { hide: true } }, answerPreflight);
-  }
+  answerPreflights(track, ['/v1/analytics/track', '/v1/analytics/track/:id'], 'POST, PUT');
 }

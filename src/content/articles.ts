@@ -98,7 +98,34 @@ export function searchTerms(search: string | undefined): string[] {
   return search === undefined ? [] : search.split(/\s+/u).filter((term) => term !== '');
 }
 
-export async function listArticles(db: Db, project: Project, query: ArticleListQueryType) {
+/**
+ * For a public key only published articles exist (contract §12): asking for any other status, or
+ * for unpublished articles, is a 400 rather than an empty list, so that a mistake shows at once.
+ */
+function publishedOnlyIssues(query: { status?: string; published?: boolean }): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if (query.status !== undefined && query.status !== 'published')
+    issues.push({
+      field: 'status',
+      message: 'must be published: a public key reads only published articles',
+    });
+  if (query.published === false)
+    issues.push({ field: 'published', message: 'must be true: a public key reads only published articles' });
+  return issues;
+}
+
+function requirePublishedQuery(query: { status?: string; published?: boolean }): void {
+  const issues = publishedOnlyIssues(query);
+  if (issues.length > 0) throw new ValidationError(issues);
+}
+
+export async function listArticles(
+  db: Db,
+  project: Project,
+  query: ArticleListQueryType,
+  publishedOnly = false,
+) {
+  if (publishedOnly) requirePublishedQuery(query);
   const select = resolveSelect(query.select, listDefaults);
   const now = new Date().toISOString();
   const names = {
@@ -119,7 +146,7 @@ export async function listArticles(db: Db, project: Project, query: ArticleListQ
     projectId: project.id,
     now,
     published: query.published,
-    status: query.status,
+    status: publishedOnly ? 'published' : query.status,
     searchTerms: searchTerms(query.search),
     anyTagIds: any === null ? null : any.flatMap((name) => tagIds.get(name) ?? []),
     // A name that matches no tag makes "all of" impossible: no article can match.
@@ -186,11 +213,19 @@ async function searchOnPostgres<T>(db: Db, read: (run: Run) => Promise<T>): Prom
   }
 }
 
-export async function getArticle(db: Db, project: Project, slug: string, selectParam: string | undefined) {
+export async function getArticle(
+  db: Db,
+  project: Project,
+  slug: string,
+  selectParam: string | undefined,
+  publishedOnly = false,
+) {
   const select = resolveSelect(selectParam, singleDefaults);
+  const now = new Date().toISOString();
   const row = await findArticleBySlug(db.kysely, project.id, slug, select.fields.has('content'));
-  if (!row) throw new NotFoundError(`Article '${slug}' not found`);
-  const [article] = await toViews(db, project, [row], select, new Date().toISOString());
+  if (!row || (publishedOnly && reportedStatus(row.status, row.published_at, now) !== 'published'))
+    throw new NotFoundError(`Article '${slug}' not found`);
+  const [article] = await toViews(db, project, [row], select, now);
   return article;
 }
 

@@ -2,6 +2,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
+import { publishedOnly } from '../http/auth.ts';
+import { answerPreflights, browserRead } from '../http/cors.ts';
 import { ErrorBody, issuesFromValidation, ValidationError } from '../http/errors.ts';
 import { getArticle, listArticles, selectIssue } from './articles.ts';
 import { Article, ArticleListQuery, ArticleQuery, PageMeta, Tag, TagListQuery, TagQuery } from './schemas.ts';
@@ -32,16 +34,22 @@ function rejectInvalid(request: FastifyRequest): void {
   throw new ValidationError(issues);
 }
 
+/** Contract §12, in the description of every GET that public keys may call. */
+export const publishedOnlyRule =
+  'Secret keys see every article. **Public keys** (`folio_pk_`) may call this GET too, from a browser: for them only published articles exist (reported status `published`; drafts, scheduled and archived articles are 404 and counted nowhere).';
+export const browserRule =
+  'CORS: answers carry `Access-Control-Allow-Origin` for the origins a public key allows (every origin when it has no list; another origin is a 403), error answers carry it for any origin so that a page can read the reason, `OPTIONS` preflights are answered, and `ETag`, `Link`, `Retry-After`, `X-Request-Id` and `X-RateLimit-*` are exposed. Secret keys get no CORS headers on success: they must never be shipped to a browser.';
+const publicKeyRule = `${publishedOnlyRule} For a public key, \`status=\` other than \`published\`, or \`published=false\`, is a 400. ${browserRule}`;
+
 export function contentRoutes(app: FastifyInstance, db: Db): void {
   app.get(
     '/v1/articles',
     {
-      config: { cache: true },
+      config: { cache: true, ...browserRead },
       schema: {
         tags: ['Articles'],
         summary: 'List articles',
-        description:
-          'Paginated, filtered and sorted list. All filters combine with AND. Tag names match case-insensitively after trimming; a name that matches no tag matches no article. A page past the end returns `data: []` with correct `meta`.',
+        description: `Paginated, filtered and sorted list. All filters combine with AND. Tag names match case-insensitively after trimming; a name that matches no tag matches no article. A page past the end returns \`data: []\` with correct \`meta\`. Unknown query parameters are a 400 naming them.\n\n${publicKeyRule}`,
         querystring: ArticleListQuery,
         response: { 200: Type.Object({ data: Type.Array(Article), meta: PageMeta }), ...errorResponses },
       },
@@ -49,19 +57,18 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
     },
     async (request) => {
       rejectInvalid(request);
-      return listArticles(db, request.auth.project, request.query as never);
+      return listArticles(db, request.auth.project, request.query as never, publishedOnly(request));
     },
   );
 
   app.get(
     '/v1/articles/:slug',
     {
-      config: { cache: true },
+      config: { cache: true, ...browserRead },
       schema: {
         tags: ['Articles'],
         summary: 'Get one article by slug',
-        description:
-          "Any status. 404 with message `Article 'SLUG' not found` when the project has no such slug.",
+        description: `Any status for a secret key; published only for a public key. 404 with message \`Article 'SLUG' not found\` when the project has no such slug (or, for a public key, no such published article).\n\n${publicKeyRule}`,
         params: Type.Object({ slug: Type.String({ maxLength: 1000 }) }),
         querystring: ArticleQuery,
         response: { 200: Type.Object({ data: Article }), ...errorResponses },
@@ -72,19 +79,18 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
       rejectInvalid(request);
       const { slug } = request.params as { slug: string };
       const { select } = request.query as { select?: string };
-      return { data: await getArticle(db, request.auth.project, slug, select) };
+      return { data: await getArticle(db, request.auth.project, slug, select, publishedOnly(request)) };
     },
   );
 
   app.get(
     '/v1/tags',
     {
-      config: { cache: true },
+      config: { cache: true, ...browserRead },
       schema: {
         tags: ['Tags'],
         summary: 'List tags with article counts',
-        description:
-          '`meta.total` is the number of tags of the project, whatever `limit` is. Ties are broken by name (ascending).',
+        description: `\`meta.total\` is the number of tags of the project, whatever \`limit\` is. Ties are broken by name (ascending). For a public key \`articleCount\` counts published articles only (as with \`published=true\`); tags themselves are listed whatever they carry, as Ghost's Content API does.\n\n${publicKeyRule}`,
         querystring: TagListQuery,
         response: {
           200: Type.Object({ data: Type.Array(Tag), meta: Type.Object({ total: Type.Integer() }) }),
@@ -92,18 +98,17 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
         },
       },
     },
-    async (request) => listTags(db, request.auth.project, request.query as never),
+    async (request) => listTags(db, request.auth.project, request.query as never, publishedOnly(request)),
   );
 
   app.get(
     '/v1/tags/:name',
     {
-      config: { cache: true },
+      config: { cache: true, ...browserRead },
       schema: {
         tags: ['Tags'],
         summary: 'Get one tag by name',
-        description:
-          'The name is URL-decoded, trimmed and matched case-insensitively. 404 `Tag not found` otherwise.',
+        description: `The name is URL-decoded, trimmed and matched case-insensitively. 404 \`Tag not found\` otherwise. For a public key \`articleCount\` counts published articles only.\n\n${publicKeyRule}`,
         params: Type.Object({ name: Type.String({ maxLength: 1000 }) }),
         querystring: TagQuery,
         response: { 200: Type.Object({ data: Tag }), ...errorResponses },
@@ -112,7 +117,9 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
     async (request) => {
       const { name } = request.params as { name: string };
       const { published } = request.query as { published?: boolean };
-      return { data: await getTag(db, request.auth.project, name, published) };
+      return { data: await getTag(db, request.auth.project, name, published, publishedOnly(request)) };
     },
   );
+
+  answerPreflights(app, ['/v1/articles', '/v1/articles/:slug', '/v1/tags', '/v1/tags/:name'], 'GET');
 }

@@ -3,7 +3,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, Project, TagTable } from '../db/schema.ts';
-import { NotFoundError } from '../http/errors.ts';
+import { NotFoundError, ValidationError } from '../http/errors.ts';
 import { hasReportedStatus } from './article-status.ts';
 import type { TagListQueryType } from './schemas.ts';
 
@@ -36,9 +36,24 @@ function tagsWithCounts(
     .where('tags.project_id', '=', projectId);
 }
 
-export async function listTags(db: Db, project: Project, query: TagListQueryType) {
+/**
+ * Which articles a tag counts: for a public key only the published ones exist (contract §12), so
+ * `published` is implied, and `published=false` is a 400.
+ */
+function countedPublished(published: boolean | undefined, publishedOnly: boolean): boolean | undefined {
+  if (!publishedOnly) return published;
+  if (published === false) {
+    throw new ValidationError([
+      { field: 'published', message: 'must be true: a public key reads only published articles' },
+    ]);
+  }
+  return true;
+}
+
+export async function listTags(db: Db, project: Project, query: TagListQueryType, publishedOnly = false) {
   const now = new Date().toISOString();
-  let q = tagsWithCounts(db.kysely, project.id, query.published, now);
+  const published = countedPublished(query.published, publishedOnly);
+  let q = tagsWithCounts(db.kysely, project.id, published, now);
   if (query.sort === 'createdAt') q = q.orderBy('tags.created_at', query.order);
   if (query.sort === 'articleCount') q = q.orderBy(sql`article_count`, query.order);
   q = q.orderBy('tags.name_key', query.sort === 'name' ? query.order : 'asc');
@@ -47,7 +62,14 @@ export async function listTags(db: Db, project: Project, query: TagListQueryType
   return { data: rows.map(toView), meta: { total } };
 }
 
-export async function getTag(db: Db, project: Project, name: string, published: boolean | undefined) {
+export async function getTag(
+  db: Db,
+  project: Project,
+  name: string,
+  publishedParam: boolean | undefined,
+  publishedOnly = false,
+) {
+  const published = countedPublished(publishedParam, publishedOnly);
   // No stored name can hold NUL (PostgreSQL refuses it as a parameter).
   if (name.includes('\u0000')) throw new NotFoundError('Tag not found');
   const row = await tagsWithCounts(db.kysely, project.id, published, new Date().toISOString())

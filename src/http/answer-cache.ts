@@ -78,7 +78,7 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, cache: AnswerC
   app.addHook('preValidation', async (request, reply) => {
     if (request.method !== 'GET' || request.routeOptions.config?.cache !== true || !request.auth) return;
     const { project } = request.auth;
-    const key = `${project.id}\u0000${project.content_version}\u0000${request.url}`;
+    const key = `${project.id}\u0000${project.content_version}\u0000${request.auth.key.kind}\u0000${request.url}`;
     const hit = cache.get(key, Date.now());
     if (hit === undefined) {
       request.answerCacheKey = key;

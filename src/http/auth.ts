@@ -9,7 +9,10 @@ import { findActiveKeyByHash, touchApiKey } from '../projects/queries.ts';
 import { ForbiddenError, HttpError, UnauthorizedError } from './errors.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 
-/** `secret`: secret keys only; `public`: either kind; `none`: no key and no rate limit. */
+/**
+ * `secret`: secret keys only; `public`: either kind (tracking, and the content and SEO reads, where
+ * a public key sees only published articles: see `publishedOnly`); `none`: no key and no rate limit.
+ */
 export type RouteAccess = 'secret' | 'public' | 'none';
 
 export interface AuthContext {
@@ -85,7 +88,7 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
     );
     if (access === 'secret' && found.key.kind !== 'secret') {
       throw new ForbiddenError(
-        'This endpoint needs a secret key; public keys may only send tracking requests',
+        'This endpoint needs a secret key; public keys may only read published content and send tracking requests',
       );
     }
     request.auth = found;
@@ -141,4 +144,9 @@ async function spend(
       { 'Retry-After': String(resetSeconds) },
     );
   }
+}
+
+/** Whether the request's key sees only published articles: public keys do (contract §12). */
+export function publishedOnly(request: FastifyRequest): boolean {
+  return request.auth.key.kind === 'public';
 }

@@ -161,6 +161,8 @@ export interface ProjectCounts {
   totalArticles: number;
   publishedArticles: number;
   totalViews: number;
+  /** The views of the articles published now: all a public key may see (contract §12). */
+  publishedViews: number;
   storageUsedBytes: number;
 }
 
@@ -181,6 +183,16 @@ export async function projectCounts(db: Executor, projectId: string, now: string
         )
         .as('published'),
       eb.fn.sum<number>('view_count').as('views'),
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when(hasReportedStatus(eb, 'published', now))
+            .then(eb.ref('view_count'))
+            .else(0)
+            .end(),
+        )
+        .as('published_views'),
       eb.fn.sum<number>('storage_bytes').as('storage'),
     ])
     .executeTakeFirstOrThrow();
@@ -188,6 +200,7 @@ export async function projectCounts(db: Executor, projectId: string, now: string
     totalArticles: Number(row.total),
     publishedArticles: Number(row.published ?? 0),
     totalViews: Number(row.views ?? 0),
+    publishedViews: Number(row.published_views ?? 0),
     storageUsedBytes: Number(row.storage ?? 0),
   };
 }

@@ -1,8 +1,10 @@
 // The project endpoint: the key's project and its statistics.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { errorResponses } from '../content/routes.ts';
+import { browserRule, errorResponses } from '../content/routes.ts';
 import type { Db } from '../db/database.ts';
+import { publishedOnly } from '../http/auth.ts';
+import { answerPreflights, browserRead } from '../http/cors.ts';
 import { Nullable, Timestamp } from '../http/schema-helpers.ts';
 import { projectInfo } from './service.ts';
 
@@ -19,13 +21,18 @@ export const ProjectInfo = Type.Object(
       updatedAt: Timestamp,
     }),
     stats: Type.Object({
-      totalArticles: Type.Integer(),
+      totalArticles: Type.Integer({ description: 'all articles (for a public key: the published ones)' }),
       publishedArticles: Type.Integer({ description: 'articles whose `published` is true' }),
-      totalViews: Type.Integer({ description: 'sum of viewCount' }),
-      storageUsed: Type.String({
-        description: 'UTF-8 bytes of all stored article text, in decimal units, e.g. `1.5 KB`',
+      totalViews: Type.Integer({
+        description: 'sum of viewCount (for a public key: of the published articles)',
       }),
-      storageLimit: Type.String({ description: 'e.g. `500 MB`' }),
+      storageUsed: Type.Optional(
+        Type.String({
+          description:
+            'UTF-8 bytes of all stored article text, in decimal units, e.g. `1.5 KB`; absent for a public key',
+        }),
+      ),
+      storageLimit: Type.Optional(Type.String({ description: 'e.g. `500 MB`; absent for a public key' })),
     }),
   },
   { $id: 'ProjectInfo' },
@@ -35,13 +42,15 @@ export function projectRoutes(app: FastifyInstance, db: Db): void {
   app.get(
     '/v1/project',
     {
-      config: { cache: true },
+      config: { cache: true, ...browserRead },
       schema: {
         tags: ['Project'],
         summary: 'The project of the API key, with statistics',
+        description: `For a public key only published articles exist: \`totalArticles\` and \`publishedArticles\` both count the published articles, \`totalViews\` sums their views, and the storage figures (which measure drafts too and concern only the project's owners) are left out.\n\n${browserRule}`,
         response: { 200: Type.Object({ data: ProjectInfo }), ...errorResponses },
       },
     },
-    async (request) => ({ data: await projectInfo(db, request.auth.project) }),
+    async (request) => ({ data: await projectInfo(db, request.auth.project, publishedOnly(request)) }),
   );
+  answerPreflights(app, ['/v1/project'], 'GET');
 }

@@ -181,8 +181,22 @@ export function projectView(row: Project) {
   };
 }
 
-export async function projectInfo(db: Db, project: Project) {
+/**
+ * For a public key only published articles exist (contract §12): its statistics count them alone,
+ * and storage figures, which measure drafts too and concern only the project's owners, are left out.
+ */
+export async function projectInfo(db: Db, project: Project, publishedOnly = false) {
   const counts = await queries.projectCounts(db.kysely, project.id, new Date().toISOString());
+  if (publishedOnly) {
+    return {
+      project: projectView(project),
+      stats: {
+        totalArticles: counts.publishedArticles,
+        publishedArticles: counts.publishedArticles,
+        totalViews: counts.publishedViews,
+      },
+    };
+  }
   return {
     project: projectView(project),
     stats: {

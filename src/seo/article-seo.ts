@@ -1,5 +1,6 @@
 // One article's SEO metadata (any status, for previews); the project's JSON-LD is in
 // structured-data.ts.
+import { reportedStatus } from '../content/article-status.ts';
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { NotFoundError } from '../http/errors.ts';
@@ -16,10 +17,16 @@ export async function getArticleSeo(
   project: Project,
   slug: string,
   baseUrlParam: string | undefined,
+  publishedOnly = false,
 ) {
   const baseUrl = resolveBaseUrl(baseUrlParam, project);
   const row = await findArticleWithContent(db.kysely, project.id, slug);
-  if (row === undefined) throw new NotFoundError(`Article '${slug}' not found`);
+  // Previews of unpublished articles need a secret key: for a public key only published ones exist.
+  const hidden =
+    publishedOnly &&
+    row !== undefined &&
+    reportedStatus(row.status, row.published_at, new Date().toISOString()) !== 'published';
+  if (row === undefined || hidden) throw new NotFoundError(`Article '${slug}' not found`);
   const tags = await findTagNamesOfArticles(db.kysely, [row.id]);
   return {
     id: row.id,

@@ -98,12 +98,12 @@ export function findArticleWithContent(
   db: Executor,
   projectId: string,
   slug: string,
-): Promise<ContentRow | undefined> {
+): Promise<(ContentRow & Pick<ArticleTable, 'status'>) | undefined> {
   // Slugs never hold a NUL, and PostgreSQL refuses one in a parameter.
   if (slug.includes('\u0000')) return Promise.resolve(undefined);
   return db
     .selectFrom('articles')
-    .select([...metadataColumns, 'articles.content'])
+    .select([...metadataColumns, 'articles.content', 'articles.status'])
     .where('articles.project_id', '=', projectId)
     .where('articles.slug', '=', slug)
     .executeTakeFirst();

@@ -2,8 +2,10 @@
 // returns. XML answers are strings with their content type; their errors stay JSON (contract §3).
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { errorResponses } from '../content/routes.ts';
+import { browserRule, errorResponses, publishedOnlyRule } from '../content/routes.ts';
 import type { Db } from '../db/database.ts';
+import { publishedOnly } from '../http/auth.ts';
+import { answerPreflights, browserRead } from '../http/cors.ts';
 import { getArticleSeo } from './article-seo.ts';
 import { rssFeed } from './rss.ts';
 import {
@@ -32,6 +34,8 @@ const baseUrlRule =
 const publishedRule =
   'Holds only articles whose reported status is `published` (not drafts, scheduled or archived articles), newest `publishedAt` first, ties by id descending, articles without a `publishedAt` last.';
 
+const seoPublicKeyRule = `${publishedOnlyRule} ${browserRule}`;
+
 export function seoRoutes(app: FastifyInstance, db: Db, options: SeoRouteOptions = {}): void {
   const pageSize = options.sitemapPageSize ?? defaultSitemapPageSize;
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
@@ -41,11 +45,11 @@ export function seoRoutes(app: FastifyInstance, db: Db, options: SeoRouteOptions
   app.get(
     '/v1/seo/article/:slug',
     {
-      config: { cache: true },
+      config: { cache: true, ...browserRead },
       schema: {
         tags: ['SEO'],
         summary: "One article's SEO metadata and JSON-LD",
-        description: `Any status, so that previews work. 404 \`Article 'SLUG' not found\` for an unknown slug. ${baseUrlRule} Fallbacks: metaTitle → title; metaDescription → excerpt → plain text cut to 160 characters at a word boundary with \`…\`; og values → meta values; ogImage → cover image (left out when neither exists); canonicalUrl → \`baseUrl/slug\` (a relative \`seo.canonicalUrl\` is made absolute too); keywords → tag names ordered by name (an empty \`seo.keywords\` list counts as absent).`,
+        description: `Any status for a secret key, so that previews work; published only for a public key (previews need a secret key). 404 \`Article 'SLUG' not found\` for an unknown slug (or, for a public key, an article that is not published). ${baseUrlRule} Fallbacks: metaTitle → title; metaDescription → excerpt → plain text cut to 160 characters at a word boundary with \`…\`; og values → meta values; ogImage → cover image (left out when neither exists); canonicalUrl → \`baseUrl/slug\` (a relative \`seo.canonicalUrl\` is made absolute too); keywords → tag names ordered by name (an empty \`seo.keywords\` list counts as absent).\n\n${seoPublicKeyRule}`,
         params: Type.Object({ slug: Type.String({ maxLength: 1000 }) }),
         querystring: SeoArticleQuery,
         response: { 200: Type.Object({ data: SeoArticle }), ...errorResponses },
@@ -54,18 +58,18 @@ export function seoRoutes(app: FastifyInstance, db: Db, options: SeoRouteOptions
     async (request) => {
       const { slug } = request.params as { slug: string };
       const { baseUrl } = request.query as { baseUrl?: string };
-      return { data: await getArticleSeo(db, request.auth.project, slug, baseUrl) };
+      return { data: await getArticleSeo(db, request.auth.project, slug, baseUrl, publishedOnly(request)) };
     },
   );
 
   app.get(
     '/v1/seo/structured-data',
     {
-      config: { cache: true },
+      config: { cache: true, ...browserRead },
       schema: {
         tags: ['SEO'],
         summary: 'schema.org Article JSON-LD of the published articles',
-        description: `${publishedRule} ${baseUrlRule} Without \`page\` and \`limit\`: every published article, streamed as it is read (a blog of 50,000 articles is about 40 MB), with a weak ETag made of the project's content version, its number of published articles and the URL, known before the body; a matching \`If-None-Match\` answers 304 without reading the articles. The stream is not a snapshot: an article changed while it is sent may be missed or appear as changed; an article left alone appears exactly once. With \`page\` and/or \`limit\` (default 1,000, at most 5,000): that page of the same order, with \`meta: { page, limit, total, totalPages }\` and, when a page follows, a \`Link: <…&page=N>; rel="next"\` header (relative to this endpoint, other parameters kept), as the sitemap does; a page past the end has \`articles: []\` and the right \`meta\`. \`generatedAt\` is when the answer was generated: paged answers are cached until the project's content changes (or a scheduled article goes live), so it may be earlier than the request.`,
+        description: `${publishedRule} ${baseUrlRule} Without \`page\` and \`limit\`: every published article, streamed as it is read (a blog of 50,000 articles is about 40 MB), with a weak ETag made of the project's content version, its number of published articles and the URL, known before the body; a matching \`If-None-Match\` answers 304 without reading the articles. The stream is not a snapshot: an article changed while it is sent may be missed or appear as changed; an article left alone appears exactly once. With \`page\` and/or \`limit\` (default 1,000, at most 5,000): that page of the same order, with \`meta: { page, limit, total, totalPages }\` and, when a page follows, a \`Link: <…&page=N>; rel="next"\` header (relative to this endpoint, other parameters kept), as the sitemap does; a page past the end has \`articles: []\` and the right \`meta\`. \`generatedAt\` is when the answer was generated: paged answers are cached until the project's content changes (or a scheduled article goes live), so it may be earlier than the request.\n\n${seoPublicKeyRule}`,
         querystring: StructuredDataQuery,
         response: {
           200: Type.Object({ data: StructuredData, meta: Type.Optional(StructuredDataMeta) }),
@@ -99,11 +103,11 @@ export function seoRoutes(app: FastifyInstance, db: Db, options: SeoRouteOptions
   app.get(
     '/v1/seo/sitemap',
     {
-      config: { cache: true },
+      config: { cache: true, ...browserRead },
       schema: {
         tags: ['SEO'],
         summary: 'Sitemap of the published articles (sitemaps.org XML, or JSON)',
-        description: `\`application/xml\`: a sitemaps.org \`urlset\`, one \`url\` per published article with \`loc\` (\`baseUrl/slug\`) and \`lastmod\` (\`updatedAt\`, W3C datetime). ${publishedRule} At most ${pageSize.toLocaleString('en-US')} URLs per document: \`page\` selects the next ones, and a \`Link: <…&page=N>; rel="next"\` header (relative to this endpoint, other parameters kept) announces them. A page past the end is an empty document (\`urlset\` without \`url\`, or \`urls: []\`) with the right \`totalPages\`, as for article lists; a project without published articles has an empty page 1. \`format=json\` returns \`{ data: { urls }, meta: { page, totalPages } }\`. ${baseUrlRule} Errors are JSON.`,
+        description: `\`application/xml\`: a sitemaps.org \`urlset\`, one \`url\` per published article with \`loc\` (\`baseUrl/slug\`) and \`lastmod\` (\`updatedAt\`, W3C datetime). ${publishedRule} At most ${pageSize.toLocaleString('en-US')} URLs per document: \`page\` selects the next ones, and a \`Link: <…&page=N>; rel="next"\` header (relative to this endpoint, other parameters kept) announces them. A page past the end is an empty document (\`urlset\` without \`url\`, or \`urls: []\`) with the right \`totalPages\`, as for article lists; a project without published articles has an empty page 1. \`format=json\` returns \`{ data: { urls }, meta: { page, totalPages } }\`. ${baseUrlRule} Errors are JSON.\n\n${seoPublicKeyRule}`,
         querystring: SitemapQuery,
         response: {
           200: {
@@ -130,11 +134,11 @@ export function seoRoutes(app: FastifyInstance, db: Db, options: SeoRouteOptions
   app.get(
     '/v1/seo/rss',
     {
-      config: { cache: true },
+      config: { cache: true, ...browserRead },
       schema: {
         tags: ['SEO'],
         summary: 'RSS 2.0 feed of the newest published articles',
-        description: `\`application/rss+xml\`, RSS 2.0 with the \`content\`, \`dc\` and \`atom\` namespaces. ${publishedRule} Channel: project name as \`title\`, \`baseUrl\` as \`link\`, the project description (its name when it has none), \`lastBuildDate\` (RFC 822: the latest \`updatedAt\` or \`publishedAt\` of the items, else the project's \`updatedAt\`; never the clock, so that the same content always gives the same document and ETag), \`generator\`, and \`atom:link rel="self"\` when \`feedUrl\` is given. Items: \`title\`, \`link\`, \`guid\` (the article id, \`isPermaLink="false"\`), \`pubDate\` (RFC 822, GMT; \`updatedAt\` for an article without \`publishedAt\`), \`description\` (the meta description, with the fallbacks of the article SEO endpoint), \`content:encoded\` (the Markdown rendered to HTML and sanitised to an allow-list: no scripts, styles, event handlers or \`javascript:\`/\`data:\` URLs; relative links and images made absolute against the article's URL), \`dc:creator\`, one \`category\` per tag. Characters XML 1.0 cannot carry (control characters, lone surrogates) are dropped. ${baseUrlRule} Errors are JSON.`,
+        description: `\`application/rss+xml\`, RSS 2.0 with the \`content\`, \`dc\` and \`atom\` namespaces. ${publishedRule} Channel: project name as \`title\`, \`baseUrl\` as \`link\`, the project description (its name when it has none), \`lastBuildDate\` (RFC 822: the latest \`updatedAt\` or \`publishedAt\` of the items, else the project's \`updatedAt\`; never the clock, so that the same content always gives the same document and ETag), \`generator\`, and \`atom:link rel="self"\` when \`feedUrl\` is given. Items: \`title\`, \`link\`, \`guid\` (the article id, \`isPermaLink="false"\`), \`pubDate\` (RFC 822, GMT; \`updatedAt\` for an article without \`publishedAt\`), \`description\` (the meta description, with the fallbacks of the article SEO endpoint), \`content:encoded\` (the Markdown rendered to HTML and sanitised to an allow-list: no scripts, styles, event handlers or \`javascript:\`/\`data:\` URLs; relative links and images made absolute against the article's URL), \`dc:creator\`, one \`category\` per tag. Characters XML 1.0 cannot carry (control characters, lone surrogates) are dropped. ${baseUrlRule} Errors are JSON.\n\n${seoPublicKeyRule}`,
         querystring: RssQuery,
         response: {
           200: {
@@ -149,6 +153,12 @@ export function seoRoutes(app: FastifyInstance, db: Db, options: SeoRouteOptions
       const feed = await rssFeed(db, request.auth.project, request.query as RssQueryType);
       return reply.type('application/rss+xml; charset=utf-8').send(feed);
     },
+  );
+
+  answerPreflights(
+    app,
+    ['/v1/seo/article/:slug', '/v1/seo/structured-data', '/v1/seo/sitemap', '/v1/seo/rss'],
+    'GET',
   );
 }
 

@@ -153,7 +153,10 @@ describeEachDialect('tracking from browsers', (ctx) => {
       if (origin !== undefined) headers.origin = origin;
       const refused = await track(ctx.app, { slug: 'hello' }, { headers });
       assertError(refused, 403, 'Forbidden');
-      assert.equal(refused.headers['access-control-allow-origin'], undefined, String(origin));
+      // The refusal itself is readable by the page (it holds nothing of the project); an Origin
+      // that is not an http(s) origin gets no CORS header at all.
+      const echoed = origin?.startsWith('http') ? origin : undefined;
+      assert.equal(refused.headers['access-control-allow-origin'], echoed, String(origin));
       const put = await update(ctx.app, allowed.json().id, { timeOnPage: 99 }, { headers });
       assertError(put, 403, 'Forbidden');
     }
@@ -203,8 +206,8 @@ describeEachDialect('tracking from browsers', (ctx) => {
     }
   });
 
-  test('preflight requests are not answered on the other endpoints', async () => {
-    for (const url of ['/v1/articles', '/v1/analytics/stats', '/v1/analytics/funnel']) {
+  test('preflight requests are not answered on the endpoints browsers may not call', async () => {
+    for (const url of ['/v1/analytics/stats', '/v1/analytics/funnel']) {
       const response = await ctx.app.inject({
         method: 'OPTIONS',
         url,

@@ -1280,10 +1280,13 @@ describeEachDialect('articles', (ctx: DialectContext) => {
       limit: '5',
     });
     assert.equal(response.status, 400, JSON.stringify(response.body));
-    assert.deepEqual(
-      response.body.details.issues.map((issue: { field: string }) => issue.field).sort(),
-      ['Page', 'filter', 'foo', 'include', 'select[content]'],
-    );
+    assert.deepEqual(response.body.details.issues.map((issue: { field: string }) => issue.field).sort(), [
+      'Page',
+      'filter',
+      'foo',
+      'include',
+      'select[content]',
+    ]);
     assert.match(response.body.details.issues[0].message, /not a known parameter.*page, limit, sort/);
     const single = await get(p, '/v1/articles/one', { include: 'tags' });
     assert.equal(single.status, 400);

@@ -143,16 +143,20 @@ describeEachDialect('authentication', (ctx) => {
     assert.equal((await getJson(ctx.app, '/v1/project', headers)).status, 200);
   });
 
-  test('a public key gets 403 Forbidden on articles, tags and project', async () => {
+  test('a public key gets 403 Forbidden on statistics and the funnel, and reads content (contract §12)', async () => {
     const { project } = await createTestProject(ctx.db);
     const publicKey = await createTestKey(ctx.db, project, { kind: 'public' });
     assert.match(publicKey.key, /^folio_pk_[0-9A-Za-z]{32,}$/);
-    for (const path of [...protectedPaths, '/v1/articles/any', '/v1/tags/any']) {
+    for (const path of ['/v1/analytics/stats', '/v1/analytics/funnel']) {
       const response = await getJson(ctx.app, path, publicKey.headers);
       assertError(response, 403, 'Forbidden');
+      assert.match(response.body.message, /needs a secret key/);
     }
-    const bearer = await getJson(ctx.app, '/v1/articles', { authorization: `Bearer ${publicKey.key}` });
+    const bearer = await getJson(ctx.app, '/v1/analytics/stats', { authorization: `Bearer ${publicKey.key}` });
     assertError(bearer, 403, 'Forbidden');
+    for (const path of protectedPaths) {
+      assert.equal((await getJson(ctx.app, path, publicKey.headers)).status, 200, path);
+    }
   });
 });
 
@@ -224,7 +228,7 @@ test('no key sent in X-API-Key or Authorization is ever logged, whatever the out
   const run = runLoggedRequests([
     { url: '/v1/articles', headers: { 'x-api-key': '{secret}' } },
     { url: '/v1/project', headers: { authorization: 'Bearer {secret}' } },
-    { url: '/v1/articles', headers: { 'x-api-key': '{public}' } },
+    { url: '/v1/analytics/stats', headers: { 'x-api-key': '{public}' } },
     { url: '/v1/articles', headers: { 'x-api-key': '{revoked}' } },
     { url: '/v1/articles', headers: { authorization: 'Bearer {unknown}' } },
     { url: '/v1/no-such-route', headers: { 'x-api-key': '{secret}' } },

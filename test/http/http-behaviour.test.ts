@@ -89,7 +89,7 @@ describeEachDialect('HTTP behaviour', (ctx) => {
         [{ url: '/v1/articles', headers }, 200],
         [{ url: '/v1/articles?limit=0', headers }, 400],
         [{ url: '/v1/articles', remoteAddress: freshIp() }, 401],
-        [{ url: '/v1/articles', headers: publicKey.headers }, 403],
+        [{ url: '/v1/analytics/stats', headers: publicKey.headers }, 403],
         [{ url: '/v1/articles/nope', headers }, 404],
         [{ url: '/v1/no-such-route', headers }, 404],
         [{ url: '/v1/openapi.json' }, 200],
@@ -290,7 +290,7 @@ describeEachDialect('HTTP behaviour', (ctx) => {
         'Invalid API key',
       );
       assertErrorBody(
-        await send(ctx.app, { url: '/v1/project', headers: publicKey.headers }),
+        await send(ctx.app, { url: '/v1/analytics/funnel', headers: publicKey.headers }),
         403,
         'Forbidden',
       );

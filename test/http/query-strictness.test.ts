@@ -47,7 +47,8 @@ describeEachDialect('query strictness', (ctx) => {
     const table: Array<[string, string]> = [];
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const parameter of operations.get?.parameters ?? []) {
-        if (parameter.in === 'query' && parameter.schema.type === 'integer') table.push([path, parameter.name]);
+        if (parameter.in === 'query' && parameter.schema.type === 'integer')
+          table.push([path, parameter.name]);
       }
     }
     assert.deepEqual(table.map(([path, name]) => `${path} ${name}`).sort(), [
