@@ -152,7 +152,9 @@ describeEachDialect('authentication', (ctx) => {
       assertError(response, 403, 'Forbidden');
       assert.match(response.body.message, /needs a secret key/);
     }
-    const bearer = await getJson(ctx.app, '/v1/analytics/stats', { authorization: `Bearer ${publicKey.key}` });
+    const bearer = await getJson(ctx.app, '/v1/analytics/stats', {
+      authorization: `Bearer ${publicKey.key}`,
+    });
     assertError(bearer, 403, 'Forbidden');
     for (const path of protectedPaths) {
       assert.equal((await getJson(ctx.app, path, publicKey.headers)).status, 200, path);
