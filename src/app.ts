@@ -80,7 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         title: 'Folio API',
         version: '1.0.0',
         description:
-          'Content and reading analytics for headless blogs. Every endpoint needs an API key in `X-API-Key` (or `Authorization: Bearer`). Errors are `{ error, message, statusCode, details? }`; 400s list each bad field in `details.issues`. Every response carries `X-Request-Id` and `X-RateLimit-*` headers; GETs carry an `ETag` and honour `If-None-Match`.',
+          'Content and reading analytics for headless blogs. Every endpoint needs an API key in `X-API-Key` (or `Authorization: Bearer`). Secret keys (`folio_sk_`) may call every endpoint; public keys (`folio_pk_`), made to be embedded in web pages, may track page views and read published content (every GET of articles, tags, project and SEO, with CORS), never drafts or statistics. Errors are `{ error, message, statusCode, details? }`; 400s list each bad field in `details.issues`, and an unknown query parameter is a 400 naming it. Integer parameters take plain decimal digits only. Every response carries `X-Request-Id` and `X-RateLimit-*` headers; GETs carry an `ETag` and honour `If-None-Match`.',
       },
       components: {
         securitySchemes: {

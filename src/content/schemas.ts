@@ -107,8 +107,14 @@ export const ArticleListQuery = Type.Object({
       description: 'null publishedAt sorts last in both orders',
     }),
   ),
-  published: Type.Optional(Type.Boolean()),
-  status: Type.Optional(StringEnum(reportedStatuses)),
+  published: Type.Optional(
+    Type.Boolean({ description: 'a public key sees only published articles: `false` is a 400 for it' }),
+  ),
+  status: Type.Optional(
+    StringEnum(reportedStatuses, {
+      description: 'the reported status; a public key may ask only for `published` (else 400)',
+    }),
+  ),
   search: Type.Optional(
     Type.String({
       maxLength: 200,
@@ -146,7 +152,8 @@ export const Tag = Type.Object(
     icon: Nullable(Type.String()),
     color: Nullable(Type.String({ description: '#RRGGBB' })),
     articleCount: Type.Integer({
-      description: 'articles of the project carrying the tag, in every status unless `published` is given',
+      description:
+        'articles of the project carrying the tag, in every status unless `published` is given; for a public key, published articles only',
     }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
