@@ -70,7 +70,9 @@ export const strictQueryPlugin: Plugin<unknown> = (ajv) => {
 
 /**
  * Gives every API route (paths under /v1/) a querystring schema with the strict keyword: routes
- * without parameters get an empty one, so that `?anything` is a 400 there too.
+ * without parameters get an empty one, so that `?anything` is a 400 there too. Keyless routes
+ * (`access: 'none'`: the OpenAPI document, the tracker script, preflights) are left as they are:
+ * a static asset must not break on a cache-busting parameter a page or CDN adds.
  */
 export function registerStrictQueries(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
