@@ -59,6 +59,8 @@ describeEachDialect('query strictness', (ctx) => {
       '/v1/articles page',
       '/v1/seo/rss limit',
       '/v1/seo/sitemap page',
+      '/v1/seo/structured-data limit',
+      '/v1/seo/structured-data page',
       '/v1/tags limit',
     ]);
     for (const [path, name] of table) {
