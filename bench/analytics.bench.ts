@@ -14,7 +14,7 @@ import pg from 'pg';
 import { rebuildRollups } from '../src/analytics/queries/rebuild-rollups.ts';
 import { utcDay } from '../src/analytics/visitor.ts';
 import { importContent } from '../src/content/import.ts';
-import type { ArticleInput } from '../src/content/import-source.ts';
+import type { ArticleInput } from '../src/content/import/records.ts';
 import { type Db, openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ArticleInput } from '../src/content/import-source.ts';
+import type { ArticleInput } from '../src/content/import/records.ts';
 import { importContent } from '../src/content/import.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';

@@ -8,7 +8,7 @@ import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
-import type { ArticleInput, ContentSource, TagInput } from '../src/content/import-source.ts';
+import type { ArticleInput, ContentSource, TagInput } from '../src/content/import/records.ts';
 import { type ImportOptions, importContent } from '../src/content/import.ts';
 import { type Db, type DialectName, openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';

@@ -4,7 +4,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
 import { importContent } from '../content/import.ts';
-import { ImportValidationError, readContentSource } from '../content/import-source.ts';
+import { readContentSource } from '../content/import/read-source.ts';
+import { ImportValidationError } from '../content/import/records.ts';
 import { type Db, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
 import { HttpError } from '../http/errors.ts';

@@ -9,7 +9,7 @@ import { HttpError } from '../http/errors.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
 import { requireProject } from '../projects/service.ts';
 import { formatBytes } from '../projects/size.ts';
-import { type ArticleInput, type ContentSource, ImportValidationError } from './import-source.ts';
+import { type ArticleInput, type ContentSource, ImportValidationError } from './import/records.ts';
 import { searchTextOf } from './search-text.ts';
 import { summarize, textStats } from './text-stats.ts';
 

@@ -2,7 +2,7 @@
 // secret key for it, so that a new user has something to read at once. Never when a project exists.
 import { fileURLToPath } from 'node:url';
 import { importContent } from '../content/import.ts';
-import { readContentSource } from '../content/import-source.ts';
+import { readContentSource } from '../content/import/read-source.ts';
 import type { Db } from '../db/database.ts';
 import { countProjects } from './queries.ts';
 import { createApiKey, createProject } from './service.ts';

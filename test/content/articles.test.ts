@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ArticleInput, TagInput } from '../../src/content/import-source.ts';
+import type { ArticleInput, TagInput } from '../../src/content/import/records.ts';
 import { textStats } from '../../src/content/text-stats.ts';
 import {
   articleInput,

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { reportedStatus } from '../../src/content/article-status.ts';
 import { type ImportSummary, importContent, StorageLimitError } from '../../src/content/import.ts';
+import { readContentSource } from '../../src/content/import/read-source.ts';
 import {
   type ArticleInput,
   type ContentSource,
   ImportValidationError,
-  readContentSource,
   type TagInput,
-} from '../../src/content/import-source.ts';
+} from '../../src/content/import/records.ts';
 import { summarize, textStats } from '../../src/content/text-stats.ts';
 import type { Db } from '../../src/db/database.ts';
 import { demoContentPath } from '../../src/projects/demo.ts';

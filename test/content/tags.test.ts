@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ArticleInput, TagInput } from '../../src/content/import-source.ts';
+import type { ArticleInput, TagInput } from '../../src/content/import/records.ts';
 import {
   articleInput,
   createTestProject,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { StorageLimitError } from '../../src/content/import.ts';
-import type { ArticleInput } from '../../src/content/import-source.ts';
+import type { ArticleInput } from '../../src/content/import/records.ts';
 import type { Db } from '../../src/db/database.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
 

@@ -3,22 +3,26 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import type { ArticleInput, ImportProblem } from '../../src/content/import-source.ts';
-import {
-  ImportValidationError,
-  parseArticleFile,
-  parseIsoDate,
-  parseJsonSource,
-  parseTagsYaml,
-  readContentSource,
-} from '../../src/content/import-source.ts';
-import { makeContentFolder, removeContentFolders } from '../helpers.ts';
+import { parseIsoDate } from '../../../src/content/import/dates.ts';
+import { parseJsonSource } from '../../../src/content/import/json-file.ts';
+import { parseTagsYaml } from '../../../src/content/import/markdown-folder.ts';
+import { parseArticleFile as parseWithWarnings } from '../../../src/content/import/markdown-file.ts';
+import { readContentSource } from '../../../src/content/import/read-source.ts';
+import type { ArticleInput, ImportProblem } from '../../../src/content/import/records.ts';
+import { ImportValidationError } from '../../../src/content/import/records.ts';
+import { makeContentFolder, removeContentFolders } from '../../helpers.ts';
 
 after(removeContentFolders);
 
-async function importError(path: string): Promise<ImportValidationError> {
+/** The article or problems of one file, without its warnings (tested on their own). */
+function parseArticleFile(file: string, text: string, options: { strict?: boolean } = {}) {
+  const { warnings: _warnings, ...result } = parseWithWarnings(file, text, options);
+  return result;
+}
+
+async function importError(path: string, options: { strict?: boolean } = {}): Promise<ImportValidationError> {
   try {
-    await readContentSource(path);
+    await readContentSource(path, options);
   } catch (error) {
     assert.ok(error instanceof ImportValidationError, `expected ImportValidationError, got ${error}`);
     return error;
@@ -147,6 +151,7 @@ describe('readContentSource with a folder', () => {
     assert.deepEqual(await readContentSource(root), {
       tags: [{ name: 'Solo', color: null, icon: null }],
       articles: [],
+      warnings: [],
     });
   });
 
@@ -184,13 +189,17 @@ describe('readContentSource with a folder', () => {
       'a/second.md': 'no front matter here\n',
       'm-middle.md': '---\ntitle: Middle\nslug: shared\nauthr:\n  name: X\n---\n',
     });
-    const error = await importError(root);
+    const error = await importError(root, { strict: true });
     assert.deepEqual(error.problems, [
       problem('tags.yaml', 2, 'duplicate tag name "news": "News" is already defined at tags.yaml:1'),
       problem('tags.yaml', 3, 'color must be a hex colour like "#1A2B3C" or null, got "blue"'),
       problem('a/first.md', 2, 'title must be a non-empty string, got a list'),
       problem('a/first.md', 3, 'status must be one of draft, published, archived, got "live"'),
-      problem('a/second.md', 1, 'missing front matter: the file must start with a "---" line'),
+      problem(
+        'a/second.md',
+        1,
+        'missing front matter: the file must start with a "---" (YAML) or "+++" (TOML) line',
+      ),
       problem('m-middle.md', 3, 'duplicate slug "shared": also used by z-last.md'),
       problem('m-middle.md', 4, 'unknown field "authr" (did you mean "author"?)'),
       problem('z-last.md', 3, 'duplicate slug "shared": also used by m-middle.md'),
@@ -202,7 +211,7 @@ describe('readContentSource with a folder', () => {
         'tags.yaml:3: color must be a hex colour like "#1A2B3C" or null, got "blue"',
         'a/first.md:2: title must be a non-empty string, got a list',
         'a/first.md:3: status must be one of draft, published, archived, got "live"',
-        'a/second.md:1: missing front matter: the file must start with a "---" line',
+        'a/second.md:1: missing front matter: the file must start with a "---" (YAML) or "+++" (TOML) line',
         'm-middle.md:3: duplicate slug "shared": also used by z-last.md',
         'm-middle.md:4: unknown field "authr" (did you mean "author"?)',
         'z-last.md:3: duplicate slug "shared": also used by m-middle.md',
@@ -261,6 +270,7 @@ describe('readContentSource with a folder', () => {
           content: 'Line one\nLine two\n',
         }),
       ],
+      warnings: [],
     });
   });
 });
@@ -365,10 +375,20 @@ describe('parseArticleFile', () => {
 
   test('missing front matter', () => {
     assert.deepEqual(parseArticleFile('a.md', '# Just markdown\n'), {
-      problems: [problem('a.md', 1, 'missing front matter: the file must start with a "---" line')],
+      problems: [
+        problem(
+          'a.md',
+          1,
+          'missing front matter: the file must start with a "---" (YAML) or "+++" (TOML) line',
+        ),
+      ],
     });
     assert.deepEqual(parseArticleFile('a.md', '').problems, [
-      problem('a.md', 1, 'missing front matter: the file must start with a "---" line'),
+      problem(
+        'a.md',
+        1,
+        'missing front matter: the file must start with a "---" (YAML) or "+++" (TOML) line',
+      ),
     ]);
   });
 
@@ -387,12 +407,12 @@ describe('parseArticleFile', () => {
     ]);
   });
 
-  test('unknown keys are reported on their own line, nested ones with their path', () => {
+  test('strict: unknown keys are problems on their own line, nested ones with their path', () => {
     const text = [
       '---',
       'title: A',
       'Title: B',
-      'draft: true',
+      'layout: post',
       'seo:',
       '  metaTitel: x',
       'author:',
@@ -404,12 +424,12 @@ describe('parseArticleFile', () => {
       '---',
       '',
     ].join('\n');
-    assert.deepEqual(parseArticleFile('a.md', text).problems, [
+    assert.deepEqual(parseArticleFile('a.md', text, { strict: true }).problems, [
       problem('a.md', 3, 'unknown field "Title" (did you mean "title"?)'),
       problem(
         'a.md',
         4,
-        'unknown field "draft" (expected one of: title, slug, excerpt, coverImage, status, publishedAt, createdAt, updatedAt, author, lastUpdatedBy, tags, seo, variants)',
+        'unknown field "layout" (expected one of: title, slug, excerpt, coverImage, status, publishedAt, createdAt, updatedAt, author, lastUpdatedBy, tags, seo, variants)',
       ),
       problem('a.md', 6, 'unknown field "seo.metaTitel" (did you mean "metaTitle"?)'),
       problem('a.md', 9, 'unknown field "author.avatar" (expected one of: name, image)'),
@@ -418,13 +438,16 @@ describe('parseArticleFile', () => {
   });
 
   test('"content" is not a front-matter field: the body is the content', () => {
-    assert.deepEqual(parseArticleFile('a.md', '---\ntitle: A\ncontent: x\n---\n').problems, [
-      problem(
-        'a.md',
-        3,
-        'unknown field "content" (expected one of: title, slug, excerpt, coverImage, status, publishedAt, createdAt, updatedAt, author, lastUpdatedBy, tags, seo, variants)',
-      ),
-    ]);
+    assert.deepEqual(
+      parseArticleFile('a.md', '---\ntitle: A\ncontent: x\n---\n', { strict: true }).problems,
+      [
+        problem(
+          'a.md',
+          3,
+          'unknown field "content" (expected one of: title, slug, excerpt, coverImage, status, publishedAt, createdAt, updatedAt, author, lastUpdatedBy, tags, seo, variants)',
+        ),
+      ],
+    );
   });
 
   test('wrong types name the field and the expected type', () => {
@@ -434,7 +457,7 @@ describe('parseArticleFile', () => {
       'excerpt: [a]', // 3
       'coverImage: 12', // 4
       'status: 1', // 5
-      'author: Jane', // 6
+      'author: [Jane]', // 6
       'lastUpdatedBy:', // 7
       '  image: x.png', // 8
       'tags: {a: 1}', // 9
@@ -447,9 +470,13 @@ describe('parseArticleFile', () => {
       problem('a.md', 3, 'excerpt must be a string or null, got a list'),
       problem('a.md', 4, 'coverImage must be a string or null, got a number'),
       problem('a.md', 5, 'status must be one of draft, published, archived, got a number'),
-      problem('a.md', 6, 'author must be an object with "name" and optional "image", got a string'),
+      problem('a.md', 6, 'author must be a name or an object with "name" and optional "image", got a list'),
       problem('a.md', 7, 'missing required field "lastUpdatedBy.name"'),
-      problem('a.md', 9, 'tags must be a list of strings or a comma-separated string, got an object'),
+      problem(
+        'a.md',
+        9,
+        'tags must be a list of strings or a comma- or space-separated string, got an object',
+      ),
       problem('a.md', 10, 'seo must be an object, got a string'),
       problem('a.md', 11, 'variants must be a list of objects, got a string'),
     ]);
@@ -555,17 +582,17 @@ describe('parseArticleFile', () => {
       problem(
         'a.md',
         3,
-        'publishedAt must be a valid ISO 8601 date (e.g. 2024-05-01 or 2024-05-01T09:30:00Z), got "2024-02-30"',
+        'publishedAt must be a valid date (e.g. 2024-05-01, 2024-05-01T09:30:00Z or Jul 08 2024), got "2024-02-30"',
       ),
       problem(
         'a.md',
         4,
-        'createdAt must be a valid ISO 8601 date (e.g. 2024-05-01 or 2024-05-01T09:30:00Z), got "yesterday"',
+        'createdAt must be a valid date (e.g. 2024-05-01, 2024-05-01T09:30:00Z or Jul 08 2024), got "yesterday"',
       ),
       problem(
         'a.md',
         5,
-        'updatedAt must be an ISO 8601 date string (e.g. 2024-05-01 or 2024-05-01T09:30:00Z), got a number',
+        'updatedAt must be a date string (e.g. 2024-05-01, 2024-05-01T09:30:00Z or Jul 08 2024), got a number',
       ),
     ]);
   });
@@ -584,7 +611,7 @@ describe('parseArticleFile', () => {
   test('problems with lines in a file that has many of them come out sorted by line', () => {
     const text = '---\nzzz: 1\ntitle: 5\naaa: 2\n---\n';
     assert.deepEqual(
-      parseArticleFile('a.md', text).problems.map((p) => p.line),
+      parseArticleFile('a.md', text, { strict: true }).problems.map((p) => p.line),
       [2, 3, 4],
     );
   });
@@ -645,7 +672,7 @@ describe('parseTagsYaml', () => {
       '- name: Ok', // 11
       '  color: 0xFFFFFF', // 12
     ].join('\n');
-    assert.deepEqual(parseTagsYaml('tags.yaml', text), {
+    assert.deepEqual(parseTagsYaml('tags.yaml', text, [], { strict: true }), {
       tags: [],
       problems: [
         problem('tags.yaml', 2, 'color must be a hex colour like "#1A2B3C" or null, got "#12345"'),
@@ -721,6 +748,7 @@ describe('JSON sources', () => {
           author: { name: 'Ada', image: null },
         }),
       ],
+      warnings: [],
     });
   });
 
@@ -757,7 +785,7 @@ describe('JSON sources', () => {
     "not an object"
   ]
 }`;
-    assert.deepEqual(parseJsonSource('data.json', text), {
+    assert.deepEqual(parseJsonSource('data.json', text, { strict: true }), {
       problems: [
         problem(
           'data.json#tags[1]',
@@ -770,7 +798,7 @@ describe('JSON sources', () => {
         problem(
           'data.json#articles[1]',
           11,
-          'publishedAt must be a valid ISO 8601 date (e.g. 2024-05-01 or 2024-05-01T09:30:00Z), got "never"',
+          'publishedAt must be a valid date (e.g. 2024-05-01, 2024-05-01T09:30:00Z or Jul 08 2024), got "never"',
         ),
         problem(
           'data.json#articles[1]',
@@ -792,9 +820,13 @@ describe('JSON sources', () => {
 
   test('wrong top-level shapes', () => {
     assert.deepEqual(parseJsonSource('d.json', '[1, 2]').problems, [
-      problem('d.json', 1, 'the JSON file must hold an object with "tags" and "articles", got a list'),
+      problem(
+        'd.json',
+        1,
+        'the JSON file must hold an object with "tags" and "articles" (or be a Ghost export), got a list',
+      ),
     ]);
-    assert.deepEqual(parseJsonSource('d.json', '{\n  "posts": []\n}').problems, [
+    assert.deepEqual(parseJsonSource('d.json', '{\n  "posts": []\n}', { strict: true }).problems, [
       problem('d.json', 1, 'the JSON file has neither "tags" nor "articles"'),
       problem('d.json', 2, 'unknown field "posts" (expected one of: tags, articles)'),
     ]);

@@ -1,0 +1,244 @@
+// A Ghost JSON export (Settings → Labs → Export, Ghost 4 and 5: { db: [{ meta, data: { posts, tags,
+// posts_tags, users, posts_authors, posts_meta } }] }) as Folio records. Posts keep their slug,
+// dates, status, feature image, custom excerpt, tags (public ones, in Ghost's order), primary
+// author and SEO fields; their HTML becomes Markdown with turndown. Pages are not posts: skipped.
+import TurndownService from 'turndown';
+import type { ArticleInput, ContentSource, ImportProblem, ReadOptions, TagInput } from './records.ts';
+import {
+  type ArticleOutcome,
+  type Ctx,
+  describe,
+  isObject,
+  JSON_ARTICLE_FIELDS,
+  mergeDuplicates,
+  type Path,
+  report,
+  sortByLine,
+  validateTagList,
+  validateArticle,
+  warn,
+} from './validate.ts';
+import { lazyJsonLocator } from './yaml-lines.ts';
+
+const COLOR_RE = /^#[0-9A-Fa-f]{6}$/;
+
+/** Folio's field → the Ghost post field it comes from, so that problems point at Ghost's line. */
+const GHOST_FIELD: Record<string, string> = {
+  title: 'title',
+  slug: 'slug',
+  excerpt: 'custom_excerpt',
+  coverImage: 'feature_image',
+  status: 'status',
+  publishedAt: 'published_at',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  content: 'html',
+};
+
+const STATUS: Record<string, string> = {
+  published: 'published',
+  // Folio reports a published article with a future date as scheduled, and publishes it on time.
+  scheduled: 'published',
+  draft: 'draft',
+  // Sent only as an email newsletter, never on the site.
+  sent: 'archived',
+};
+
+export function isGhostExport(data: unknown): boolean {
+  if (!isObject(data)) return false;
+  if ('db' in data) return true;
+  return isObject(data['data']) && 'posts' in data['data'] && 'meta' in data;
+}
+
+const turndown = new TurndownService({
+  headingStyle: 'atx',
+  codeBlockStyle: 'fenced',
+  bulletListMarker: '-',
+  emDelimiter: '_',
+});
+
+/** Ghost writes its own site's URLs with a placeholder; without it they are root-relative paths. */
+function withoutGhostUrl(value: unknown): unknown {
+  return typeof value === 'string' ? value.replaceAll('__GHOST_URL__', '') : value;
+}
+
+export function htmlToMarkdown(html: string): string {
+  return turndown.turndown(withoutGhostUrl(html) as string);
+}
+
+function rows(ctx: Ctx, data: Record<string, unknown>, table: string, base: Path): Record<string, unknown>[] {
+  const value = data[table];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    report(ctx, [...base, table], `${table} must be a list, got ${describe(value)}`);
+    return [];
+  }
+  return value.filter((row, i) => {
+    if (isObject(row)) return true;
+    report(ctx, [...base, table, i], `${table}[${i}] must be an object, got ${describe(row)}`);
+    return false;
+  }) as Record<string, unknown>[];
+}
+
+function bySortOrder(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  return Number(a['sort_order'] ?? 0) - Number(b['sort_order'] ?? 0);
+}
+
+function groupBy(list: Record<string, unknown>[], key: string): Map<unknown, Record<string, unknown>[]> {
+  const groups = new Map<unknown, Record<string, unknown>[]>();
+  for (const row of list) {
+    const group = groups.get(row[key]) ?? [];
+    group.push(row);
+    groups.set(row[key], group);
+  }
+  for (const group of groups.values()) group.sort(bySortOrder);
+  return groups;
+}
+
+export function ghostSource(
+  file: string,
+  text: string,
+  root: unknown,
+  options: ReadOptions = {},
+): { source?: ContentSource; problems: ImportProblem[] } {
+  const locate = lazyJsonLocator(text);
+  const warnings: ImportProblem[] = [];
+  const strict = options.strict === true;
+  const rootCtx: Ctx = { file, problems: [], warnings, strict, locate };
+  const shape = 'a Ghost export is { "db": [ { "meta": …, "data": { "posts": […], … } } ] }';
+
+  let base: Path = [];
+  let entry: unknown = root;
+  if (isObject(root) && 'db' in root) {
+    const db = root['db'];
+    if (!Array.isArray(db) || db.length === 0) {
+      report(rootCtx, ['db'], `db must be a non-empty list: ${shape}`);
+      return { problems: rootCtx.problems };
+    }
+    if (db.length > 1) warn(rootCtx, ['db', 1], `db holds ${db.length} exports: only the first is read`);
+    base = ['db', 0];
+    entry = db[0];
+  }
+  if (!isObject(entry) || !isObject(entry['data'])) {
+    report(rootCtx, base, `no "data" object found: ${shape}`);
+    return { problems: rootCtx.problems };
+  }
+  const data = entry['data'];
+  base = [...base, 'data'];
+  if (!Array.isArray(data['posts'])) {
+    report(
+      rootCtx,
+      data['posts'] === undefined ? base : [...base, 'posts'],
+      `data.posts must be a list of posts, got ${describe(data['posts'])}: ${shape}`,
+    );
+    return { problems: rootCtx.problems };
+  }
+
+  const posts = rows(rootCtx, data, 'posts', base);
+  const ghostTags = rows(rootCtx, data, 'tags', base);
+  const postsTags = groupBy(rows(rootCtx, data, 'posts_tags', base), 'post_id');
+  const users = new Map(rows(rootCtx, data, 'users', base).map((user) => [user['id'], user]));
+  const postsAuthors = groupBy(rows(rootCtx, data, 'posts_authors', base), 'post_id');
+  const postsMeta = new Map(rows(rootCtx, data, 'posts_meta', base).map((meta) => [meta['post_id'], meta]));
+  if (rootCtx.problems.length > 0) return { problems: sortByLine(rootCtx.problems) };
+
+  // Internal tags (#name) organise posts inside Ghost; they are not shown to readers.
+  const isPublic = (tag: Record<string, unknown>) =>
+    tag['visibility'] !== 'internal' && !(typeof tag['name'] === 'string' && tag['name'].startsWith('#'));
+  const tagsById = new Map(ghostTags.map((tag, i) => [tag['id'], { tag, index: i }]));
+  const publicTags = [...tagsById.values()].filter(({ tag }) => isPublic(tag));
+  const tagProblems: ImportProblem[] = [];
+  const tagsPath = [...base, 'tags'];
+  const tags: TagInput[] = validateTagList(
+    publicTags.map(({ tag }) => ({
+      name: tag['name'],
+      color:
+        typeof tag['accent_color'] === 'string' && COLOR_RE.test(tag['accent_color'])
+          ? tag['accent_color']
+          : null,
+    })),
+    { ...rootCtx, problems: tagProblems, locate: () => locate(tagsPath) },
+    (i) => ({
+      file,
+      problems: tagProblems,
+      warnings,
+      strict,
+      locate: (path) => locate([...tagsPath, publicTags[i].index, ...path]),
+    }),
+    (i) => `${file}:${locate([...tagsPath, publicTags[i].index])}`,
+  );
+
+  const entries: { file: string; outcome: ArticleOutcome }[] = [];
+  let pages = 0;
+  posts.forEach((post, i) => {
+    const postPath = [...base, 'posts', i];
+    if (post['type'] === 'page') {
+      pages++;
+      return;
+    }
+    const label = `${file}#posts[${i}]`;
+    const ctx: Ctx = {
+      file: label,
+      problems: [],
+      warnings,
+      strict,
+      locate: (path) =>
+        locate([...postPath, ...(typeof path[0] === 'string' ? [GHOST_FIELD[path[0]] ?? path[0]] : [])]),
+    };
+    entries.push({
+      file: label,
+      outcome: validateArticle(ctx, ghostRecord(ctx, post), { allowed: JSON_ARTICLE_FIELDS }),
+    });
+  });
+  if (pages > 0) warn(rootCtx, [...base, 'posts'], `${pages} page(s) skipped: Folio imports posts`);
+
+  function ghostRecord(ctx: Ctx, post: Record<string, unknown>): Record<string, unknown> {
+    const record: Record<string, unknown> = {};
+    for (const [folio, ghost] of Object.entries(GHOST_FIELD)) {
+      if (post[ghost] !== undefined && post[ghost] !== null) record[folio] = withoutGhostUrl(post[ghost]);
+    }
+    const status = post['status'];
+    if (typeof status === 'string' && status in STATUS) record['status'] = STATUS[status];
+    else if (status !== undefined && status !== null) {
+      report(
+        ctx,
+        ['status'],
+        `status must be one of ${Object.keys(STATUS).join(', ')}, got ${JSON.stringify(status)}`,
+      );
+      delete record['status'];
+    }
+    // Ghost keeps no publication date on drafts; the status says whether the post is out.
+    if (record['status'] !== 'published') delete record['publishedAt'];
+    const html = post['html'];
+    if (typeof html === 'string') record['content'] = htmlToMarkdown(html);
+    else if (html !== undefined && html !== null) {
+      report(ctx, ['content'], `html must be a string or null, got ${describe(html)}`);
+      delete record['content'];
+    }
+    record['tags'] = (postsTags.get(post['id']) ?? [])
+      .map((link) => tagsById.get(link['tag_id'])?.tag)
+      .filter((tag) => tag !== undefined && isPublic(tag))
+      .map((tag) => tag!['name']);
+    const [primary] = postsAuthors.get(post['id']) ?? [];
+    const user = primary === undefined ? undefined : users.get(primary['author_id']);
+    if (user !== undefined && typeof user['name'] === 'string') {
+      record['author'] = { name: user['name'], image: withoutGhostUrl(user['profile_image'] ?? null) };
+    }
+    const meta = postsMeta.get(post['id']) ?? post;
+    const seo = {
+      metaTitle: meta['meta_title'] ?? null,
+      metaDescription: meta['meta_description'] ?? null,
+      ogImage: withoutGhostUrl(meta['og_image'] ?? null),
+      canonicalUrl: post['canonical_url'] ?? null,
+    };
+    if (Object.values(seo).some((value) => value !== null)) record['seo'] = seo;
+    return record;
+  }
+
+  const problems = [...sortByLine(tagProblems), ...mergeDuplicates(entries)];
+  if (problems.length > 0) return { problems };
+  return {
+    source: { tags, articles: entries.map((e) => e.outcome.article as ArticleInput), warnings },
+    problems,
+  };
+}
