@@ -2,10 +2,10 @@
 // The `folio` command: serve, migrate, projects, keys and import. With --json every command prints
 // exactly one JSON document on stdout; failures exit non-zero with a one-line reason.
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, loadConfig } from '../config.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { importContent } from '../content/import.ts';
 import { readContentSource } from '../content/import/read-source.ts';
-import { ImportValidationError } from '../content/import/records.ts';
+import { formatProblem, ImportValidationError } from '../content/import/records.ts';
 import { type Db, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
 import { HttpError } from '../http/errors.ts';
@@ -19,6 +19,7 @@ import {
   revokeApiKey,
 } from '../projects/service.ts';
 import { startServer } from '../server.ts';
+import { resolveDatabaseUrl } from './database-location.ts';
 import { createProgress } from './progress.ts';
 
 interface Output {
@@ -29,9 +30,15 @@ function print(output: Output, document: unknown, text: string): void {
   process.stdout.write(output.json ? `${JSON.stringify(document, null, 2)}\n` : `${text}\n`);
 }
 
+/** The configuration, with a relative SQLite path resolved against the project root (see database-location.ts). */
+function loadCliConfig(): Config {
+  const config = loadConfig();
+  return Object.freeze({ ...config, databaseUrl: resolveDatabaseUrl(config.databaseUrl) });
+}
+
 /** Opens the configured database, migrated, runs `work`, and always closes it. */
 async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
-  const db = openDatabase(loadConfig().databaseUrl, { poolSize: 2 });
+  const db = openDatabase(loadCliConfig().databaseUrl, { poolSize: 2 });
   try {
     await migrateToLatest(db);
     return await work(db);
@@ -53,12 +60,12 @@ export function buildCli(): Command {
   jsonOption(program.command('serve').description('serve the API (what npm start runs)'))
     .option('--no-demo', 'do not create the demo project on an empty database')
     .action(async (options: { demo: boolean }) => {
-      await startServer(loadConfig(), { demo: options.demo });
+      await startServer(loadCliConfig(), { demo: options.demo });
     });
 
   jsonOption(program.command('migrate').description('bring the database schema up to date')).action(
     async (options: Output) => {
-      const db = openDatabase(loadConfig().databaseUrl, { poolSize: 1 });
+      const db = openDatabase(loadCliConfig().databaseUrl, { poolSize: 1 });
       try {
         const applied = await migrateToLatest(db);
         print(
@@ -161,13 +168,24 @@ export function buildCli(): Command {
       print(options, keyView(row), `Revoked ${row.id}.`);
     });
 
-  jsonOption(program.command('import').description('import a content folder or JSON file into a project'))
+  jsonOption(
+    program
+      .command('import')
+      .description('import a content folder (Folio, Astro, Hugo, Jekyll), a JSON file or a Ghost export'),
+  )
     .requiredOption('--project <slug>', 'project slug')
-    .argument('<path>', 'content folder (tags.yaml and *.md) or JSON file')
-    .option('--prune', 'remove articles whose files are gone')
-    .option('--dry-run', 'validate and report what would change, write nothing')
+    .argument(
+      '<path>',
+      'content folder (Markdown with YAML or TOML front matter), Folio JSON file or Ghost JSON export',
+    )
+    .option('--prune', 'remove articles whose files are gone, and tags left without articles')
+    .option('--dry-run', 'validate and list what would change, write nothing')
+    .option('--strict', 'refuse unknown front-matter fields instead of warning about them')
     .action(async (path: string, options) => {
-      const source = await readContentSource(path);
+      const source = await readContentSource(path, { strict: options.strict === true });
+      const warnings = source.warnings ?? [];
+      if (!options.json)
+        for (const warning of warnings) process.stderr.write(`warning: ${formatProblem(warning)}\n`);
       const progress = createProgress(!options.json && source.articles.length >= 50);
       const summary = await withDatabase((db) =>
         importContent(db, options.project, source, {
@@ -176,10 +194,22 @@ export function buildCli(): Command {
           onProgress: progress.update,
         }),
       ).finally(progress.stop);
+      const { changes } = summary;
+      const lists = summary.dryRun
+        ? [
+            ['would add', changes.created],
+            ['would change', changes.updated],
+            ['would remove', changes.removed],
+            ['would remove tags', changes.tagsRemoved],
+          ]
+            .filter(([, names]) => names.length > 0)
+            .map(([label, names]) => `\n  ${label}: ${(names as string[]).join(', ')}`)
+            .join('')
+        : '';
       print(
         options,
-        summary,
-        `${summary.dryRun ? 'Dry run (nothing written): ' : ''}${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.removed} removed; ${summary.tagsCreated} tags created, ${summary.tagsUpdated} updated; storage ${summary.storageUsed}.`,
+        { ...summary, warnings },
+        `${summary.dryRun ? 'Dry run (nothing written): ' : ''}${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.removed} removed; ${summary.tagsCreated} tags created, ${summary.tagsUpdated} updated, ${summary.tagsRemoved} removed; storage ${summary.storageUsed}.${warnings.length > 0 ? ` ${warnings.length} warning(s).` : ''}${lists}`,
       );
     });
 

@@ -83,7 +83,7 @@ export type ArticleRow = Pick<
   | 'author_image'
   | 'last_updated_by_name'
   | 'last_updated_by_image'
-> & { content?: string };
+> & { content?: string; html?: string | null };
 
 /**
  * How a page is found. `driven`: from the sets its filters match (trigram index, tag postings),
@@ -174,9 +174,11 @@ export function articlePageQuery(
   page: { offset: number; limit: number },
   withContent: boolean,
   plan: PagePlan,
+  withHtml = false,
 ): CompiledQuery<ArticleRow> {
   let query = filtered(db.selectFrom('articles').select(summaryColumns), dialect, filter, plan);
   if (withContent) query = query.select('articles.content') as typeof query;
+  if (withHtml) query = query.select('articles.html') as typeof query;
   const column = sortColumns[order.sort];
   if (order.sort === 'publishedAt') query = query.orderBy(sql`articles.published_at is null`);
   return query
@@ -282,6 +284,7 @@ export function findArticleBySlug(
   projectId: string,
   slug: string,
   withContent: boolean,
+  withHtml = false,
 ): Promise<ArticleRow | undefined> {
   // Slugs never hold a NUL, and PostgreSQL refuses one in a parameter.
   if (slug.includes('\u0000')) return Promise.resolve(undefined);
@@ -291,6 +294,7 @@ export function findArticleBySlug(
     .where('articles.project_id', '=', projectId)
     .where('articles.slug', '=', slug);
   if (withContent) query = query.select('articles.content') as typeof query;
+  if (withHtml) query = query.select('articles.html') as typeof query;
   return query.executeTakeFirst() as unknown as Promise<ArticleRow | undefined>;
 }
 

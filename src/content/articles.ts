@@ -157,6 +157,7 @@ export async function listArticles(
   const page = { offset: (query.page - 1) * query.limit, limit: query.limit };
   const order = { sort: query.sort, order: query.order };
   const withContent = select.fields.has('content');
+  const withHtml = select.fields.has('html');
   // The count first: it says whether the page is found from the matches or by walking the sort
   // index, and whether there is a page at all. Both may read much of the project (a search, a
   // count): off the event loop on SQLite.
@@ -165,7 +166,9 @@ export async function listArticles(
     const total = Number(count);
     if (page.offset >= total) return { rows: [] as ArticleRow[], total };
     const plan = pagePlan(filter, total, page);
-    const rows = await run(articlePageQuery(db.kysely, db.dialect, filter, order, page, withContent, plan));
+    const rows = await run(
+      articlePageQuery(db.kysely, db.dialect, filter, order, page, withContent, plan, withHtml),
+    );
     return { rows, total };
   };
   if (filter.searchTerms.length === 0) return finish(await read((compiled) => db.readOffThread(compiled)));
@@ -222,7 +225,13 @@ export async function getArticle(
 ) {
   const select = resolveSelect(selectParam, singleDefaults);
   const now = new Date().toISOString();
-  const row = await findArticleBySlug(db.kysely, project.id, slug, select.fields.has('content'));
+  const row = await findArticleBySlug(
+    db.kysely,
+    project.id,
+    slug,
+    select.fields.has('content'),
+    select.fields.has('html'),
+  );
   if (!row || (publishedOnly && reportedStatus(row.status, row.published_at, now) !== 'published'))
     throw new NotFoundError(`Article '${slug}' not found`);
   const [article] = await toViews(db, project, [row], select, now);
@@ -279,6 +288,9 @@ function toView(
         break;
       case 'content':
         view.content = row.content;
+        break;
+      case 'html':
+        view.html = row.html ?? null;
         break;
       case 'excerpt':
         view.excerpt = row.excerpt;

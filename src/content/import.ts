@@ -1,6 +1,7 @@
 // Writes a validated content source into a project in one transaction: articles matched by slug
-// keep their id, createdAt and viewCount; only changed articles get a new updatedAt; the storage
-// limit is checked before anything is written; a dry run rolls everything back.
+// keep their id and viewCount; only changed articles get a new updatedAt; the storage limit is
+// checked before anything is written; a dry run rolls everything back. Each article's HTML is
+// rendered here, once, from its Markdown.
 import { createHash, randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
@@ -9,6 +10,7 @@ import { HttpError } from '../http/errors.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
 import { requireProject } from '../projects/service.ts';
 import { formatBytes } from '../projects/size.ts';
+import { sanitizedHtml } from './html.ts';
 import { type ArticleInput, type ContentSource, ImportValidationError } from './import/records.ts';
 import { searchTextOf } from './search-text.ts';
 import { summarize, textStats } from './text-stats.ts';
@@ -28,8 +30,12 @@ export interface ImportSummary {
   removed: number;
   tagsCreated: number;
   tagsUpdated: number;
+  /** Tags left without articles by --prune, and removed. */
+  tagsRemoved: number;
   storageUsed: string;
   dryRun: boolean;
+  /** The slugs of the articles created, updated and removed, and the names of the tags removed. */
+  changes: { created: string[]; updated: string[]; removed: string[]; tagsRemoved: string[] };
 }
 
 export class StorageLimitError extends HttpError {
@@ -48,6 +54,7 @@ class DryRunRollback extends Error {}
 interface PreparedArticle {
   input: ArticleInput;
   hash: string;
+  html: string;
   storageBytes: number;
   stats: ReturnType<typeof textStats>;
 }
@@ -80,6 +87,7 @@ function prepare(article: ArticleInput): PreparedArticle {
   return {
     input: article,
     hash: createHash('sha256').update(JSON.stringify(stored)).digest('base64url'),
+    html: sanitizedHtml(article.content),
     storageBytes: articleStorageBytes(article),
     stats: textStats(article.content, { hasCoverImage: article.coverImage !== null }),
   };
@@ -109,8 +117,10 @@ export async function importContent(
     removed: 0,
     tagsCreated: 0,
     tagsUpdated: 0,
+    tagsRemoved: 0,
     storageUsed: '0 B',
     dryRun: options.dryRun === true,
+    changes: { created: [], updated: [], removed: [], tagsRemoved: [] },
   };
   try {
     await db.kysely.transaction().execute(async (trx) => {
@@ -141,6 +151,7 @@ async function writeContent(
       await trx
         .selectFrom('articles')
         .select(['id', 'slug', 'content_hash', 'created_at', 'published_at', 'storage_bytes'])
+        .select((eb) => eb('html', 'is', null).as('html_missing'))
         .where('project_id', '=', project.id)
         .execute()
     ).map((row) => [row.slug, row]),
@@ -160,19 +171,25 @@ async function writeContent(
     const previous = existing.get(article.input.slug);
     if (previous && previous.content_hash === article.hash) {
       summary.unchanged++;
+      // Stored before the html column existed: fill it in, without counting a change.
+      if (Boolean(Number(previous.html_missing))) {
+        await trx.updateTable('articles').set({ html: article.html }).where('id', '=', previous.id).execute();
+      }
     } else {
       const row = articleRow(project, article, previous, now);
       if (previous) {
-        // created_at is the front matter's createdAt when given (a corrected date applies), else the
-        // stored one: articleRow falls back to previous.created_at.
+        // created_at is the front matter's createdAt when given (a corrected date applies), else
+        // publishedAt, else the stored one: articleRow falls back to previous.created_at.
         const { id: _id, project_id: _project, ...changes } = row;
         await trx.updateTable('articles').set(changes).where('id', '=', previous.id).execute();
         await trx.deleteFrom('article_tags').where('article_id', '=', previous.id).execute();
         await trx.deleteFrom('article_variants').where('article_id', '=', previous.id).execute();
         summary.updated++;
+        summary.changes.updated.push(row.slug);
       } else {
         await trx.insertInto('articles').values(row).execute();
         summary.created++;
+        summary.changes.created.push(row.slug);
       }
       const articleId = row.id;
       const tagRows = article.input.tags.map((name) => ({
@@ -197,7 +214,8 @@ async function writeContent(
   }
 
   if (options.prune) {
-    const gone = [...existing.values()].filter((row) => !importedSlugs.has(row.slug)).map((row) => row.id);
+    const goneRows = [...existing.values()].filter((row) => !importedSlugs.has(row.slug));
+    const gone = goneRows.map((row) => row.id);
     for (let start = 0; start < gone.length; start += 500) {
       await trx
         .deleteFrom('articles')
@@ -205,12 +223,54 @@ async function writeContent(
         .execute();
     }
     summary.removed = gone.length;
+    summary.changes.removed = goneRows.map((row) => row.slug).sort(compareCodeUnits);
+    await pruneEmptyTags(trx, project.id, source, summary);
   }
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Removes the tags that no article carries any more, except those the source declares (tags.yaml). */
+async function pruneEmptyTags(
+  trx: Kysely<Database>,
+  projectId: string,
+  source: ContentSource,
+  summary: ImportSummary,
+): Promise<void> {
+  const declared = new Set(source.tags.map((tag) => tag.name.toLowerCase()));
+  const empty = (
+    await trx
+      .selectFrom('tags')
+      .select(['id', 'name', 'name_key'])
+      .where('project_id', '=', projectId)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('article_tags').select('article_id').whereRef('article_tags.tag_id', '=', 'tags.id'),
+          ),
+        ),
+      )
+      .execute()
+  ).filter((tag) => !declared.has(tag.name_key));
+  for (let start = 0; start < empty.length; start += 500) {
+    await trx
+      .deleteFrom('tags')
+      .where(
+        'id',
+        'in',
+        empty.slice(start, start + 500).map((tag) => tag.id),
+      )
+      .execute();
+  }
+  summary.tagsRemoved = empty.length;
+  summary.changes.tagsRemoved = empty.map((tag) => tag.name).sort(compareCodeUnits);
 }
 
 function articleRow(
   project: Project,
-  { input, hash, storageBytes, stats }: PreparedArticle,
+  { input, hash, html, storageBytes, stats }: PreparedArticle,
   previous: { id: string; created_at: string; published_at: string | null } | undefined,
   now: string,
 ): Omit<ArticleTable, 'view_count' | 'search_rowid'> {
@@ -226,9 +286,11 @@ function articleRow(
     excerpt: input.excerpt,
     cover_image: input.coverImage,
     content: input.content,
+    html,
     status: input.status,
     published_at: publishedAt,
-    created_at: input.createdAt ?? previous?.created_at ?? now,
+    // The publication date orders an imported blog's posts as they were written, not as imported.
+    created_at: input.createdAt ?? publishedAt ?? previous?.created_at ?? now,
     updated_at: input.updatedAt ?? now,
     word_count: stats.wordCount,
     character_count: stats.characterCount,

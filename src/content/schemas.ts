@@ -6,6 +6,7 @@ import { reportedStatuses } from './article-status.ts';
 
 export const selectableFields = [
   'content',
+  'html',
   'excerpt',
   'coverImage',
   'title',
@@ -62,6 +63,12 @@ const articleProperties = {
   title: Type.Optional(Type.String()),
   slug: Type.Optional(Type.String()),
   content: Type.Optional(Type.String({ description: 'Markdown' })),
+  html: Type.Optional(
+    Nullable(Type.String(), {
+      description:
+        'The content as HTML, rendered from the Markdown once at import and sanitised (no scripts, styles, event handlers or `javascript:` links; relative URLs stay relative). Only with `"html":true` in `select`; null for an article not re-imported since the field was added.',
+    }),
+  ),
   excerpt: Type.Optional(Nullable(Type.String())),
   coverImage: Type.Optional(Nullable(Type.String())),
   published: Type.Optional(Type.Boolean({ description: 'true exactly when `status` is `published`' })),

@@ -58,6 +58,8 @@ export interface ArticleTable {
   excerpt: string | null;
   cover_image: string | null;
   content: string;
+  /** The content as sanitised HTML, rendered at import; null until an import after migration 0005. */
+  html?: string | null;
   status: StoredArticleStatus;
   published_at: string | null;
   created_at: string;

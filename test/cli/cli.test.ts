@@ -263,16 +263,21 @@ describe('folio CLI', { concurrency: 4 }, () => {
     const slug = await createProjectWithCli(database);
     const folder = writeFiles(goodFolder);
     // title + slug + content bytes of each article: 5 + 5 + 12 and 6 + 10 + 12.
-    assert.deepEqual(await cliJson(database, 'import', '--project', slug, folder), {
+    const first = await cliJson(database, 'import', '--project', slug, folder);
+    assert.deepEqual(first, {
       created: 2,
       updated: 0,
       unchanged: 0,
       removed: 0,
       tagsCreated: 2,
       tagsUpdated: 0,
+      tagsRemoved: 0,
       storageUsed: '50 B',
       dryRun: false,
+      changes: { created: first.changes.created, updated: [], removed: [], tagsRemoved: [] },
+      warnings: [],
     });
+    assert.equal(first.changes.created.length, 2);
     assert.deepEqual(await cliJson(database, 'import', '--project', slug, folder), {
       created: 0,
       updated: 0,
@@ -280,8 +285,11 @@ describe('folio CLI', { concurrency: 4 }, () => {
       removed: 0,
       tagsCreated: 0,
       tagsUpdated: 0,
+      tagsRemoved: 0,
       storageUsed: '50 B',
       dryRun: false,
+      changes: { created: [], updated: [], removed: [], tagsRemoved: [] },
+      warnings: [],
     });
     assert.equal(await countArticles(database), 2);
   });

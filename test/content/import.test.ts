@@ -29,6 +29,8 @@ type ProjectRef = { id: string };
 
 const T1 = new Date('2026-03-01T10:00:00.000Z');
 const T2 = new Date('2026-03-02T11:30:00.000Z');
+/** The publishedAt of test/helpers.ts's articleInput: without createdAt, the createdAt too. */
+const PUBLISHED = '2026-01-01T00:00:00.000Z';
 const T3 = new Date('2026-03-03T12:45:00.000Z');
 
 after(removeContentFolders);
@@ -38,7 +40,9 @@ function undated(overrides: Partial<ArticleInput> & { slug: string }): ArticleIn
   return articleInput({ createdAt: null, updatedAt: null, ...overrides });
 }
 
-function summary(counts: Partial<ImportSummary> & { storageUsed: string }): ImportSummary {
+type Counts = Omit<ImportSummary, 'changes'>;
+
+function summary(counts: Partial<Counts> & { storageUsed: string }): Counts {
   return {
     created: 0,
     updated: 0,
@@ -46,9 +50,15 @@ function summary(counts: Partial<ImportSummary> & { storageUsed: string }): Impo
     removed: 0,
     tagsCreated: 0,
     tagsUpdated: 0,
+    tagsRemoved: 0,
     dryRun: false,
     ...counts,
   };
+}
+
+/** The summary without its lists of slugs, which the tests of --dry-run check on their own. */
+function countsOf({ changes: _changes, ...counts }: ImportSummary): Counts {
+  return counts;
 }
 
 async function articleRows(db: Db, project: ProjectRef) {
@@ -169,7 +179,7 @@ describeEachDialect('importContent', (ctx) => {
     const { project } = await createTestProject(ctx.db);
     const result = await importArticles(ctx.db, project, threeArticles(), [], { now: T1 });
     assert.equal(threeArticlesBytes, 74);
-    assert.deepEqual(result, summary({ created: 3, tagsCreated: 2, storageUsed: '74 B' }));
+    assert.deepEqual(countsOf(result), summary({ created: 3, tagsCreated: 2, storageUsed: '74 B' }));
     const rows = await articleRows(ctx.db, project);
     assert.deepEqual(
       rows.map((row) => [
@@ -181,8 +191,8 @@ describeEachDialect('importContent', (ctx) => {
         Number(row.view_count),
       ]),
       [
-        ['alpha', 'Alpha', 'published', T1.toISOString(), T1.toISOString(), 0],
-        ['beta', 'Beta', 'published', T1.toISOString(), T1.toISOString(), 0],
+        ['alpha', 'Alpha', 'published', PUBLISHED, T1.toISOString(), 0],
+        ['beta', 'Beta', 'published', PUBLISHED, T1.toISOString(), 0],
         ['gamma', 'Gamma', 'draft', T1.toISOString(), T1.toISOString(), 0],
       ],
     );
@@ -212,11 +222,11 @@ describeEachDialect('importContent', (ctx) => {
       [{ name: 'News', color: '#112233', icon: 'news' }],
       { now: T2 },
     );
-    assert.deepEqual(result, summary({ unchanged: 3, storageUsed: '74 B' }));
+    assert.deepEqual(countsOf(result), summary({ unchanged: 3, storageUsed: '74 B' }));
     assert.deepEqual(await snapshot(ctx.db, project), before);
   });
 
-  test('a re-import keeps id, createdAt and viewCount, and moves updatedAt only for changed articles', async () => {
+  test('a re-import keeps id, createdAt (publishedAt, else the first import) and viewCount, and moves updatedAt only for changed articles', async () => {
     const { project } = await createTestProject(ctx.db);
     await importArticles(ctx.db, project, threeArticles(), [], { now: T1 });
     await setViews(ctx.db, project, { alpha: 42, beta: 7, gamma: 1 });
@@ -226,7 +236,7 @@ describeEachDialect('importContent', (ctx) => {
     const changed = [alpha, { ...beta, content: 'Second body, edited.' }, { ...gamma, tags: ['Tech'] }];
     const result = await importArticles(ctx.db, project, changed, [], { now: T2 });
     assert.deepEqual(
-      result,
+      countsOf(result),
       summary({ updated: 2, unchanged: 1, storageUsed: `${threeArticlesBytes + bytes(', edited')} B` }),
     );
 
@@ -234,8 +244,8 @@ describeEachDialect('importContent', (ctx) => {
     assert.deepEqual(
       after.map((row) => [row.slug, row.id, row.created_at, row.updated_at, Number(row.view_count)]),
       [
-        ['alpha', before[0].id, T1.toISOString(), T1.toISOString(), 42],
-        ['beta', before[1].id, T1.toISOString(), T2.toISOString(), 7],
+        ['alpha', before[0].id, PUBLISHED, T1.toISOString(), 42],
+        ['beta', before[1].id, PUBLISHED, T2.toISOString(), 7],
         ['gamma', before[2].id, T1.toISOString(), T2.toISOString(), 1],
       ],
     );
@@ -345,7 +355,7 @@ describeEachDialect('importContent', (ctx) => {
     );
   });
 
-  test('--prune removes the articles whose files are gone and nothing else', async () => {
+  test('--prune removes the articles whose files are gone, and the tags left without articles that the source does not declare', async () => {
     const { project } = await createTestProject(ctx.db);
     const other = await createTestProject(ctx.db);
     await importArticles(ctx.db, project, threeArticles(), [{ name: 'Unused', color: null, icon: null }], {
@@ -358,12 +368,24 @@ describeEachDialect('importContent', (ctx) => {
 
     // Without --prune, missing files keep their articles.
     const kept = await importArticles(ctx.db, project, [threeArticles()[0]], [], { now: T2 });
-    assert.deepEqual(kept, summary({ unchanged: 1, storageUsed: '74 B' }));
+    assert.deepEqual(countsOf(kept), summary({ unchanged: 1, storageUsed: '74 B' }));
     assert.equal((await articleRows(ctx.db, project)).length, 3);
 
-    const pruned = await importArticles(ctx.db, project, [threeArticles()[0]], [], { now: T2, prune: true });
+    const pruned = await importArticles(
+      ctx.db,
+      project,
+      [threeArticles()[0]],
+      [{ name: 'Unused', color: null, icon: null }],
+      { now: T2, prune: true },
+    );
+    assert.deepEqual(pruned.changes, {
+      created: [],
+      updated: [],
+      removed: ['beta', 'gamma'],
+      tagsRemoved: [],
+    });
     assert.deepEqual(
-      pruned,
+      countsOf(pruned),
       summary({
         unchanged: 1,
         removed: 2,
@@ -372,7 +394,7 @@ describeEachDialect('importContent', (ctx) => {
     );
     const rows = await articleRows(ctx.db, project);
     assert.deepEqual(rows, [alphaBefore]);
-    // Tags stay, even those no article carries any more; the links of removed articles go.
+    // Tags that articles still carry, or that the source declares (tags.yaml), stay; the links of removed articles go.
     assert.deepEqual(await tagRows(ctx.db, project), tagsBefore);
     const links = (await snapshot(ctx.db, project)).links;
     assert.deepEqual(
@@ -397,9 +419,10 @@ describeEachDialect('importContent', (ctx) => {
     const { project } = await createTestProject(ctx.db);
     await importArticles(ctx.db, project, threeArticles(), [], { now: T1 });
     const result = await importArticles(ctx.db, project, [], [], { now: T2, prune: true });
-    assert.deepEqual(result, summary({ removed: 3, storageUsed: '0 B' }));
+    assert.deepEqual(countsOf(result), summary({ removed: 3, tagsRemoved: 2, storageUsed: '0 B' }));
+    assert.deepEqual(result.changes.tagsRemoved, ['News', 'Tech']);
     assert.deepEqual(await articleRows(ctx.db, project), []);
-    assert.equal((await tagRows(ctx.db, project)).length, 2);
+    assert.deepEqual(await tagRows(ctx.db, project), []);
   });
 
   test('a dry run writes nothing and reports the same summary as the real import', async () => {
@@ -408,7 +431,7 @@ describeEachDialect('importContent', (ctx) => {
     const dry = await importArticles(ctx.db, project, threeArticles(), tags, { now: T1, dryRun: true });
     assert.deepEqual(await snapshot(ctx.db, project), { articles: [], tags: [], links: [], variants: [] });
     const real = await importArticles(ctx.db, project, threeArticles(), tags, { now: T1 });
-    assert.deepEqual(real, summary({ created: 3, tagsCreated: 2, storageUsed: '74 B' }));
+    assert.deepEqual(countsOf(real), summary({ created: 3, tagsCreated: 2, storageUsed: '74 B' }));
     assert.deepEqual(dry, { ...real, dryRun: true });
   });
 
@@ -428,7 +451,7 @@ describeEachDialect('importContent', (ctx) => {
     assert.deepEqual(dry, { ...real, dryRun: true });
     // alpha 33 B, the new beta 22 B, delta 33 B; gamma is pruned.
     assert.deepEqual(
-      real,
+      countsOf(real),
       summary({
         created: 1,
         updated: 1,
@@ -504,7 +527,7 @@ describeEachDialect('importContent', (ctx) => {
       ],
       { now: T2 },
     );
-    assert.deepEqual(result, summary({ unchanged: 1, tagsUpdated: 3, storageUsed: '30 B' }));
+    assert.deepEqual(countsOf(result), summary({ unchanged: 1, tagsUpdated: 3, storageUsed: '30 B' }));
     const after = await tagRows(ctx.db, project);
     assert.deepEqual(
       after.map((tag, i) => [
@@ -635,7 +658,7 @@ describeEachDialect('importContent', (ctx) => {
     );
   });
 
-  test('front matter defaults: slug from the file name, status from publishedAt, null excerpt and cover, import time', async () => {
+  test('front matter defaults: slug from the file name, status from publishedAt, null excerpt and cover, createdAt from publishedAt, else import time', async () => {
     const { project } = await createTestProject(ctx.db);
     const dir = await makeContentFolder({
       'plain-draft.md': '---\ntitle: Plain\n---\nText.\n',
@@ -667,7 +690,7 @@ describeEachDialect('importContent', (ctx) => {
           '2025-01-01T00:00:00.000Z',
           null,
           null,
-          T1.toISOString(),
+          '2025-01-01T00:00:00.000Z',
           T1.toISOString(),
         ],
         [
@@ -677,7 +700,7 @@ describeEachDialect('importContent', (ctx) => {
           '2026-01-15T09:00:00.000Z',
           null,
           null,
-          T1.toISOString(),
+          '2026-01-15T09:00:00.000Z',
           T1.toISOString(),
         ],
         [
@@ -687,7 +710,7 @@ describeEachDialect('importContent', (ctx) => {
           '2025-01-01T00:00:00.000Z',
           null,
           null,
-          T1.toISOString(),
+          '2025-01-01T00:00:00.000Z',
           T1.toISOString(),
         ],
         [
@@ -697,7 +720,7 @@ describeEachDialect('importContent', (ctx) => {
           '2099-01-01T00:00:00.000Z',
           null,
           null,
-          T1.toISOString(),
+          '2099-01-01T00:00:00.000Z',
           T1.toISOString(),
         ],
         [
@@ -967,7 +990,7 @@ describeEachDialect('importContent', (ctx) => {
     const again = await importContent(ctx.db, project.slug, await readContentSource(demoContentPath), {
       now: T2,
     });
-    assert.deepEqual(again, summary({ unchanged: 12, storageUsed: result.storageUsed }));
+    assert.deepEqual(countsOf(again), summary({ unchanged: 12, storageUsed: result.storageUsed }));
     assert.deepEqual(await snapshot(ctx.db, project), before);
   });
 });

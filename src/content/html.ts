@@ -1,0 +1,48 @@
+// An article's Markdown as safe HTML: rendered by the shared markdown-it, then cleaned by
+// sanitize-html to an allow-list (no scripts, event handlers, styles or `javascript:` URLs).
+// Stored with the article at import (its `html` field) and used by the RSS feed, which makes
+// links absolute through `resolveUrl`.
+import sanitizeHtml from 'sanitize-html';
+import { renderMarkdown } from './markdown.ts';
+
+const allowedTags = [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'ins'];
+
+const allowedAttributes: Record<string, string[]> = {
+  a: ['href', 'title'],
+  img: ['src', 'alt', 'title', 'width', 'height'],
+  ol: ['start'],
+  td: ['colspan', 'rowspan'],
+  th: ['colspan', 'rowspan', 'scope'],
+  code: ['class'],
+};
+
+export interface HtmlOptions {
+  /** Rewrites each link and image URL before the scheme check (the feed makes them absolute). */
+  resolveUrl?: (url: string) => string;
+}
+
+export function sanitizedHtml(markdown: string, options: HtmlOptions = {}): string {
+  const { resolveUrl } = options;
+  const resolve =
+    (attribute: string) =>
+    (tagName: string, attribs: sanitizeHtml.Attributes): sanitizeHtml.Tag => {
+      const value = attribs[attribute];
+      if (value !== undefined && resolveUrl) attribs[attribute] = resolveUrl(value.trim());
+      return { tagName, attribs };
+    };
+  return sanitizeHtml(renderMarkdown(markdown), {
+    allowedTags,
+    allowedAttributes,
+    // Fenced code keeps its `language-…` class, for highlighters; no other class survives.
+    allowedClasses: { code: ['language-*'] },
+    allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+    allowedSchemesByTag: { img: ['http', 'https'] },
+    allowedSchemesAppliedToAttributes: ['href', 'src'],
+    allowProtocolRelative: false,
+    disallowedTagsMode: 'discard',
+    // An image whose source was refused is an empty box: leave it out.
+    exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
+    // Relative URLs are resolved before the scheme check, so that the check sees the final URL.
+    transformTags: resolveUrl ? { a: resolve('href'), img: resolve('src') } : {},
+  });
+}
