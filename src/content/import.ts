@@ -172,7 +172,7 @@ async function writeContent(
     if (previous && previous.content_hash === article.hash) {
       summary.unchanged++;
       // Stored before the html column existed: fill it in, without counting a change.
-      if (Boolean(Number(previous.html_missing))) {
+      if (Number(previous.html_missing)) {
         await trx.updateTable('articles').set({ html: article.html }).where('id', '=', previous.id).execute();
       }
     } else {
