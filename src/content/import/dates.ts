@@ -14,7 +14,7 @@ const MONTH =
 const WEEKDAY = '(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\\.?,?\\s+)?';
 const DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
 const TIME = '(?:,?\\s+(?:at\\s+)?(\\d{1,2}):(\\d{2})(?::(\\d{2}))?\\s*(am|pm)?)?';
-const ZONE = '(?:\\s*(z|utc|gmt|[+-]\\d{2}:?\\d{2}))?';
+const ZONE = '(?:\\s*(z|utc|gmt|(?:gmt|utc)?[+-]\\d{2}:?\\d{2}))?';
 // "Jul 08 2024", "July 8, 2024", "Mon Jul 08 2024 10:00:00 GMT+0000" (Date#toString without its zone name).
 const MONTH_FIRST_RE = new RegExp(
   `^${WEEKDAY}${MONTH}\\s+${DAY},?\\s+(\\d{4})${TIME}${ZONE}(?:\\s+\\(.*\\))?$`,
@@ -117,7 +117,7 @@ export function parseDate(text: string): string | null {
     hour,
     minute: match[5] === undefined ? 0 : Number(match[5]),
     second: match[6] === undefined ? 0 : Number(match[6]),
-    zone: match[8],
+    zone: match[8]?.replace(/^(gmt|utc)(?=[+-])/i, ''),
   });
 }
 

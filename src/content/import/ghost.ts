@@ -56,6 +56,8 @@ const turndown = new TurndownService({
   bulletListMarker: '-',
   emDelimiter: '_',
 });
+// Code injected into a post (HTML cards) is not text: without this, its source would become prose.
+turndown.remove(['script', 'style', 'noscript']);
 
 /** Ghost writes its own site's URLs with a placeholder; without it they are root-relative paths. */
 function withoutGhostUrl(value: unknown): unknown {
@@ -209,6 +211,9 @@ export function ghostSource(
     }
     // Ghost keeps no publication date on drafts; the status says whether the post is out.
     if (record['status'] !== 'published') delete record['publishedAt'];
+    // Ghost orders posts by publication: a published post's createdAt is its publishedAt (the
+    // default), as for every other source, so that Folio's default order is Ghost's.
+    else if (record['publishedAt'] !== undefined) delete record['createdAt'];
     const html = post['html'];
     if (typeof html === 'string') record['content'] = htmlToMarkdown(html);
     else if (html !== undefined && html !== null) {
