@@ -2,7 +2,8 @@
 // posts_tags, users, posts_authors, posts_meta } }] }) as Folio records. Posts keep their slug,
 // dates, status, feature image, custom excerpt, tags (public ones, in Ghost's order), primary
 // author and SEO fields; their HTML becomes Markdown with turndown. Pages are not posts: skipped.
-import TurndownService from 'turndown';
+import { createRequire } from 'node:module';
+import type TurndownService from 'turndown';
 import type { ArticleInput, ContentSource, ImportProblem, ReadOptions, TagInput } from './records.ts';
 import {
   type ArticleOutcome,
@@ -50,14 +51,23 @@ export function isGhostExport(data: unknown): boolean {
   return isObject(data['data']) && 'posts' in data['data'] && 'meta' in data;
 }
 
-const turndown = new TurndownService({
-  headingStyle: 'atx',
-  codeBlockStyle: 'fenced',
-  bulletListMarker: '-',
-  emDelimiter: '_',
-});
-// Code injected into a post (HTML cards) is not text: without this, its source would become prose.
-turndown.remove(['script', 'style', 'noscript']);
+let turndown: TurndownService | undefined;
+
+/** Loaded on first use: turndown and its DOM take ~80 ms to load, which every other CLI command would pay. */
+function converter(): TurndownService {
+  if (turndown === undefined) {
+    const Turndown = createRequire(import.meta.url)('turndown') as typeof TurndownService;
+    turndown = new Turndown({
+      headingStyle: 'atx',
+      codeBlockStyle: 'fenced',
+      bulletListMarker: '-',
+      emDelimiter: '_',
+    });
+    // Code injected into a post (HTML cards) is not text: without this, its source would become prose.
+    turndown.remove(['script', 'style', 'noscript']);
+  }
+  return turndown;
+}
 
 /** Ghost writes its own site's URLs with a placeholder; without it they are root-relative paths. */
 function withoutGhostUrl(value: unknown): unknown {
@@ -65,7 +75,7 @@ function withoutGhostUrl(value: unknown): unknown {
 }
 
 export function htmlToMarkdown(html: string): string {
-  return turndown.turndown(withoutGhostUrl(html) as string);
+  return converter().turndown(withoutGhostUrl(html) as string);
 }
 
 function rows(ctx: Ctx, data: Record<string, unknown>, table: string, base: Path): Record<string, unknown>[] {
