@@ -3,8 +3,7 @@
 // `post-name`; _index.md section pages are skipped) and Jekyll's _posts (2024-01-15-title.md is
 // the post `title` of that date). `.md` and `.markdown` files are read; other files are assets.
 import type { Dirent } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { analyseArticleFile, MARKDOWN_RE, namingOf } from './markdown-file.ts';
