@@ -4,7 +4,7 @@
 // computed here from the imported articles checks, page by page, with small and large pages.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ArticleInput } from '../../src/content/import-source.ts';
+import type { ArticleInput } from '../../src/content/import/records.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
 
 const count = 64;
