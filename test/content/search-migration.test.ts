@@ -110,7 +110,8 @@ for (const dialect of configuredDialects()) {
       ])
       .execute();
 
-    assert.deepEqual(await migrateToLatest(db), ['0004-search-text']);
+    // Later migrations (0005 and on) follow it in the same run.
+    assert.equal((await migrateToLatest(db))[0], '0004-search-text');
     const { key } = await createApiKey(db, 'old', { kind: 'secret' });
     const app = await buildApp({ db });
     cleanups.unshift(() => app.close());
