@@ -14,7 +14,7 @@ import { registerErrorHandling, sendError } from './http/errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
 import { registerStrictQueries, strictQueryPlugin } from './http/query-parameters.ts';
-import { registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
+import { redactKeys, registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { seoRoutes } from './seo/routes.ts';
 import { trackerRoutes } from './tracker/routes.ts';
@@ -26,6 +26,8 @@ export interface AppOptions {
   trustProxy?: TrustProxy;
   /** The log level, or false for no log (tests). */
   logLevel?: string | false;
+  /** Where the JSON log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
   /** URLs per sitemap document (default 50,000, the protocol's limit); tests lower it. */
   sitemapPageSize?: number;
   /** An MMDB country database instead of the bundled one (GEOIP_DATABASE). */
@@ -36,7 +38,15 @@ export const bodyLimit = 64 * 1024;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logLevel ? { level: options.logLevel, redact: redactedPaths } : false,
+    logger: options.logLevel
+      ? {
+          level: options.logLevel,
+          redact: redactedPaths,
+          // Whatever a line holds (a URL, an error message), a key in it is never written.
+          hooks: { streamWrite: redactKeys },
+          ...(options.logStream ? { stream: options.logStream } : {}),
+        }
+      : false,
     // Fastify takes a hop count too; its types only lack it.
     trustProxy: (options.trustProxy ?? false) as boolean | string[],
     bodyLimit,
