@@ -6,19 +6,26 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Db, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrations/index.ts';
-import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './http/rate-limit.ts';
+import {
+  MemoryRateLimitStore,
+  type RateLimitStore,
+  RedisRateLimitStore,
+  ResilientRateLimitStore,
+} from './http/rate-limit.ts';
 import { createDemoProjectIfEmpty } from './projects/demo.ts';
 
 export function createRateLimitStore(redisUrl: string | null): RateLimitStore {
   if (redisUrl === null) return new MemoryRateLimitStore();
-  // Without an offline queue a lost Redis fails fast, and the request goes on uncounted.
+  // Without an offline queue a lost Redis fails fast, and a frozen one answers within the command
+  // timeout; either way the limits go on in this instance's memory until Redis is back.
   const redis = new Redis(redisUrl, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
+    commandTimeout: 100,
   });
   redis.on('error', () => {});
-  return new RedisRateLimitStore(redis);
+  return new ResilientRateLimitStore(new RedisRateLimitStore(redis));
 }
 
 export async function startServer(config: Config, options: { demo: boolean }): Promise<void> {
