@@ -14,7 +14,7 @@ import { registerErrorHandling, sendError } from './http/errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
 import { registerStrictQueries, strictQueryPlugin } from './http/query-parameters.ts';
-import { registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
+import { redactKeys, registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { seoRoutes } from './seo/routes.ts';
 import { trackerRoutes } from './tracker/routes.ts';
@@ -26,6 +26,8 @@ export interface AppOptions {
   trustProxy?: TrustProxy;
   /** The log level, or false for no log (tests). */
   logLevel?: string | false;
+  /** Where the JSON log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
   /** URLs per sitemap document (default 50,000, the protocol's limit); tests lower it. */
   sitemapPageSize?: number;
   /** An MMDB country database instead of the bundled one (GEOIP_DATABASE). */
@@ -36,7 +38,15 @@ export const bodyLimit = 64 * 1024;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logLevel ? { level: options.logLevel, redact: redactedPaths } : false,
+    logger: options.logLevel
+      ? {
+          level: options.logLevel,
+          redact: redactedPaths,
+          // Whatever a line holds (a URL, an error message), a key in it is never written.
+          hooks: { streamWrite: redactKeys },
+          ...(options.logStream ? { stream: options.logStream } : {}),
+        }
+      : false,
     // Fastify takes a hop count too; its types only lack it.
     trustProxy: (options.trustProxy ?? false) as boolean | string[],
     bodyLimit,
@@ -61,7 +71,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             : error.message,
       ),
   });
-  const rateLimits = options.rateLimits ?? new MemoryRateLimitStore();
+  const rateLimits: RateLimitStore = options.rateLimits ?? new MemoryRateLimitStore();
+  // Once per change of state, not once per request.
+  rateLimits.onStateChange?.((available, error) => {
+    if (available) app.log.info('rate limit store (Redis) is back; limits are shared again');
+    else
+      app.log.warn(
+        { err: error },
+        "rate limit store (Redis) unavailable; limits are counted in this instance's memory until it is back",
+      );
+  });
 
   registerRequestId(app);
   registerStrictQueries(app);
@@ -80,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         title: 'Folio API',
         version: '1.0.0',
         description:
-          'Content and reading analytics for headless blogs. Every endpoint needs an API key in `X-API-Key` (or `Authorization: Bearer`). Secret keys (`folio_sk_`) may call every endpoint; public keys (`folio_pk_`), made to be embedded in web pages, may track page views and read published content (every GET of articles, tags, project and SEO, with CORS), never drafts or statistics. Errors are `{ error, message, statusCode, details? }`; 400s list each bad field in `details.issues`, and an unknown query parameter is a 400 naming it. Integer parameters take plain decimal digits only. Every response carries `X-Request-Id` and `X-RateLimit-*` headers; GETs carry an `ETag` and honour `If-None-Match`.',
+          'Content and reading analytics for headless blogs. Every endpoint needs an API key in `X-API-Key` (or `Authorization: Bearer`). Secret keys (`folio_sk_`) may call every endpoint; public keys (`folio_pk_`), made to be embedded in web pages, may track page views and read published content (every GET of articles, tags, project and SEO, with CORS), never drafts or statistics. Errors are `{ error, message, statusCode, details? }`; 400s list each bad field in `details.issues`, and an unknown query parameter is a 400 naming it. Integer parameters take plain decimal digits only. Every response carries `X-Request-Id` and `X-RateLimit-*` headers; GETs carry an `ETag` and honour `If-None-Match`. Rate limits are a sliding window of one minute: a request is allowed when fewer than the limit were allowed in the 60 seconds before it, so no 60 seconds ever let more than the limit through. `X-RateLimit-Reset` is the whole seconds until the oldest counted request leaves that window (and `X-RateLimit-Remaining` grows by one); on a 429 it equals `Retry-After`.',
       },
       components: {
         securitySchemes: {

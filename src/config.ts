@@ -17,13 +17,16 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** The SQLite file used when DATABASE_URL is unset; the only one that gets the demo project. */
+export const defaultDatabaseUrl = './data/folio.db';
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const port = parsePort(env.PORT, problems);
   const host = env.HOST?.trim() || '127.0.0.1';
-  const databaseUrl = env.DATABASE_URL?.trim() || './data/folio.db';
+  const databaseUrl = env.DATABASE_URL?.trim() || defaultDatabaseUrl;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(databaseUrl) && !isPostgresUrl(databaseUrl)) {
     problems.push(`DATABASE_URL must be a postgres:// URL or a file path, got '${redactUrl(databaseUrl)}'`);
   }

@@ -6,22 +6,30 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Db, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrations/index.ts';
-import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './http/rate-limit.ts';
-import { createDemoProjectIfEmpty } from './projects/demo.ts';
+import {
+  MemoryRateLimitStore,
+  type RateLimitStore,
+  RedisRateLimitStore,
+  ResilientRateLimitStore,
+} from './http/rate-limit.ts';
+import { inspectDatabase, welcome } from './projects/demo.ts';
 
 export function createRateLimitStore(redisUrl: string | null): RateLimitStore {
   if (redisUrl === null) return new MemoryRateLimitStore();
-  // Without an offline queue a lost Redis fails fast, and the request goes on uncounted.
+  // Without an offline queue a lost Redis fails fast, and a frozen one answers within the command
+  // timeout; either way the limits go on in this instance's memory until Redis is back.
   const redis = new Redis(redisUrl, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
+    commandTimeout: 100,
   });
   redis.on('error', () => {});
-  return new RedisRateLimitStore(redis);
+  return new ResilientRateLimitStore(new RedisRateLimitStore(redis));
 }
 
 export async function startServer(config: Config, options: { demo: boolean }): Promise<void> {
+  const database = inspectDatabase(config.databaseUrl);
   const db = openDatabase(config.databaseUrl);
   const rateLimits = createRateLimitStore(config.redisUrl);
   // A start that fails (database refused, port in use, demo import) must end the process at once:
@@ -42,23 +50,7 @@ export async function startServer(config: Config, options: { demo: boolean }): P
   try {
     const address = await app.listen({ port: config.port, host: config.host });
     const base = address.replace('://127.0.0.1', '://localhost');
-    const demo = options.demo ? await createDemoProjectIfEmpty(db, base) : null;
-    if (demo) {
-      process.stdout.write(
-        [
-          '',
-          `Folio is serving the demo project at ${base}`,
-          '',
-          `  Secret API key (shown once, keep it): ${demo.key}`,
-          '',
-          '  Try it:',
-          `    curl -H 'X-API-Key: ${demo.key}' '${base}/v1/articles?limit=3'`,
-          '',
-          `  API reference: ${base}/docs`,
-          '',
-        ].join('\n'),
-      );
-    }
+    await welcome(db, base, app.log, database, options);
   } catch (error) {
     // Closes the rate-limit store and, through the hook above, the database.
     await app.close();

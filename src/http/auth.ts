@@ -7,7 +7,7 @@ import type { ApiKeyTable, Project } from '../db/schema.ts';
 import { hashKey, looksLikeKey } from '../projects/keys.ts';
 import { findActiveKeyByHash, touchApiKey } from '../projects/queries.ts';
 import { ForbiddenError, HttpError, UnauthorizedError } from './errors.ts';
-import type { RateLimitStore } from './rate-limit.ts';
+import type { Decision, RateLimitStore } from './rate-limit.ts';
 
 /**
  * `secret`: secret keys only; `public`: either kind (tracking, and the content and SEO reads, where
@@ -123,19 +123,19 @@ async function spend(
   bucket: string,
   limit: number,
 ): Promise<void> {
-  let hit: { count: number; resetMs: number };
+  let decision: Decision;
   try {
-    hit = await store.hit(bucket, windowMs);
+    decision = await store.consume(bucket, limit, windowMs);
   } catch (error) {
-    // A shared counter that cannot be reached must not take the API down with it.
+    // Only a store used without its fallback (ResilientRateLimitStore) can get here.
     reply.log.warn({ err: error }, 'rate limit store unavailable; request not counted');
     return;
   }
-  const resetSeconds = Math.max(1, Math.ceil(hit.resetMs / 1000));
+  const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
   reply.header('X-RateLimit-Limit', String(limit));
-  reply.header('X-RateLimit-Remaining', String(Math.max(0, limit - hit.count)));
+  reply.header('X-RateLimit-Remaining', String(decision.remaining));
   reply.header('X-RateLimit-Reset', String(resetSeconds));
-  if (hit.count > limit) {
+  if (!decision.allowed) {
     throw new HttpError(
       429,
       'Too Many Requests',

@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { strictQueryKeyword } from './query-parameters.ts';
+import { loggableUrl } from './request-id.ts';
 
 export interface FieldIssue {
   field: string;
@@ -213,6 +214,14 @@ function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
+/** Node's own error for a request whose client went away before its body was complete. */
+function isClientAbort(error: unknown, request: FastifyRequest): boolean {
+  return (
+    (error as { code?: unknown })?.code === 'ECONNRESET' &&
+    ((error as Error).message === 'aborted' || request.raw.readableAborted)
+  );
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof HttpError) {
@@ -224,6 +233,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const issues = issuesFromValidation(fastifyError.validation, fastifyError.validationContext);
       const message = issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ');
       return sendError(reply, 400, message, { issues });
+    }
+    // Before the database check: a hang-up mid-body is ECONNRESET too, and says nothing of the database.
+    if (isClientAbort(error, request)) {
+      request.log.info(
+        { method: request.method, url: loggableUrl(request.url) },
+        'client closed the connection before sending the whole request',
+      );
+      return sendError(reply, 400, 'The client closed the connection before sending the whole request');
     }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error }, 'database unavailable');

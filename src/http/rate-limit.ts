@@ -1,72 +1,204 @@
-// Fixed one-minute windows per bucket, counted in process memory or, when REDIS_URL is set, in
-// Redis so that every instance of the service shares one budget.
+// Sliding-window rate limits: a request is allowed when fewer than `limit` requests were allowed
+// in the last `windowMs`, so no window of that length ever lets more than the budget through (fixed
+// windows let twice the budget through across a boundary). Counted in process memory or, when
+// REDIS_URL is set, in Redis so that every instance shares one budget; a Redis that fails or
+// hangs is replaced by this instance's memory until it answers again.
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-export interface Hit {
-  count: number;
-  /** Milliseconds until the window resets. */
+export interface Decision {
+  allowed: boolean;
+  /** Requests still allowed now, this one counted. */
+  remaining: number;
+  /**
+   * Milliseconds until the oldest counted request leaves the window, i.e. until one more request
+   * is allowed; the whole window when nothing is counted.
+   */
   resetMs: number;
 }
 
 export interface RateLimitStore {
-  hit(bucket: string, windowMs: number): Promise<Hit>;
+  /** Counts a request of `bucket` when fewer than `limit` were allowed in the last `windowMs`. */
+  consume(bucket: string, limit: number, windowMs: number): Promise<Decision>;
+  /** Called when a shared store becomes unavailable (with the error) and when it is back. */
+  onStateChange?(listener: (available: boolean, error?: unknown) => void): void;
   close(): Promise<void>;
 }
 
+/**
+ * The times of the allowed requests of each bucket, oldest first: at most `limit` per bucket and
+ * only those of the last window, so memory follows real traffic. Expired times are skipped by
+ * moving `head` and dropped in one slice once they are half the array (amortised O(1) per request).
+ */
+interface SlidingLog {
+  times: number[];
+  head: number;
+}
+
 export class MemoryRateLimitStore implements RateLimitStore {
-  readonly #windows = new Map<string, { count: number; resetAt: number }>();
+  readonly #logs = new Map<string, SlidingLog>();
   #lastSweep = Date.now();
 
-  async hit(bucket: string, windowMs: number): Promise<Hit> {
+  async consume(bucket: string, limit: number, windowMs: number): Promise<Decision> {
     const now = Date.now();
-    if (now - this.#lastSweep > windowMs) this.#sweep(now);
-    let window = this.#windows.get(bucket);
-    if (window === undefined || window.resetAt <= now) {
-      window = { count: 0, resetAt: now + windowMs };
-      this.#windows.set(bucket, window);
+    if (now - this.#lastSweep > windowMs) this.#sweep(now, windowMs);
+    let log = this.#logs.get(bucket);
+    if (log === undefined) {
+      log = { times: [], head: 0 };
+      this.#logs.set(bucket, log);
     }
-    window.count++;
-    return { count: window.count, resetMs: window.resetAt - now };
+    const cutoff = now - windowMs;
+    while (log.head < log.times.length && log.times[log.head] <= cutoff) log.head++;
+    if (log.head >= 32 && log.head * 2 >= log.times.length) {
+      log.times = log.times.slice(log.head);
+      log.head = 0;
+    }
+    let count = log.times.length - log.head;
+    const allowed = count < limit;
+    if (allowed) {
+      log.times.push(now);
+      count++;
+    }
+    return {
+      allowed,
+      remaining: Math.max(0, limit - count),
+      resetMs: count === 0 ? windowMs : log.times[log.head] + windowMs - now,
+    };
   }
 
-  #sweep(now: number): void {
+  #sweep(now: number, windowMs: number): void {
     this.#lastSweep = now;
-    for (const [bucket, window] of this.#windows) if (window.resetAt <= now) this.#windows.delete(bucket);
+    for (const [bucket, log] of this.#logs) {
+      if (log.times.length === log.head || log.times[log.times.length - 1] <= now - windowMs) {
+        this.#logs.delete(bucket);
+      }
+    }
   }
 
   async close(): Promise<void> {
-    this.#windows.clear();
+    this.#logs.clear();
   }
 }
 
-// INCR and the expiry of a new window in one atomic step, so that no window lives forever.
-const hitScript = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return {count, ttl}
+// The same sliding log as a sorted set per bucket, in one atomic step. Times are Redis's own clock,
+// so instances whose clocks differ still share one timeline; members are unique per request.
+const consumeScript = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window)
+  count = count + 1
+  allowed = 1
+end
+local reset = window
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+return {allowed, count, reset}
 `;
 
 export class RedisRateLimitStore implements RateLimitStore {
   readonly #redis: Redis;
   readonly #prefix: string;
+  readonly #instance = randomBytes(6).toString('hex');
+  #sequence = 0;
 
-  constructor(redis: Redis, prefix = 'folio:rl:') {
+  // `rl2`: the fixed windows of earlier versions were strings under `folio:rl:`; a sorted-set
+  // command on one of those would fail during a rolling upgrade.
+  constructor(redis: Redis, prefix = 'folio:rl2:') {
     this.#redis = redis;
     this.#prefix = prefix;
-    redis.defineCommand('folioHit', { numberOfKeys: 1, lua: hitScript });
+    redis.defineCommand('folioConsume', { numberOfKeys: 1, lua: consumeScript });
   }
 
-  async hit(bucket: string, windowMs: number): Promise<Hit> {
-    const [count, ttl] = (await (this.#redis as any).folioHit(this.#prefix + bucket, windowMs)) as [
-      number,
-      number,
-    ];
-    return { count, resetMs: ttl };
+  async consume(bucket: string, limit: number, windowMs: number): Promise<Decision> {
+    const member = `${this.#instance}:${++this.#sequence}`;
+    const [allowed, count, reset] = (await (this.#redis as any).folioConsume(
+      this.#prefix + bucket,
+      windowMs,
+      limit,
+      member,
+    )) as [number, number, number];
+    return { allowed: allowed === 1, remaining: Math.max(0, limit - count), resetMs: reset };
+  }
+
+  /** Resolves when Redis answers (within the client's command timeout). */
+  async ping(): Promise<void> {
+    await this.#redis.ping();
   }
 
   async close(): Promise<void> {
     this.#redis.disconnect();
+  }
+}
+
+/** How often a store that failed is asked again whether it is back. */
+const probeEveryMs = 1000;
+
+/**
+ * Redis while it answers; this instance's memory while it does not (refused, or frozen past the
+ * client's command timeout), so that limits still hold, per instance, instead of vanishing. Once
+ * unavailable, requests no longer wait on Redis: one PING a second finds out when it is back.
+ */
+export class ResilientRateLimitStore implements RateLimitStore {
+  readonly #shared: RedisRateLimitStore;
+  readonly #local = new MemoryRateLimitStore();
+  readonly #listeners: Array<(available: boolean, error?: unknown) => void> = [];
+  #available = true;
+  #lastProbe = 0;
+  #closed = false;
+
+  constructor(shared: RedisRateLimitStore) {
+    this.#shared = shared;
+  }
+
+  /** Whether the counters are the shared ones (Redis) rather than this instance's. */
+  get available(): boolean {
+    return this.#available;
+  }
+
+  onStateChange(listener: (available: boolean, error?: unknown) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  async consume(bucket: string, limit: number, windowMs: number): Promise<Decision> {
+    if (this.#available) {
+      try {
+        return await this.#shared.consume(bucket, limit, windowMs);
+      } catch (error) {
+        this.#setAvailable(false, error);
+      }
+    } else {
+      this.#probe();
+    }
+    return this.#local.consume(bucket, limit, windowMs);
+  }
+
+  #probe(): void {
+    const now = Date.now();
+    if (now - this.#lastProbe < probeEveryMs) return;
+    this.#lastProbe = now;
+    this.#shared.ping().then(
+      () => this.#setAvailable(true),
+      () => {},
+    );
+  }
+
+  #setAvailable(available: boolean, error?: unknown): void {
+    if (this.#available === available || this.#closed) return;
+    this.#available = available;
+    this.#lastProbe = Date.now();
+    for (const listener of this.#listeners) listener(available, error);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#shared.close();
+    await this.#local.close();
   }
 }

@@ -17,28 +17,53 @@ export function registerRequestId(app: FastifyInstance): void {
   });
 }
 
+// A key, or what starts like one, also with its underscores percent-encoded.
+const keyLike = /folio(?:_|%5f)(sk|pk)(?:_|%5f)[0-9A-Za-z]*/gi;
+
+/** The text with every key-like value replaced, keeping its kind: the log's last line of defence. */
+export function redactKeys(text: string): string {
+  return text.replace(keyLike, (_match, kind: string) => `folio_${kind.toLowerCase()}_[redacted]`);
+}
+
+function looksLikeKeyValue(text: string): boolean {
+  return /folio_(sk|pk)_/i.test(text);
+}
+
 /**
- * The URL as it may be logged: a key given as the `key` query parameter is never written, however
- * its name is spelt (`KEY`, or percent-encoded as `%6Bey`, which the query parser decodes to `key`).
+ * The URL as it may be logged: the value of the `key` query parameter, however its name is spelt
+ * (`KEY`, or percent-encoded as `%6Bey`, which the query parser decodes to `key`), and any path
+ * segment, parameter name or value that holds a key once decoded (`?key[]=folio_pk_…`,
+ * `?token=folio%5Fsk%5F…`, `/v1/folio_sk_…`) are never written.
  */
 export function loggableUrl(url: string): string {
   const start = url.indexOf('?');
-  if (start === -1) return url;
+  const path = (start === -1 ? url : url.slice(0, start))
+    .split('/')
+    .map((segment) => (looksLikeKeyValue(decoded(segment)) ? '[redacted]' : segment))
+    .join('/');
+  if (start === -1) return path;
   const pairs = url
     .slice(start + 1)
     .split('&')
     .map((pair) => {
-      const name = pair.split('=', 1)[0];
-      return decodedName(name).trim().toLowerCase() === 'key' ? `${name}=[redacted]` : pair;
+      const equals = pair.indexOf('=');
+      const name = equals === -1 ? pair : pair.slice(0, equals);
+      const value = equals === -1 ? '' : pair.slice(equals + 1);
+      const plainName = decoded(name);
+      const shownName = looksLikeKeyValue(plainName) ? '[redacted]' : name;
+      if (plainName.trim().toLowerCase() === 'key' || looksLikeKeyValue(decoded(value))) {
+        return `${shownName}=[redacted]`;
+      }
+      return equals === -1 ? shownName : `${shownName}=${value}`;
     });
-  return `${url.slice(0, start + 1)}${pairs.join('&')}`;
+  return `${path}?${pairs.join('&')}`;
 }
 
-function decodedName(name: string): string {
+function decoded(component: string): string {
   try {
-    return decodeURIComponent(name.replaceAll('+', ' '));
+    return decodeURIComponent(component.replaceAll('+', ' '));
   } catch {
-    return name;
+    return component;
   }
 }
 

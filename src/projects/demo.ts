@@ -1,6 +1,11 @@
-// The first start of a new installation: a `demo` project loaded from examples/content and a
-// secret key for it, so that a new user has something to read at once. Never when a project exists.
+// The first start of a new installation: a `demo` project loaded from examples/content, so that a
+// new user has something to read at once. Only on the default database, never when a project
+// exists; its key is shown on the terminal only, never in the JSON log.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FastifyBaseLogger } from 'fastify';
+import { defaultDatabaseUrl, isPostgresUrl } from '../config.ts';
 import { importContent } from '../content/import.ts';
 import { readContentSource } from '../content/import/read-source.ts';
 import type { Db } from '../db/database.ts';
@@ -9,7 +14,87 @@ import { createApiKey, createProject } from './service.ts';
 
 export const demoContentPath = fileURLToPath(new URL('../../examples/content', import.meta.url));
 
-export async function createDemoProjectIfEmpty(db: Db, siteUrl: string): Promise<{ key: string } | null> {
+export interface DatabaseAtStart {
+  /** DATABASE_URL unset (or naming the default file): the only database that gets the demo. */
+  isDefault: boolean;
+  /** The SQLite file did not exist before this start. */
+  isNew: boolean;
+  /** The SQLite file's absolute path; null for PostgreSQL. */
+  path: string | null;
+}
+
+/** Looked at before the database is opened, which creates a missing SQLite file. */
+export function inspectDatabase(databaseUrl: string): DatabaseAtStart {
+  if (isPostgresUrl(databaseUrl)) return { isDefault: false, isNew: false, path: null };
+  const file = databaseUrl.startsWith('file:') ? databaseUrl.slice('file:'.length) : databaseUrl;
+  const path = file === ':memory:' ? null : resolve(file);
+  return {
+    isDefault: path !== null && path === resolve(defaultDatabaseUrl),
+    isNew: path === null || !existsSync(path),
+    path,
+  };
+}
+
+/** Where the key may be shown: a terminal (stderr when it is one), never the log stream. */
+export interface Terminal {
+  isTTY?: boolean;
+  write(text: string): unknown;
+}
+
+/**
+ * After the server listens: on the default database with no project, creates the demo project;
+ * its secret key is created and shown only when `terminal` is a TTY (else the log says how to get
+ * one). An explicitly named database that did not exist stays empty, and the log says so.
+ */
+export async function welcome(
+  db: Db,
+  base: string,
+  log: FastifyBaseLogger,
+  database: DatabaseAtStart,
+  options: { demo: boolean; terminal?: Terminal },
+): Promise<void> {
+  if (!database.isDefault) {
+    if (database.isNew && database.path !== null) {
+      log.warn(
+        { database: database.path },
+        'DATABASE_URL names a file that did not exist: created an empty database (no demo project; create one with `folio projects create`)',
+      );
+    }
+    return;
+  }
+  if (!options.demo) return;
+  const terminal = options.terminal ?? process.stderr;
+  const demo = await createDemoProjectIfEmpty(db, base, { withKey: terminal.isTTY === true });
+  if (demo === null) return;
+  if (demo.key === null) {
+    log.info(
+      { project: 'demo' },
+      'created the demo project; get a key for it with `npx folio keys create --project demo`',
+    );
+    return;
+  }
+  terminal.write(
+    [
+      '',
+      `Folio is serving the demo project at ${base}`,
+      '',
+      `  Secret API key (shown once, keep it): ${demo.key}`,
+      '',
+      '  Try it:',
+      `    curl -H 'X-API-Key: ${demo.key}' '${base}/v1/articles?limit=3'`,
+      '',
+      `  API reference: ${base}/docs`,
+      '',
+      '',
+    ].join('\n'),
+  );
+}
+
+export async function createDemoProjectIfEmpty(
+  db: Db,
+  siteUrl: string,
+  options: { withKey: boolean } = { withKey: true },
+): Promise<{ key: string | null } | null> {
   if ((await countProjects(db.kysely)) > 0) return null;
   const source = await readContentSource(demoContentPath);
   try {
@@ -25,6 +110,7 @@ export async function createDemoProjectIfEmpty(db: Db, siteUrl: string): Promise
     return null;
   }
   await importContent(db, 'demo', source);
+  if (!options.withKey) return { key: null };
   const { key } = await createApiKey(db, 'demo', { kind: 'secret', name: 'demo key' });
   return { key };
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -410,10 +410,13 @@ describe('folio CLI', { concurrency: 4 }, () => {
   });
 });
 
-/** Starts two instances on the database at once: exactly one creates the demo project and prints its key. */
-async function assertOneDemoProject(databaseUrl: string): Promise<void> {
+/**
+ * Starts two instances at once on the default database of `cwd`, each on a terminal: exactly one
+ * creates the demo project and shows its key.
+ */
+async function assertOneDemoProject(cwd: string): Promise<void> {
   const ports = [await freePort(), await freePort()];
-  const instances = ports.map((port) => serve(databaseUrl, port));
+  const instances = ports.map((port) => serve(null, port, [], { cwd, terminal: true }));
   try {
     await Promise.all(instances.map((instance, index) => waitForHealth(instance, ports[index])));
     // The instance that creates the project prints the key once its import is done.
@@ -425,12 +428,13 @@ async function assertOneDemoProject(databaseUrl: string): Promise<void> {
   } finally {
     for (const instance of instances) await instance.stop();
   }
-  const projects = await cliJson(databaseUrl, 'projects', 'list');
+  const database = join(cwd, 'data', 'folio.db');
+  const projects = await cliJson(database, 'projects', 'list');
   assert.deepEqual(
     projects.map((project: { slug: string }) => project.slug),
     ['demo'],
   );
-  assert.equal((await cliJson(databaseUrl, 'keys', 'list', '--project', 'demo')).length, 1);
+  assert.equal((await cliJson(database, 'keys', 'list', '--project', 'demo')).length, 1);
 }
 
 /**
@@ -469,7 +473,12 @@ function freePort(): Promise<number> {
 
 interface Served {
   child: ChildProcess;
+  /** Everything written, log and terminal alike. */
   output: () => string;
+  /** File descriptor 1 only: the JSON log. */
+  log: () => string;
+  /** File descriptor 2 only (a pseudo-terminal with `terminal: true`). */
+  terminal: () => string;
   /** Resolves when the output matches, rejects on timeout or exit. */
   waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>;
   /** Resolves with the exit code when the process ends by itself. */
@@ -477,18 +486,64 @@ interface Served {
   stop: () => Promise<number | null>;
 }
 
-function serve(databaseUrl: string, port: number, args: string[] = []): Served {
-  const child = startCli(['serve', ...args], cliEnv(databaseUrl, { PORT: String(port), HOST: '127.0.0.1' }));
+const hasScript = spawnSync('script', ['--version']).status === 0;
+const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+/**
+ * `folio serve` on `databaseUrl` (null: DATABASE_URL unset, so the default ./data/folio.db of
+ * `cwd`). With `terminal`, its stderr is a pseudo-terminal (util-linux `script`, which forwards
+ * signals) while its stdout stays a pipe, as when a person starts it and its log is collected.
+ */
+function serve(
+  databaseUrl: string | null,
+  port: number,
+  args: string[] = [],
+  options: { cwd?: string; terminal?: boolean } = {},
+): Served {
+  const env = cliEnv(databaseUrl ?? '', { PORT: String(port), HOST: '127.0.0.1' });
+  if (databaseUrl === null) delete env.DATABASE_URL;
+  let child: ChildProcess;
+  let logStream: NodeJS.ReadableStream;
+  let terminalStream: NodeJS.ReadableStream;
+  if (options.terminal) {
+    const command = [process.execPath, cli, 'serve', ...args].map(quote).join(' ');
+    child = spawn('script', ['-qfec', `exec ${command} 1>&3`, '/dev/null'], {
+      cwd: options.cwd ?? root,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    logStream = child.stdio[3] as NodeJS.ReadableStream;
+    terminalStream = child.stdout!;
+  } else {
+    child = spawn(process.execPath, [cli, 'serve', ...args], {
+      cwd: options.cwd ?? root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    logStream = child.stdout!;
+    terminalStream = child.stderr!;
+  }
   let output = '';
-  const onData = (chunk: Buffer) => {
+  let log = '';
+  let terminal = '';
+  logStream.on('data', (chunk: Buffer) => {
+    log += chunk.toString('utf8');
     output += chunk.toString('utf8');
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  });
+  terminalStream.on('data', (chunk: Buffer) => {
+    terminal += chunk.toString('utf8');
+    output += chunk.toString('utf8');
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
     output: () => output,
+    log: () => log,
+    terminal: () => terminal,
     async waitFor(pattern, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
@@ -505,6 +560,20 @@ function serve(databaseUrl: string, port: number, args: string[] = []): Served {
       return exited;
     },
   };
+}
+
+/** Every line of the log is one JSON document, and none holds a key. */
+function assertJsonLogWithoutKeys(log: string): Array<Record<string, unknown>> {
+  const lines = log.split('\n').filter((line) => line !== '');
+  assert.ok(lines.length > 0, 'no log at all');
+  return lines.map((line) => {
+    assert.doesNotMatch(line, /folio_(sk|pk)_[0-9A-Za-z]{8}/, 'a key in the log');
+    try {
+      return JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return assert.fail(`a log line that is not JSON: ${line}`);
+    }
+  });
 }
 
 /** Resolves once the instance answers /health; fails at once, with its output, if it exits. */
@@ -525,65 +594,118 @@ async function waitForHealth(served: Served, port: number): Promise<void> {
 }
 
 describe('folio serve', () => {
-  test('on an empty database prints a demo key that the served API accepts; a second start adds no project', async () => {
+  test(
+    'on the default database, on a terminal: the demo key is shown on stderr only, never in the JSON log; a second start adds nothing',
+    { skip: hasScript ? false : 'util-linux script is not installed' },
+    async () => {
+      const cwd = tempDir();
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+
+      const first = serve(null, port, [], { cwd, terminal: true });
+      try {
+        const [, key] = await first.waitFor(/Secret API key[^:]*: (folio_sk_[0-9A-Za-z]+)/);
+        assert.match(key, keyPattern);
+        assert.ok(first.terminal().includes(key));
+        assertJsonLogWithoutKeys(first.log());
+        const response = await fetch(`${base}/v1/articles`, { headers: { 'x-api-key': key } });
+        assert.equal(response.status, 200);
+        const body = (await response.json()) as { data: unknown[]; meta: { total: number } };
+        assert.ok(body.data.length > 0, 'the demo project has no articles');
+        assert.ok(body.meta.total >= body.data.length);
+        const project = (await (
+          await fetch(`${base}/v1/project`, { headers: { authorization: `Bearer ${key}` } })
+        ).json()) as { data: { project: { slug: string } } };
+        assert.equal(project.data.project.slug, 'demo');
+        assert.equal(await first.stop(), 0);
+        assertJsonLogWithoutKeys(first.log());
+
+        const second = serve(null, port, [], { cwd, terminal: true });
+        try {
+          await waitForHealth(second, port);
+          // Give the start-up a moment to finish whatever it does after listening.
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          assert.doesNotMatch(second.output(), /folio_sk_/);
+          const again = await fetch(`${base}/v1/articles`, { headers: { 'x-api-key': key } });
+          assert.equal(again.status, 200);
+          assert.equal(await second.stop(), 0);
+        } finally {
+          await second.stop();
+        }
+      } finally {
+        await first.stop();
+      }
+      const database = join(cwd, 'data', 'folio.db');
+      const projects = await cliJson(database, 'projects', 'list');
+      assert.deepEqual(
+        projects.map((project: { slug: string }) => project.slug),
+        ['demo'],
+      );
+      const keys = await cliJson(database, 'keys', 'list', '--project', 'demo');
+      assert.equal(keys.length, 1);
+    },
+  );
+
+  test('on the default database without a terminal: the demo project gets no key, and the log says how to make one', async () => {
+    const cwd = tempDir();
+    const port = await freePort();
+    const served = serve(null, port, [], { cwd });
+    try {
+      await served.waitFor(/created the demo project/);
+      assert.equal(served.terminal(), '');
+      const entries = assertJsonLogWithoutKeys(served.log());
+      assert.ok(entries.some((entry) => /folio keys create --project demo/.test(String(entry.msg))));
+      const database = join(cwd, 'data', 'folio.db');
+      assert.deepEqual(await cliJson(database, 'keys', 'list', '--project', 'demo'), []);
+      const { key } = await cliJson(database, 'keys', 'create', '--project', 'demo');
+      const response = await fetch(`http://127.0.0.1:${port}/v1/articles`, { headers: { 'x-api-key': key } });
+      assert.equal(response.status, 200);
+      assert.ok(((await response.json()) as { data: unknown[] }).data.length > 0);
+    } finally {
+      assert.equal(await served.stop(), 0);
+    }
+  });
+
+  test('an explicit DATABASE_URL that does not exist: an empty, migrated database, no demo, a warning in the log', async () => {
     const database = newDatabase();
     const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-
-    const first = serve(database, port);
+    const served = serve(database, port, [], { terminal: hasScript });
     try {
-      const [, key] = await first.waitFor(/Secret API key[^:]*: (folio_sk_[0-9A-Za-z]+)/);
-      assert.match(key, keyPattern);
-      const response = await fetch(`${base}/v1/articles`, { headers: { 'x-api-key': key } });
-      assert.equal(response.status, 200);
-      const body = (await response.json()) as { data: unknown[]; meta: { total: number } };
-      assert.ok(body.data.length > 0, 'the demo project has no articles');
-      assert.ok(body.meta.total >= body.data.length);
-      const project = (await (
-        await fetch(`${base}/v1/project`, { headers: { authorization: `Bearer ${key}` } })
-      ).json()) as { data: { project: { slug: string } } };
-      assert.equal(project.data.project.slug, 'demo');
-      assert.equal(await first.stop(), 0);
-
-      const second = serve(database, port);
-      try {
-        await waitForHealth(second, port);
-        // Give the start-up a moment to finish whatever it does after listening.
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        assert.doesNotMatch(second.output(), /folio_sk_/);
-        const again = await fetch(`${base}/v1/articles`, { headers: { 'x-api-key': key } });
-        assert.equal(again.status, 200);
-        assert.equal(await second.stop(), 0);
-      } finally {
-        await second.stop();
-      }
+      await waitForHealth(served, port);
+      await served.waitFor(/did not exist/);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.doesNotMatch(served.output(), /folio_sk_/);
+      const warning = assertJsonLogWithoutKeys(served.log()).find((entry) =>
+        /did not exist/.test(String(entry.msg)),
+      );
+      assert.equal(warning?.level, 40);
+      assert.equal(warning?.database, database);
     } finally {
-      await first.stop();
+      assert.equal(await served.stop(), 0);
     }
-    const projects = await cliJson(database, 'projects', 'list');
-    assert.deepEqual(
-      projects.map((project: { slug: string }) => project.slug),
-      ['demo'],
-    );
-    const keys = await cliJson(database, 'keys', 'list', '--project', 'demo');
-    assert.equal(keys.length, 1);
+    assert.deepEqual(await cliJson(database, 'projects', 'list'), []);
+    assert.deepEqual(await cliJson(database, 'migrate'), { applied: [] });
   });
 
-  test('two instances starting at once on an empty database create one demo project and one key', async () => {
-    const database = newDatabase();
-    // Migrated first: two processes migrating one new SQLite file at once is a known, separate race.
-    await cliJson(database, 'migrate');
-    await assertOneDemoProject(database);
-  });
+  test(
+    'two instances starting at once on an empty default database create one demo project and one key',
+    { skip: hasScript ? false : 'util-linux script is not installed' },
+    async () => {
+      const cwd = tempDir();
+      // Migrated first: two processes migrating one new SQLite file at once is a known, separate race.
+      await cliJson(join(cwd, 'data', 'folio.db'), 'migrate');
+      await assertOneDemoProject(cwd);
+    },
+  );
 
   test('a start that fails (port in use) exits at once with a one-line reason', async () => {
     await assertFailedStartExits(newDatabase());
   });
 
-  test('serve --no-demo on an empty database creates no project', async () => {
-    const database = newDatabase();
+  test('serve --no-demo on an empty default database creates no project', async () => {
+    const cwd = tempDir();
     const port = await freePort();
-    const served = serve(database, port, ['--no-demo']);
+    const served = serve(null, port, ['--no-demo'], { cwd, terminal: hasScript });
     try {
       await waitForHealth(served, port);
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -591,7 +713,7 @@ describe('folio serve', () => {
     } finally {
       assert.equal(await served.stop(), 0);
     }
-    assert.deepEqual(await cliJson(database, 'projects', 'list'), []);
+    assert.deepEqual(await cliJson(join(cwd, 'data', 'folio.db'), 'projects', 'list'), []);
   });
 });
 
@@ -610,11 +732,18 @@ describe(
       }
     });
 
-    test('two instances starting at once on an empty database create one demo project and one key', async () => {
+    test('an empty PostgreSQL database (never the default one) gets no demo project', async () => {
       const database = await createTestDatabase('postgres');
+      const port = await freePort();
+      const served = serve(database.url, port, [], { terminal: hasScript });
       try {
-        await assertOneDemoProject(database.url);
+        await waitForHealth(served, port);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        assert.doesNotMatch(served.output(), /folio_sk_/);
+        assert.equal(await served.stop(), 0);
+        assert.deepEqual(await cliJson(database.url, 'projects', 'list'), []);
       } finally {
+        await served.stop();
         await database.drop();
       }
     });

