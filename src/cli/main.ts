@@ -19,7 +19,7 @@ import {
   revokeApiKey,
 } from '../projects/service.ts';
 import { startServer } from '../server.ts';
-import { resolveDatabaseUrl } from './database-location.ts';
+import { resolveDatabaseUrl } from '../db/database-location.ts';
 import { createProgress } from './progress.ts';
 
 interface Output {
@@ -30,7 +30,7 @@ function print(output: Output, document: unknown, text: string): void {
   process.stdout.write(output.json ? `${JSON.stringify(document, null, 2)}\n` : `${text}\n`);
 }
 
-/** The configuration, with a relative SQLite path resolved against the project root (see database-location.ts). */
+/** The configuration, with a relative SQLite path resolved against the project root (see db/database-location.ts). */
 function loadCliConfig(): Config {
   const config = loadConfig();
   return Object.freeze({ ...config, databaseUrl: resolveDatabaseUrl(config.databaseUrl) });

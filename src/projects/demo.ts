@@ -9,6 +9,7 @@ import { defaultDatabaseUrl, isPostgresUrl } from '../config.ts';
 import { importContent } from '../content/import.ts';
 import { readContentSource } from '../content/import/read-source.ts';
 import type { Db } from '../db/database.ts';
+import { resolveDatabaseUrl } from '../db/database-location.ts';
 import { countProjects } from './queries.ts';
 import { createApiKey, createProject } from './service.ts';
 
@@ -29,7 +30,8 @@ export function inspectDatabase(databaseUrl: string): DatabaseAtStart {
   const file = databaseUrl.startsWith('file:') ? databaseUrl.slice('file:'.length) : databaseUrl;
   const path = file === ':memory:' ? null : resolve(file);
   return {
-    isDefault: path !== null && path === resolve(defaultDatabaseUrl),
+    // The CLI resolves the default path against the project root, wherever it is run from.
+    isDefault: path !== null && path === resolveDatabaseUrl(defaultDatabaseUrl),
     isNew: path === null || !existsSync(path),
     path,
   };

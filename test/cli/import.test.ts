@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { projectRoot, resolveDatabaseUrl } from '../../src/cli/database-location.ts';
+import { projectRoot, resolveDatabaseUrl } from '../../src/db/database-location.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(root, 'src', 'cli', 'main.ts');
