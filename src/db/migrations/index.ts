@@ -5,6 +5,7 @@ import type { Db, DialectName } from '../database.ts';
 import { content } from './0001-content.ts';
 import { analytics } from './0002-analytics.ts';
 import { searchText } from './0004-search-text.ts';
+import { insights } from './0006-insights.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -12,6 +13,7 @@ const migrations: Record<string, DialectMigration> = {
   '0001-content': content,
   '0002-analytics': analytics,
   '0004-search-text': searchText,
+  '0006-insights': insights,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
