@@ -109,12 +109,15 @@ export class InsightChanges {
 
   get series(): AnalyticsSeriesTable[] {
     return sorted(this.#series).filter(
-      (row) => row.views !== 0 || row.visitors !== 0 || row.time_on_page_ms !== 0 || row.scroll_depth_centi !== 0,
+      (row) =>
+        row.views !== 0 || row.visitors !== 0 || row.time_on_page_ms !== 0 || row.scroll_depth_centi !== 0,
     );
   }
 
   get breakdowns(): AnalyticsBreakdownTable[] {
-    return sorted(this.#breakdowns).filter((row) => row.views !== 0 || row.visitors !== 0 || row.events !== 0);
+    return sorted(this.#breakdowns).filter(
+      (row) => row.views !== 0 || row.visitors !== 0 || row.events !== 0,
+    );
   }
 
   get reading(): AnalyticsReadingTable[] {
@@ -168,7 +171,15 @@ export class InsightChanges {
     const key = `${view.project_id}\u0000${dimension}\u0000${view.day}\u0000${value}`;
     let row = this.#breakdowns.get(key);
     if (row === undefined) {
-      row = { project_id: view.project_id, dimension, day: view.day, value, views: 0, visitors: 0, events: 0 };
+      row = {
+        project_id: view.project_id,
+        dimension,
+        day: view.day,
+        value,
+        views: 0,
+        visitors: 0,
+        events: 0,
+      };
       this.#breakdowns.set(key, row);
     }
     if (withVisitor) this.#candidate(view, `b:${dimension}:${value}`, row);

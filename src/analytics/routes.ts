@@ -6,6 +6,7 @@ import type { Db } from '../db/database.ts';
 import { answerPreflights } from '../http/cors.ts';
 import { ErrorBody, HttpError, ValidationError } from '../http/errors.ts';
 import { bundledGeoDatabasePath, CountryLookup } from './geo.ts';
+import { insightRoutes } from './insight-routes.ts';
 import { PageViewWriter } from './page-view-writer.ts';
 import { DailySalts } from './salts.ts';
 import {
@@ -48,6 +49,7 @@ export async function analyticsRoutes(app: FastifyInstance, options: AnalyticsOp
   app.addHook('onClose', async () => deps.writer.idle());
 
   await app.register(async (track) => trackRoutes(track, deps));
+  insightRoutes(app, db);
 
   app.get(
     '/v1/analytics/stats',

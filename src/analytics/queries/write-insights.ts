@@ -26,14 +26,17 @@ export async function addToVisitorSets(
 ): Promise<VisitorCandidate[]> {
   const added: VisitorCandidate[] = [];
   for (const chunk of chunks(candidates)) {
-    const byKey = new Map(chunk.map((c) => [`${c.project_id}\u0000${c.day}\u0000${c.scope}\u0000${c.visitor_id}`, c]));
+    const byKey = new Map(
+      chunk.map((c) => [`${c.project_id}\u0000${c.day}\u0000${c.scope}\u0000${c.visitor_id}`, c]),
+    );
     const rows = await db
       .insertInto('analytics_visitor_sets')
       .values(chunk.map(({ project_id, day, scope, visitor_id }) => ({ project_id, day, scope, visitor_id })))
       .onConflict((conflict) => conflict.doNothing())
       .returning(['project_id', 'day', 'scope', 'visitor_id'])
       .execute();
-    for (const row of rows) added.push(byKey.get(`${row.project_id}\u0000${row.day}\u0000${row.scope}\u0000${row.visitor_id}`)!);
+    for (const row of rows)
+      added.push(byKey.get(`${row.project_id}\u0000${row.day}\u0000${row.scope}\u0000${row.visitor_id}`)!);
   }
   return added;
 }
@@ -48,7 +51,10 @@ export async function writeInsights(db: Executor, changes: InsightChanges): Prom
 export async function writeInsightRollups(db: Executor, changes: InsightChanges): Promise<void> {
   const add = (table: string, columns: readonly string[]) =>
     Object.fromEntries(
-      columns.map((column) => [column, (eb: any) => eb(`${table}.${column}`, '+', eb.ref(`excluded.${column}`))]),
+      columns.map((column) => [
+        column,
+        (eb: any) => eb(`${table}.${column}`, '+', eb.ref(`excluded.${column}`)),
+      ]),
     );
   const set = (table: string, columns: readonly string[]) => (eb: any) =>
     Object.fromEntries(Object.entries(add(table, columns)).map(([column, make]) => [column, make(eb)]));
@@ -81,7 +87,9 @@ export async function writeInsightRollups(db: Executor, changes: InsightChanges)
       .insertInto('analytics_reading')
       .values(chunk)
       .onConflict((conflict) =>
-        conflict.columns(['project_id', 'article_id', 'day']).doUpdateSet(set('analytics_reading', reachColumns)),
+        conflict
+          .columns(['project_id', 'article_id', 'day'])
+          .doUpdateSet(set('analytics_reading', reachColumns)),
       )
       .execute();
   }

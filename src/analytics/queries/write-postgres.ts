@@ -178,6 +178,8 @@ export const postgresStore: WriteStore = {
     if (views.length === 0) return new Map();
     const rows = views.map(({ row, slug }) => ({ ...row, slug }));
     const result = await run(db, insertSql, columnsOf(rows, inputColumns));
-    return new Map((result.rows as Array<{ id: string; article_id: string }>).map((row) => [row.id, row.article_id]));
+    return new Map(
+      (result.rows as Array<{ id: string; article_id: string }>).map((row) => [row.id, row.article_id]),
+    );
   },
 };

@@ -82,7 +82,11 @@ export function insights(dialect: DialectName): Migration {
         .modifyEnd(clustered)
         .execute();
       // Forgetting the sets of old days, on every instance's salt rotation, is a range delete.
-      await db.schema.createIndex('analytics_visitor_sets_day').on('analytics_visitor_sets').column('day').execute();
+      await db.schema
+        .createIndex('analytics_visitor_sets_day')
+        .on('analytics_visitor_sets')
+        .column('day')
+        .execute();
 
       // Realtime visitors read the last minutes of a project's raw page views.
       await db.schema
