@@ -1,8 +1,8 @@
 // Recomputes a project's insights rollups from its raw page views of `fromDay` on, through the same
-// InsightChanges as the writes (one source of the rules). Rows are read a page at a time in (day, id)
-// order, so each day's distinct visitors are counted in memory and the memory used stays bounded;
-// the visitor sets are written again for the days whose ids can still arrive (yesterday, today).
-import { type Kysely, sql } from 'kysely';
+// InsightChanges as the writes (one source of the rules). Rows are read a day at a time, in pages,
+// so each day's distinct visitors are counted in memory and the memory used stays bounded; the
+// visitor sets are written again for the days whose ids can still arrive (yesterday, today).
+import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { type CreatedView, InsightChanges, type VisitorCandidate } from '../insight-changes.ts';
 import { addToVisitorSets, writeInsightRollups } from './write-insights.ts';
@@ -51,44 +51,48 @@ export async function rebuildInsights(
     .where('day', '>=', fromDay)
     .execute();
 
-  let after: { day: string; id: string } | null = null;
-  let seenDay = '';
-  let seen = new Set<string>();
-  const inMemory = async (candidates: VisitorCandidate[]) =>
-    candidates.filter((candidate) => {
-      const key = `${candidate.scope}\u0000${candidate.visitor_id}`;
-      if (candidate.day !== seenDay) {
-        seenDay = candidate.day;
-        seen = new Set();
+  const days = await trx
+    .selectFrom('page_views')
+    .select('day')
+    .distinct()
+    .where('project_id', '=', projectId)
+    .where('day', '>=', fromDay)
+    .orderBy('day')
+    .execute();
+  for (const { day } of days) {
+    // The distinct visitors of each scope of the day, counted in memory.
+    const seen = new Set<string>();
+    const inMemory = (candidates: VisitorCandidate[]) =>
+      candidates.filter((candidate) => {
+        const key = `${candidate.scope}\u0000${candidate.visitor_id}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+    let afterId = '';
+    for (;;) {
+      const rows = await trx
+        .selectFrom('page_views')
+        .select(columns)
+        .where('project_id', '=', projectId)
+        .where('day', '=', day)
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(pageSize)
+        .execute();
+      if (rows.length === 0) break;
+      const changes = new InsightChanges();
+      for (const row of rows) {
+        changes.addCreated({ ...row, time_on_page_ms: Number(row.time_on_page_ms) } as CreatedView);
       }
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-  for (;;) {
-    let query = trx
-      .selectFrom('page_views')
-      .select(columns)
-      .where('project_id', '=', projectId)
-      .where('day', '>=', fromDay);
-    if (after !== null) query = query.where(sql<boolean>`(day, id) > (${after.day}, ${after.id})`);
-    const rows = await query.orderBy('day').orderBy('id').limit(pageSize).execute();
-    if (rows.length === 0) break;
-    const changes = new InsightChanges();
-    for (const row of rows) {
-      changes.addCreated({ ...row, time_on_page_ms: Number(row.time_on_page_ms) } as CreatedView);
+      await changes.countVisitors(async (candidates) => {
+        const counted = inMemory(candidates);
+        if (day >= setsFromDay) await addToVisitorSets(trx, counted);
+        return counted;
+      });
+      await writeInsightRollups(trx, changes);
+      afterId = rows[rows.length - 1].id;
+      if (rows.length < pageSize) break;
     }
-    await changes.countVisitors(async (candidates) => {
-      const counted = await inMemory(candidates);
-      await addToVisitorSets(
-        trx,
-        counted.filter((candidate) => candidate.day >= setsFromDay),
-      );
-      return counted;
-    });
-    await writeInsightRollups(trx, changes);
-    const last = rows[rows.length - 1];
-    after = { day: last.day, id: last.id };
-    if (rows.length < pageSize) break;
   }
 }
