@@ -42,7 +42,7 @@ export const BreakdownParams = Type.Object({
 
 export const BreakdownQuery = Type.Object({
   ...periodQuery,
-  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 1' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Default 1' })),
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
