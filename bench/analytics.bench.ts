@@ -1,8 +1,9 @@
 // Analytics under load, on SQLite and (with BENCH_POSTGRES_URL) PostgreSQL, each in a database of
 // its own that is removed afterwards:
-// 1. a project of BENCH_PAGE_VIEWS (10 million) page views over a year is generated inside the
-//    database by one INSERT … SELECT (not through HTTP), its rollups are built from the raw rows, and
-//    stats and funnel are measured for 30 days;
+// 1. a project of BENCH_PAGE_VIEWS (10 million; set it lower for a quick run) page views over a
+//    year is generated inside the database by INSERT … SELECT (not through HTTP), with referrers,
+//    UTM fields, screens and events; its rollups are built from the raw rows, and stats, funnel and
+//    the insights endpoints (time series, breakdowns, article reading, realtime) are measured;
 // 2. tracking POST and PUT throughput against that database, next to a raw node:http server
 //    answering a body of the same size in the same run. Every tracking answer is sent after its
 //    group commit, and the page views counted afterwards must match the 201s received.
@@ -20,6 +21,21 @@ import { migrateToLatest } from '../src/db/migrations/index.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
 import { forkServer, type LoadResult, load, report } from './lib.ts';
 
+// The insights endpoints (issue 10), each at its heaviest usual period.
+const insightPaths = [
+  '/v1/analytics/timeseries?days=2',
+  '/v1/analytics/timeseries?days=365',
+  '/v1/analytics/timeseries?days=30&slug=article-7',
+  '/v1/analytics/breakdown/source?days=365',
+  '/v1/analytics/breakdown/utm_campaign?days=365',
+  '/v1/analytics/breakdown/country?days=30',
+  '/v1/analytics/breakdown/device?days=30',
+  '/v1/analytics/breakdown/event?days=365',
+  '/v1/analytics/breakdown/source?days=365&format=csv',
+  '/v1/analytics/articles/article-0/reading?days=365',
+  '/v1/analytics/articles/article-7/reading?days=30',
+  '/v1/analytics/realtime',
+];
 const pageViewCount = Number(process.env.BENCH_PAGE_VIEWS ?? 10_000_000);
 const articleCount = Number(process.env.BENCH_ANALYTICS_ARTICLES ?? 1000);
 const historyDays = 365;
@@ -53,6 +69,34 @@ interface Prepared {
   rollupSeconds: number;
 }
 
+const referrerHosts = [
+  'https://www.google.com/',
+  'https://news.ycombinator.com/item?id=1',
+  'https://t.co/x',
+  'https://www.reddit.com/r/programming/',
+  'https://duckduckgo.com/',
+  'https://www.bing.com/',
+  'https://lobste.rs/',
+  'https://blog.example.com/other',
+  'https://mastodon.social/@someone',
+  'https://github.com/',
+  'https://linkedin.com/',
+];
+/**
+ * The columns from screen_width to events: referrers from a dozen sites (an eighth without), UTM
+ * fields on 40% (50 campaigns), three screen widths, events on a fifth, as one SQL select list of
+ * both dialects over the row number `g.i`.
+ */
+const generatedFields = `case g.i % 3 when 0 then 390 when 1 then 820 else 1440 end, 800,
+  case g.i % 10 when 0 then 1 when 1 then 2 else 0 end,
+  'https://blog.example.com/post', 'A post',
+  case g.i % 12 ${referrerHosts.map((url, index) => `when ${index} then '${url}'`).join(' ')} else null end,
+  case g.i % 5 when 0 then 'newsletter' when 1 then 'twitter' else null end,
+  case g.i % 5 when 0 then 'email' when 1 then 'social' else null end,
+  case when g.i % 5 < 2 then 'campaign-' || (g.i % 50) else null end,
+  case g.i % 10 when 0 then '[{"type":"click","timeOffset":1000}]'
+    when 1 then '[{"type":"copy","timeOffset":2000},{"type":"share","timeOffset":3000}]' else '[]' end`;
+
 /**
  * Page views spread evenly over the last year, articles skewed towards low numbers (the smaller of
  * two uniform draws), ~20,000 visitors a day, a quarter from the SDK, 90% with one of 20 countries,
@@ -71,15 +115,15 @@ async function generatePageViews(
     if (db.dialect === 'postgres') {
       await sql`insert into page_views (id, project_id, article_id, day, created_at, updated_at, visitor_id,
           session_id, source, country, time_on_page_ms, scroll_depth_centi, exit_position, bounced, screen_width,
-          screen_height, event_count, page_url, page_title, referrer, events)
+          screen_height, event_count, page_url, page_title, referrer, utm_source, utm_medium, utm_campaign, events)
         select g.id, ${projectId}, (${articleIds}::text[])[1 + least(floor(random() * ${articleIds.length}),
             floor(random() * ${articleIds.length}))::int],
-          g.day, g.day || 'T12:00:00.000Z', g.day || 'T12:00:30.000Z', 'v' || floor(random() * 20000)::int,
+          g.day, g.day || 'T' || lpad(((g.i / ${historyDays}) % 24)::text, 2, '0') || ':00:00.000Z',
+          g.day || 'T12:00:30.000Z', 'v' || floor(random() * 20000)::int,
           's' || g.i, case when g.i % 4 = 0 then 'sdk' else 'direct' end,
           case when g.i % 10 = 0 then null else substr(${countries}, 1 + 2 * floor(random() * 20)::int, 2) end,
           floor(random() * 300000)::bigint, floor(random() * 10001)::int, floor(random() * 101),
-          case when g.i % 3 = 0 then null else floor(random() * 2)::int end, 1280, 800, 0,
-          'https://blog.example.com/post', 'A post', 'https://news.example.com/', '[]'
+          case when g.i % 3 = 0 then null else floor(random() * 2)::int end, ${sql.raw(generatedFields)}
         from (select i, lpad(to_hex(i), 12, '0') || md5(i::text) as id,
             to_char(${today}::date - (i % ${historyDays})::int, 'YYYY-MM-DD') as day
           from generate_series(${from}::bigint, ${to}::bigint) as i) as g`.execute(db.kysely);
@@ -89,14 +133,14 @@ async function generatePageViews(
           min(abs(random()) % ${articleIds.length}, abs(random()) % ${articleIds.length}) from n)
         insert into page_views (id, project_id, article_id, day, created_at, updated_at, visitor_id, session_id,
           source, country, time_on_page_ms, scroll_depth_centi, exit_position, bounced, screen_width, screen_height,
-          event_count, page_url, page_title, referrer, events)
+          event_count, page_url, page_title, referrer, utm_source, utm_medium, utm_campaign, events)
         select printf('%012x', i) || hex(randomblob(11)), ${projectId}, bench_articles.id, day,
-          day || 'T12:00:00.000Z', day || 'T12:00:30.000Z', 'v' || (abs(random()) % 20000), 's' || i,
+          printf('%sT%02d:00:00.000Z', day, (i / ${historyDays}) % 24), day || 'T12:00:30.000Z',
+          'v' || (abs(random()) % 20000), 's' || i,
           case when i % 4 = 0 then 'sdk' else 'direct' end,
           case when i % 10 = 0 then null else substr(${countries}, 1 + 2 * (abs(random()) % 20), 2) end,
           abs(random()) % 300000, abs(random()) % 10001, abs(random()) % 101,
-          case when i % 3 = 0 then null else abs(random()) % 2 end, 1280, 800, 0,
-          'https://blog.example.com/post', 'A post', 'https://news.example.com/', '[]'
+          case when i % 3 = 0 then null else abs(random()) % 2 end, ${sql.raw(generatedFields.replaceAll('g.i', 'i'))}
         from g join bench_articles on bench_articles.n = g.article`.execute(db.kysely);
     }
     const rate = Math.round((to - from + 1) / ((performance.now() - started) / 1000));
@@ -185,6 +229,16 @@ async function measure(label: string, databaseUrl: string, work: string): Promis
     }
   }
   report(`Analytics reads, ${label}, ${pageViewCount} page views`, reads);
+  const insights: LoadResult[] = [];
+  for (const path of insightPaths) {
+    insights.push(
+      await load(`GET ${path}`, `${app.url}${path}`, secret, {
+        connections: 1,
+        seconds: Number(process.env.BENCH_INSIGHT_SECONDS ?? 4),
+      }),
+    );
+  }
+  report(`Insights reads (one connection), ${label}, ${pageViewCount} page views`, insights);
 
   const track = { ...secret, 'content-type': 'application/json', 'user-agent': browser };
   const postBody = JSON.stringify({

@@ -32,6 +32,8 @@ export interface AppOptions {
   sitemapPageSize?: number;
   /** An MMDB country database instead of the bundled one (GEOIP_DATABASE). */
   geoipDatabase?: string | null;
+  /** Days raw page views are kept; deleted past that by an hourly timer. None: kept forever. */
+  analyticsRetentionDays?: number | null;
 }
 
 export const bodyLimit = 64 * 1024;
@@ -122,7 +124,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   contentRoutes(app, options.db);
   projectRoutes(app, options.db);
-  await app.register(analyticsRoutes, { db: options.db, geoipDatabase: options.geoipDatabase });
+  await app.register(analyticsRoutes, {
+    db: options.db,
+    geoipDatabase: options.geoipDatabase,
+    retentionDays: options.analyticsRetentionDays,
+  });
   seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
   trackerRoutes(app);
 

@@ -13,6 +13,8 @@ export interface Config {
   readonly logLevel: string;
   /** Path to an MMDB country database that replaces the bundled one. */
   readonly geoipDatabase: string | null;
+  /** Days raw page views are kept (ANALYTICS_RETENTION_DAYS); their rollups stay forever. */
+  readonly analyticsRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -38,8 +40,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);
   const geoipDatabase = env.GEOIP_DATABASE?.trim() || null;
+  const analyticsRetentionDays = parseRetentionDays(env.ANALYTICS_RETENTION_DAYS, problems);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
-  return Object.freeze({ port, host, databaseUrl, redisUrl, trustProxy, logLevel, geoipDatabase });
+  return Object.freeze({
+    port,
+    host,
+    databaseUrl,
+    redisUrl,
+    trustProxy,
+    logLevel,
+    geoipDatabase,
+    analyticsRetentionDays,
+  });
 }
 
 export function isPostgresUrl(url: string): boolean {
@@ -58,6 +70,15 @@ function parsePort(value: string | undefined, problems: string[]): number {
     problems.push(`PORT must be an integer from 0 to 65535, got '${value}'`);
   }
   return port;
+}
+
+function parseRetentionDays(value: string | undefined, problems: string[]): number {
+  if (value === undefined || value.trim() === '') return 400;
+  const days = Number(value);
+  if (!/^\d+$/.test(value.trim()) || days < 1 || days > 36500) {
+    problems.push(`ANALYTICS_RETENTION_DAYS must be a whole number of days from 1 to 36500, got '${value}'`);
+  }
+  return days;
 }
 
 export function parseTrustProxy(value: string | undefined, problems: string[]): TrustProxy {

@@ -61,7 +61,13 @@ export async function startServer(config: Config, options: { demo: boolean }): P
 async function buildAppOrClose(db: Db, rateLimits: RateLimitStore, config: Config): Promise<FastifyInstance> {
   try {
     await migrateToLatest(db);
-    return await buildApp({ db, rateLimits, trustProxy: config.trustProxy, logLevel: config.logLevel });
+    return await buildApp({
+      db,
+      rateLimits,
+      trustProxy: config.trustProxy,
+      logLevel: config.logLevel,
+      analyticsRetentionDays: config.analyticsRetentionDays,
+    });
   } catch (error) {
     await rateLimits.close();
     await db.close();

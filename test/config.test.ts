@@ -14,9 +14,22 @@ test('config: defaults when the environment is empty', () => {
       trustProxy: false,
       logLevel: 'info',
       geoipDatabase: null,
+      analyticsRetentionDays: 400,
     },
   );
   assert.ok(Object.isFrozen(config));
+});
+
+test('config: ANALYTICS_RETENTION_DAYS is a whole number of days from 1 to 36500', () => {
+  assert.equal(loadConfig({ ANALYTICS_RETENTION_DAYS: '30' }).analyticsRetentionDays, 30);
+  assert.equal(loadConfig({ ANALYTICS_RETENTION_DAYS: ' 36500 ' }).analyticsRetentionDays, 36500);
+  for (const value of ['0', '-1', '1.5', 'forever', '36501']) {
+    assert.throws(
+      () => loadConfig({ ANALYTICS_RETENTION_DAYS: value }),
+      (error: unknown) => error instanceof ConfigError && /ANALYTICS_RETENTION_DAYS/.test(String(error)),
+      value,
+    );
+  }
 });
 
 test('config: every variable is read and typed', () => {

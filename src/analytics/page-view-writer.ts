@@ -9,6 +9,8 @@ import { ConflictError, type HttpError, NotFoundError, ValidationError } from '.
 import { postgresStore } from './queries/write-postgres.ts';
 import { sqliteStore } from './queries/write-sqlite.ts';
 import type { Executor, StoredPageView, WriteStore } from './queries/write-store.ts';
+import { InsightChanges } from './insight-changes.ts';
+import { writeInsights } from './queries/write-insights.ts';
 import { RollupChanges } from './rollup-changes.ts';
 import { closedDayViews, lastClosedDay } from './top-articles.ts';
 import { utcDay } from './visitor.ts';
@@ -94,14 +96,11 @@ export class PageViewWriter {
     for (let attempt = 1; ; attempt++) {
       try {
         const jobs = batch.map((queued) => queued.job);
-        // New page views alone are one statement on PostgreSQL: atomic without a transaction.
-        const atomic = this.#store.atomicInserts && jobs.every((job) => job.kind === 'create');
+        // Always a transaction: the insights rollups are a statement of their own after the inserts.
         outcomes = await this.#db.kysely
           .connection()
           .execute((connection) =>
-            atomic
-              ? applyBatch(connection, this.#store, jobs)
-              : inTransaction(connection, this.#store.begin, () => applyBatch(connection, this.#store, jobs)),
+            inTransaction(connection, this.#store.begin, () => applyBatch(connection, this.#store, jobs)),
           );
         this.#commits++;
         break;
@@ -205,16 +204,23 @@ export async function applyBatch(
 
   const changed: StoredPageView[] = [];
   const changes = new RollupChanges();
+  const insights = new InsightChanges();
   for (const [id, row] of current) {
     const before = original.get(id)!;
     if (row === before) continue;
     changed.push(row);
     changes.addUpdate(before, row);
+    insights.addUpdate(before, row);
   }
   await store.updatePageViews(db, changed, changes);
 
   const created = jobs.flatMap((job) => (job.kind === 'create' ? [{ row: job.row, slug: job.slug }] : []));
   const inserted = await store.insertPageViews(db, created);
+  for (const { row } of created) {
+    const articleId = inserted.get(row.id);
+    if (articleId !== undefined) insights.addCreated({ ...row, article_id: articleId });
+  }
+  await writeInsights(db, insights);
   return jobs.map((job, index) =>
     job.kind === 'create' && !inserted.has(job.row.id)
       ? new NotFoundError(`Article '${job.slug}' not found`)

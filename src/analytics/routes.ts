@@ -6,7 +6,9 @@ import type { Db } from '../db/database.ts';
 import { answerPreflights } from '../http/cors.ts';
 import { ErrorBody, HttpError, ValidationError } from '../http/errors.ts';
 import { bundledGeoDatabasePath, CountryLookup } from './geo.ts';
+import { insightRoutes } from './insight-routes.ts';
 import { PageViewWriter } from './page-view-writer.ts';
+import { startRetention } from './retention.ts';
 import { DailySalts } from './salts.ts';
 import {
   BotIgnored,
@@ -31,6 +33,8 @@ export interface AnalyticsOptions {
   db: Db;
   /** An MMDB country database to use instead of the bundled DB-IP one. */
   geoipDatabase?: string | null;
+  /** Days raw page views are kept (deleted hourly past that); none: kept forever. */
+  retentionDays?: number | null;
 }
 
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ErrorBody]));
@@ -46,8 +50,13 @@ export async function analyticsRoutes(app: FastifyInstance, options: AnalyticsOp
       : new CountryLookup(bundledGeoDatabasePath()),
   };
   app.addHook('onClose', async () => deps.writer.idle());
+  if (options.retentionDays) {
+    const stop = startRetention(db, options.retentionDays, app.log);
+    app.addHook('onClose', async () => stop());
+  }
 
   await app.register(async (track) => trackRoutes(track, deps));
+  insightRoutes(app, db);
 
   app.get(
     '/v1/analytics/stats',

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// The `folio` command: serve, migrate, projects, keys and import. With --json every command prints
+// The `folio` command: serve, migrate, projects, keys, import and analytics maintenance. With --json every command prints
 // exactly one JSON document on stdout; failures exit non-zero with a one-line reason.
 import { Command, CommanderError, Option } from 'commander';
+import { rebuildRollups } from '../analytics/queries/rebuild-rollups.ts';
+import { firstRetainedDay } from '../analytics/retention.ts';
+import { utcDay } from '../analytics/visitor.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { importContent } from '../content/import.ts';
 import { readContentSource } from '../content/import/read-source.ts';
@@ -210,6 +213,35 @@ export function buildCli(): Command {
         options,
         { ...summary, warnings },
         `${summary.dryRun ? 'Dry run (nothing written): ' : ''}${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.removed} removed; ${summary.tagsCreated} tags created, ${summary.tagsUpdated} updated, ${summary.tagsRemoved} removed; storage ${summary.storageUsed}.${warnings.length > 0 ? ` ${warnings.length} warning(s).` : ''}${lists}`,
+      );
+    });
+
+  const analytics = program.command('analytics').description('maintain the analytics rollups');
+  jsonOption(
+    analytics
+      .command('rebuild')
+      .description(
+        'rebuild the rollups from the raw page views, for the days still within the retention (ANALYTICS_RETENTION_DAYS); older days keep theirs',
+      ),
+  )
+    .option('--project <slug>', 'only this project (default: every project)')
+    .action(async (options: Output & { project?: string }) => {
+      const config = loadConfig();
+      const now = new Date();
+      const fromDay = firstRetainedDay(config.analyticsRetentionDays, now);
+      const rebuilt = await withDatabase(async (db) => {
+        const projects = options.project
+          ? [await requireProject(db, options.project)]
+          : await db.kysely.selectFrom('projects').select(['id', 'slug']).orderBy('slug').execute();
+        for (const project of projects) {
+          await rebuildRollups(db.kysely, project.id, utcDay(now), fromDay);
+        }
+        return projects.map((project) => project.slug);
+      });
+      print(
+        options,
+        { projects: rebuilt, fromDay },
+        `Rebuilt the rollups of ${rebuilt.length} project${rebuilt.length === 1 ? '' : 's'} from ${fromDay} on.`,
       );
     });
 

@@ -195,4 +195,64 @@ export interface Database {
   analytics_daily_totals: AnalyticsDailyTotalTable;
   analytics_daily_articles: AnalyticsDailyArticleTable;
   analytics_daily_countries: AnalyticsDailyCountryTable;
+  analytics_series: AnalyticsSeriesTable;
+  analytics_breakdowns: AnalyticsBreakdownTable;
+  analytics_reading: AnalyticsReadingTable;
+  analytics_read_times: AnalyticsReadTimeTable;
+  analytics_visitor_sets: AnalyticsVisitorSetTable;
+}
+
+/** Views, visitors and sums of one hour or day, of a project (`article_id` '') or one article. */
+export interface AnalyticsSeriesTable {
+  project_id: string;
+  article_id: string;
+  granularity: 'h' | 'd';
+  bucket: string;
+  views: number;
+  visitors: number;
+  time_on_page_ms: number;
+  scroll_depth_centi: number;
+}
+
+export interface AnalyticsBreakdownTable {
+  project_id: string;
+  dimension: string;
+  day: string;
+  value: string;
+  views: number;
+  visitors: number;
+  events: number;
+}
+
+export interface AnalyticsReadingTable {
+  project_id: string;
+  article_id: string;
+  day: string;
+  reach0: number;
+  reach1: number;
+  reach2: number;
+  reach3: number;
+  reach4: number;
+  reach5: number;
+  reach6: number;
+  reach7: number;
+  reach8: number;
+  reach9: number;
+  reach10: number;
+}
+
+export interface AnalyticsReadTimeTable {
+  project_id: string;
+  article_id: string;
+  day: string;
+  seconds: number;
+  views: number;
+  deep_views: number;
+}
+
+export interface AnalyticsVisitorSetTable {
+  project_id: string;
+  day: string;
+  scope: string;
+  visitor_id: string;
 }

@@ -7,7 +7,9 @@ import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.ts';
+import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { factoryRow } from '../analytics/support.ts';
 import { createTestDatabase, postgresUrl } from '../helpers.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -45,6 +47,7 @@ function cliEnv(databaseUrl: string, extra: Record<string, string> = {}): NodeJS
     'HOST',
     'LOG_LEVEL',
     'GEOIP_DATABASE',
+    'ANALYTICS_RETENTION_DAYS',
     'NODE_TEST_CONTEXT',
   ]) {
     if (!(name in extra)) delete env[name];
@@ -336,6 +339,72 @@ describe('folio CLI', { concurrency: 4 }, () => {
     );
     for (const problem of document.problems) assert.equal(typeof problem.message, 'string');
     assert.equal(await countArticles(database), 0);
+  });
+
+  test('analytics rebuild restores damaged rollups from the raw page views of the retained days', async () => {
+    const database = newDatabase();
+    const slug = await createProjectWithCli(database);
+    await cliJson(database, 'import', '--project', slug, writeFiles(goodFolder));
+    const db = openDatabase(database);
+    const rollups = () =>
+      db.kysely
+        .selectFrom('analytics_series')
+        .select(['article_id', 'granularity', 'bucket', 'views', 'visitors'])
+        .orderBy('article_id')
+        .orderBy('granularity')
+        .orderBy('bucket')
+        .execute();
+    try {
+      const project = await db.kysely
+        .selectFrom('projects')
+        .selectAll()
+        .where('slug', '=', slug)
+        .executeTakeFirstOrThrow();
+      const writer = new PageViewWriter(db);
+      for (const [index, at] of [new Date(), new Date(Date.now() - 3 * 86_400_000)].entries()) {
+        await writer.write({
+          kind: 'create',
+          row: factoryRow(project, { slug: 'hello', at }, index),
+          slug: 'hello',
+        });
+      }
+      const good = await rollups();
+      assert.equal(good.length, 8);
+      await db.kysely.updateTable('analytics_series').set({ views: 99 }).execute();
+      // With a retention of 2 days, only today and yesterday are rebuilt.
+      const result = await runCli(database, 'analytics', 'rebuild', '--project', slug);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^Rebuilt the rollups of 1 project from \d{4}-\d{2}-\d{2} on\.\n$/);
+      assert.deepEqual(await rollups(), good);
+      await db.kysely.updateTable('analytics_series').set({ views: 99 }).execute();
+      const json = await runCli(database, 'analytics', 'rebuild', '--json');
+      assert.equal(json.code, 0, json.stderr);
+      assert.deepEqual(JSON.parse(json.stdout).projects, [slug]);
+      assert.deepEqual(await rollups(), good);
+      await db.kysely.updateTable('analytics_series').set({ views: 99 }).execute();
+      const short = await new Promise<CliResult>((resolve, reject) => {
+        const child = startCli(['analytics', 'rebuild'], cliEnv(database, { ANALYTICS_RETENTION_DAYS: '2' }));
+        let stdout = '';
+        child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout, stderr: '' }));
+      });
+      assert.equal(short.code, 0);
+      const after = await rollups();
+      assert.deepEqual(
+        after.filter((row) => row.bucket >= new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)),
+        good.filter((row) => row.bucket >= new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)),
+      );
+      assert.ok(
+        after.some((row) => Number(row.views) === 99),
+        'days past the retention keep their rollups',
+      );
+      const missing = await runCli(database, 'analytics', 'rebuild', '--project', 'nope');
+      assert.notEqual(missing.code, 0);
+      assert.equal(missing.stderr, "folio: Project 'nope' not found\n");
+    } finally {
+      await db.close();
+    }
   });
 
   test('an unknown project is a non-zero exit with a one-line reason', async () => {

@@ -110,8 +110,13 @@ for (const dialect of configuredDialects()) {
       ])
       .execute();
 
-    // Later migrations (0005 and on) follow it in the same run.
-    assert.equal((await migrateToLatest(db))[0], '0004-search-text');
+    // Later migrations (0006 …) may follow; the ones already applied are not run again.
+    const applied = await migrateToLatest(db);
+    assert.equal(applied[0], '0004-search-text');
+    assert.ok(
+      applied.every((name) => name > '0002-analytics'),
+      applied.join(', '),
+    );
     const { key } = await createApiKey(db, 'old', { kind: 'secret' });
     const app = await buildApp({ db });
     cleanups.unshift(() => app.close());

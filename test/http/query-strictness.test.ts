@@ -40,7 +40,11 @@ describeEachDialect('query strictness', (ctx) => {
   }
 
   function concrete(path: string): string {
-    return path.replace('{slug}', 'post').replace('{name}', 'news').replace('{id}', 'pv-unknown');
+    return path
+      .replace('{slug}', 'post')
+      .replace('{name}', 'news')
+      .replace('{id}', 'pv-unknown')
+      .replace('{dimension}', 'source');
   }
 
   test('every integer query parameter refuses Infinity, 1e309, 0x10, +1 and the like with a 400 naming it', async () => {
@@ -53,8 +57,13 @@ describeEachDialect('query strictness', (ctx) => {
       }
     }
     assert.deepEqual(table.map(([path, name]) => `${path} ${name}`).sort(), [
+      '/v1/analytics/articles/{slug}/reading days',
+      '/v1/analytics/breakdown/{dimension} days',
+      '/v1/analytics/breakdown/{dimension} limit',
+      '/v1/analytics/breakdown/{dimension} page',
       '/v1/analytics/funnel days',
       '/v1/analytics/stats days',
+      '/v1/analytics/timeseries days',
       '/v1/articles limit',
       '/v1/articles page',
       '/v1/seo/rss limit',

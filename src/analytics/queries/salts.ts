@@ -23,4 +23,5 @@ export async function ensureSalt(db: Executor, day: string, candidate: string, n
 export async function forgetDaysBefore(db: Executor, day: string): Promise<void> {
   await db.deleteFrom('analytics_salts').where('day', '<', day).execute();
   await db.deleteFrom('analytics_daily_visitors').where('day', '<', day).execute();
+  await db.deleteFrom('analytics_visitor_sets').where('day', '<', day).execute();
 }

@@ -95,7 +95,7 @@ const insertSql = `with inserted as (
   update projects set content_version = projects.content_version + 1
   where id in (select project_id from inserted)
 )
-select id from inserted`;
+select id, article_id from inserted`;
 
 const updateColumns = [
   'id',
@@ -175,9 +175,11 @@ export const postgresStore: WriteStore = {
   },
 
   async insertPageViews(db, views: NewPageView[]) {
-    if (views.length === 0) return new Set();
+    if (views.length === 0) return new Map();
     const rows = views.map(({ row, slug }) => ({ ...row, slug }));
     const result = await run(db, insertSql, columnsOf(rows, inputColumns));
-    return new Set((result.rows as Array<{ id: string }>).map((row) => row.id));
+    return new Map(
+      (result.rows as Array<{ id: string; article_id: string }>).map((row) => [row.id, row.article_id]),
+    );
   },
 };

@@ -90,7 +90,7 @@ export const sqliteStore: WriteStore = {
   },
 
   async insertPageViews(db, views) {
-    const inserted = new Set<string>();
+    const inserted = new Map<string, string>();
     if (views.length === 0) return inserted;
     const articleIds = new Map<string, string | null>();
     const changes = new RollupChanges();
@@ -109,7 +109,7 @@ export const sqliteStore: WriteStore = {
         statements.insert,
         pageViewColumns.map((column) => stored[column]),
       );
-      inserted.add(row.id);
+      inserted.set(row.id, articleId);
       changes.addCreated(stored);
     }
     for (const key of changes.visitors) {

@@ -25,6 +25,7 @@ export type StoredPageView = Pick<
   | 'bounced'
   | 'event_count'
   | 'events'
+  | 'visitor_id'
 >;
 
 export const storedColumns = [
@@ -41,6 +42,7 @@ export const storedColumns = [
   'bounced',
   'event_count',
   'events',
+  'visitor_id',
 ] as const satisfies ReadonlyArray<keyof StoredPageView>;
 
 /** A page view to create: its article is the one of `slug` in its project, if there is one. */
@@ -90,9 +92,10 @@ export interface WriteStore {
   updatePageViews(db: Executor, rows: StoredPageView[], changes: RollupChanges): Promise<void>;
   /**
    * Inserts the new page views whose article exists, with their share of every rollup, one view
-   * each on their article and a new content version of their project. Returns the ids inserted.
+   * each on their article and a new content version of their project. Returns the ids inserted,
+   * each with the id of its article.
    */
-  insertPageViews(db: Executor, views: NewPageView[]): Promise<Set<string>>;
+  insertPageViews(db: Executor, views: NewPageView[]): Promise<Map<string, string>>;
 }
 
 export const pageViewColumns = [

@@ -6,6 +6,7 @@ import { content } from './0001-content.ts';
 import { analytics } from './0002-analytics.ts';
 import { searchText } from './0004-search-text.ts';
 import { articleHtml } from './0005-article-html.ts';
+import { insights } from './0006-insights.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -14,6 +15,7 @@ const migrations: Record<string, DialectMigration> = {
   '0002-analytics': analytics,
   '0004-search-text': searchText,
   '0005-article-html': articleHtml,
+  '0006-insights': insights,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

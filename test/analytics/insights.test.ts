@@ -1,0 +1,388 @@
+// The insights read side must equal a computation from the raw page views: after random tracking
+// traffic (referrers, UTM fields, screens, countries, events) with updates sent out of order and
+// concurrently, across days, and after rebuilding its rollups from the raw rows. The reference below
+// restates the documented rules independently of src/analytics/insight-rules.ts.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
+import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
+import type { Db } from '../../src/db/database.ts';
+import type { PageViewTable, Project } from '../../src/db/schema.ts';
+import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
+import { awayFromMidnight, factoryRow, otherBrowser, rawPageViews, track, update } from './support.ts';
+import { browser } from './support.ts';
+
+function random(seed: number) {
+  let state = seed;
+  const next = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    below: (n: number) => Math.floor(next() * n),
+    pick: <T>(items: T[]) => items[Math.floor(next() * items.length)],
+    chance: (p: number) => next() < p,
+    measure: (max: number) => Math.round(next() * max * 1000) / 1000,
+  };
+}
+
+const ips = ['8.8.8.8', '1.1.1.1', '81.2.69.142', '5.9.0.1', '10.0.0.1', '2a00:1450:4001:81b::200e'];
+const slugs = ['alpha', 'beta', 'gamma'];
+const referrers = [
+  undefined,
+  '',
+  'https://www.Google.com/search?q=x',
+  'https://google.com./',
+  'https://news.ycombinator.com/item?id=1',
+  'https://blog.example.com/other-post',
+  'https://www.blog.example.com/',
+  'not a url',
+  'android-app://com.slack/',
+];
+const utm = [undefined, '', ' newsletter ', 'twitter', '=cmd|x', 'a,b "c"'];
+const widths = [undefined, 0, 320, 767, 768, 1023, 1024, 2560];
+const eventTypes = ['click', 'copy', 'share'];
+
+// ---- the reference, from the raw rows and the documented rules ----
+
+function host(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const name = new URL(url).hostname.toLowerCase().replace(/\.$/, '');
+    return name.replace(/^www\./, '') || null;
+  } catch {
+    return null;
+  }
+}
+const referenceValues: Record<string, (row: PageViewTable) => string[]> = {
+  source: (row) => {
+    const from = host(row.referrer);
+    return [from === null || from === host(row.page_url) ? '(direct)' : from];
+  },
+  utm_source: (row) => [row.utm_source?.trim() || '(none)'],
+  utm_medium: (row) => [row.utm_medium?.trim() || '(none)'],
+  utm_campaign: (row) => [row.utm_campaign?.trim() || '(none)'],
+  country: (row) => [row.country ?? '(unknown)'],
+  device: (row) => {
+    const width = row.screen_width === null ? 0 : Number(row.screen_width);
+    return [width <= 0 ? '(unknown)' : width < 768 ? 'mobile' : width < 1024 ? 'tablet' : 'desktop'];
+  },
+  event: (row) => [...new Set((JSON.parse(row.events) as Array<{ type: string }>).map((e) => e.type))],
+};
+
+const round1 = (numerator: number, denominator: number) =>
+  denominator === 0 ? 0 : Math.round((numerator / denominator) * 10) / 10;
+
+function point(rows: PageViewTable[]) {
+  const views = rows.length;
+  return {
+    views,
+    visitors: new Set(rows.map((row) => row.visitor_id)).size,
+    avgTimeOnPage: round1(rows.reduce((s, r) => s + Number(r.time_on_page_ms), 0) / 1000, views),
+    avgScrollDepth: round1(rows.reduce((s, r) => s + Number(r.scroll_depth_centi), 0) / 100, views),
+  };
+}
+
+function referenceBreakdown(rows: PageViewTable[], dimension: string) {
+  const byValue = new Map<string, { views: number; events: number; visitors: Set<string> }>();
+  for (const row of rows) {
+    for (const value of referenceValues[dimension](row)) {
+      const entry = byValue.get(value) ?? { views: 0, events: 0, visitors: new Set() };
+      entry.views++;
+      entry.events += (JSON.parse(row.events) as Array<{ type: string }>).filter(
+        (e) => e.type === value,
+      ).length;
+      entry.visitors.add(`${row.day} ${row.visitor_id}`);
+      byValue.set(value, entry);
+    }
+  }
+  return [...byValue]
+    .map(([value, entry]) => ({
+      value,
+      views: entry.views,
+      visitors: entry.visitors.size,
+      ...(dimension === 'event' ? { events: entry.events } : {}),
+    }))
+    .sort((a, b) => b.views - a.views || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+}
+
+function referenceReading(rows: PageViewTable[], readTimeMinutes: number) {
+  const furthest = rows.map((row) =>
+    Math.max(
+      Number(row.scroll_depth_centi) / 100,
+      row.exit_position === null ? 0 : Number(row.exit_position),
+    ),
+  );
+  const times = rows.map((row) => Math.floor(Number(row.time_on_page_ms) / 1000)).sort((a, b) => a - b);
+  const lower = times.length === 0 ? null : times[Math.ceil(times.length / 2) - 1];
+  const bucket =
+    lower === null ? null : lower < 120 ? lower : lower < 1200 ? lower - (lower % 10) : lower - (lower % 30);
+  const reads = rows.filter(
+    (row) =>
+      Number(row.scroll_depth_centi) >= 9000 && Number(row.time_on_page_ms) >= readTimeMinutes * 30_000,
+  ).length;
+  return {
+    pageViews: rows.length,
+    dropOff: [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((position) => {
+      // Positions are compared on the stored hundredths, as exitPosition is kept to 0.01 here.
+      const readers = furthest.filter((reach) => Math.round(reach * 100) >= position * 100).length;
+      return { position, readers, percentage: round1(readers * 100, rows.length) };
+    }),
+    medianSeconds: bucket,
+    reads,
+  };
+}
+
+// ---- helpers ----
+
+async function writeRows(db: Db, rows: Array<{ row: PageViewTable; slug: string }>): Promise<void> {
+  const writer = new PageViewWriter(db);
+  await Promise.all(rows.map(({ row, slug }) => writer.write({ kind: 'create', row, slug })));
+  await writer.idle();
+}
+
+function dayOf(offset: number): string {
+  return new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+}
+
+async function storedInsights(db: Db, projectId: string) {
+  const numbers = (row: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' ? v : Number(v)]));
+  const nonZero = (row: Record<string, unknown>) =>
+    Object.entries(row).some(([k, v]) => typeof v === 'number' && v !== 0 && k !== 'seconds');
+  const tables = [
+    'analytics_series',
+    'analytics_breakdowns',
+    'analytics_reading',
+    'analytics_read_times',
+  ] as const;
+  const result: Record<string, string[]> = {};
+  for (const table of tables) {
+    const rows = await db.kysely.selectFrom(table).selectAll().where('project_id', '=', projectId).execute();
+    result[table] = rows
+      .map((row) => numbers(row as Record<string, unknown>))
+      .filter(nonZero)
+      .map((row) => JSON.stringify(row))
+      .sort();
+  }
+  return result;
+}
+
+async function setupTraffic(db: Db, app: Parameters<typeof track>[0], seed: number) {
+  const rng = random(seed);
+  const owner = await createTestProject(db);
+  await importArticles(db, owner.project, [
+    articleInput({ slug: 'alpha', content: 'word '.repeat(550) }), // 2 minutes
+    articleInput({ slug: 'beta', content: 'word '.repeat(1100) }), // 4 minutes
+    articleInput({ slug: 'gamma', content: 'Short.' }), // 1 minute
+  ]);
+  const factory = (slug: string, at: Date, extra: Partial<PageViewTable>, index: number) => ({
+    slug,
+    row: { ...factoryRow(owner.project, { slug, at, visitor: `v${index % 3}` }, index), ...extra },
+  });
+  await writeRows(db, [
+    factory(
+      'alpha',
+      new Date(Date.now() - 20 * 3_600_000),
+      {
+        referrer: 'https://duckduckgo.com/',
+        screen_width: 400,
+        time_on_page_ms: 70_000,
+        scroll_depth_centi: 9500,
+      },
+      1,
+    ),
+    factory(
+      'beta',
+      new Date(Date.now() - 3 * 86_400_000),
+      { country: 'FR', utm_source: 'mail', events: '[{"type":"click","timeOffset":1}]', event_count: 1 },
+      2,
+    ),
+    factory('beta', new Date(Date.now() - 40 * 86_400_000), { time_on_page_ms: 2_000_000 }, 3),
+  ]);
+  const earlier = (await rawPageViews(db, owner.project.id)).find((row) => row.time_on_page_ms === 70_000)!;
+  const ids: string[] = [earlier.id];
+  for (let i = 0; i < 50; i++) {
+    const slug = rng.pick(slugs);
+    const body: Record<string, unknown> = {
+      slug,
+      fetchGeo: rng.chance(0.6),
+      pageUrl: `https://blog.example.com/${slug}`,
+    };
+    const referrer = rng.pick(referrers);
+    if (referrer !== undefined) body.referrer = referrer;
+    for (const field of ['utmSource', 'utmMedium', 'utmCampaign']) {
+      const value = rng.pick(utm);
+      if (value !== undefined) body[field] = value;
+    }
+    const width = rng.pick(widths);
+    if (width !== undefined) body.screenWidth = width;
+    if (rng.chance(0.5)) body.timeOnPage = rng.measure(400);
+    if (rng.chance(0.5)) body.scrollDepth = rng.measure(100);
+    if (rng.chance(0.3)) body.exitPosition = rng.measure(100);
+    if (rng.chance(0.3)) body.events = [{ type: rng.pick(eventTypes), timeOffset: 5 }];
+    const response = await track(app, body, {
+      headers: owner.headers,
+      ip: rng.pick(ips),
+      userAgent: rng.pick([browser, otherBrowser]),
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    ids.push(response.json().id);
+  }
+  for (let round = 0; round < 25; round++) {
+    const sends = Array.from({ length: 1 + rng.below(6) }, () => {
+      const body: Record<string, unknown> = {};
+      if (rng.chance(0.7)) body.timeOnPage = rng.measure(400);
+      if (rng.chance(0.7)) body.scrollDepth = rng.measure(100);
+      if (rng.chance(0.4)) body.exitPosition = rng.measure(100);
+      if (rng.chance(0.4)) body.events = [{ type: rng.pick(eventTypes), timeOffset: rng.below(10_000) }];
+      if (rng.chance(0.05)) body.scrollDepth = 101; // refused: must change nothing
+      return update(app, rng.pick(ids), body, { headers: owner.headers });
+    });
+    for (const response of await Promise.all(sends))
+      assert.ok([200, 400].includes(response.statusCode), response.body);
+  }
+  return owner;
+}
+
+async function assertEndpointsMatch(
+  ctx: { db: Db; app: any },
+  owner: { project: Project; headers: Record<string, string> },
+) {
+  const rows = await rawPageViews(ctx.db, owner.project.id);
+  const articles = await ctx.db.kysely
+    .selectFrom('articles')
+    .select(['id', 'slug', 'read_time_minutes'])
+    .where('project_id', '=', owner.project.id)
+    .execute();
+  const inDays = (first: string, last: string, list = rows) =>
+    list.filter((r) => r.day >= first && r.day <= last);
+
+  // Daily series of 30 days, project and one article.
+  for (const slug of [undefined, 'beta']) {
+    const article = articles.find((a) => a.slug === slug);
+    const scoped = article ? rows.filter((r) => r.article_id === article.id) : rows;
+    const answer = await getJson(
+      ctx.app,
+      `/v1/analytics/timeseries?days=30${slug ? `&slug=${slug}` : ''}`,
+      owner.headers,
+    );
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.data.interval, 'day');
+    assert.equal(answer.body.data.points.length, 30);
+    assert.deepEqual(
+      answer.body.data.points,
+      Array.from({ length: 30 }, (_, i) => {
+        const day = dayOf(i - 29);
+        return { time: `${day}T00:00:00.000Z`, ...point(scoped.filter((r) => r.day === day)) };
+      }),
+    );
+  }
+  // Hourly series of yesterday and today (the default for two days), up to the current hour.
+  const hourly = await getJson(ctx.app, '/v1/analytics/timeseries?days=2&slug=alpha', owner.headers);
+  const alpha = articles.find((a) => a.slug === 'alpha')!;
+  const currentHour = new Date().toISOString().slice(0, 13);
+  const hours: string[] = [];
+  for (const day of [dayOf(-1), dayOf(0)])
+    for (let h = 0; h < 24; h++) {
+      const hour = `${day}T${String(h).padStart(2, '0')}`;
+      if (hour <= currentHour) hours.push(hour);
+    }
+  assert.equal(hourly.body.data.interval, 'hour');
+  assert.deepEqual(
+    hourly.body.data.points,
+    hours.map((hour) => ({
+      time: `${hour}:00:00.000Z`,
+      ...point(rows.filter((r) => r.article_id === alpha.id && r.created_at.slice(0, 13) === hour)),
+    })),
+  );
+  // The 41-day window by dates reaches the oldest page view.
+  const byDates = await getJson(
+    ctx.app,
+    `/v1/analytics/timeseries?from=${dayOf(-40)}&to=${dayOf(-38)}`,
+    owner.headers,
+  );
+  assert.deepEqual(
+    byDates.body.data.points.map((p: { views: number }) => p.views),
+    [dayOf(-40), dayOf(-39), dayOf(-38)].map((day) => rows.filter((r) => r.day === day).length),
+  );
+
+  for (const dimension of Object.keys(referenceValues)) {
+    const answer = await getJson(
+      ctx.app,
+      `/v1/analytics/breakdown/${dimension}?days=30&limit=1000`,
+      owner.headers,
+    );
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const expected = referenceBreakdown(inDays(dayOf(-29), dayOf(0)), dimension);
+    assert.deepEqual(answer.body.data, expected, dimension);
+    assert.equal(answer.body.meta.total, expected.length);
+  }
+
+  for (const article of articles) {
+    const answer = await getJson(
+      ctx.app,
+      `/v1/analytics/articles/${article.slug}/reading?days=30`,
+      owner.headers,
+    );
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const expected = referenceReading(
+      inDays(dayOf(-29), dayOf(0)).filter((r) => r.article_id === article.id),
+      Number(article.read_time_minutes),
+    );
+    const data = answer.body.data;
+    assert.equal(data.pageViews, expected.pageViews, article.slug);
+    assert.deepEqual(data.dropOff, expected.dropOff, article.slug);
+    assert.equal(data.readingTime.estimatedSeconds, Number(article.read_time_minutes) * 60);
+    assert.equal(data.readingTime.medianSeconds, expected.medianSeconds, article.slug);
+    assert.deepEqual(data.readRatio, {
+      reads: expected.reads,
+      pageViews: expected.pageViews,
+      percentage: round1(expected.reads * 100, expected.pageViews),
+    });
+  }
+
+  const since = new Date(Date.now() - 5 * 60_000).toISOString();
+  const live = rows.filter((row) => row.created_at >= since);
+  const realtime = await getJson(ctx.app, '/v1/analytics/realtime', owner.headers);
+  assert.equal(realtime.body.data.pageViews, live.length);
+  assert.equal(realtime.body.data.visitors, new Set(live.map((row) => row.visitor_id)).size);
+}
+
+describeEachDialect('insights agree with the raw page views', (ctx) => {
+  for (const seed of [11, 2027]) {
+    test(`every endpoint equals the reference after random traffic and out-of-order updates (seed ${seed})`, async () => {
+      await awayFromMidnight();
+      const owner = await setupTraffic(ctx.db, ctx.app, seed);
+      const bystander = await createTestProject(ctx.db);
+      await importArticles(ctx.db, bystander.project, [articleInput({ slug: 'alpha' })]);
+      await track(
+        ctx.app,
+        { slug: 'alpha', referrer: 'https://google.com/' },
+        { headers: bystander.headers },
+      );
+      await assertEndpointsMatch(ctx, owner);
+
+      // Rebuilding from the raw rows gives the same rollups, and the visitor sets of the days that
+      // can still get page views.
+      const before = await storedInsights(ctx.db, owner.project.id);
+      const setsOf = () =>
+        ctx.db.kysely
+          .selectFrom('analytics_visitor_sets')
+          .select(['day', 'scope', 'visitor_id'])
+          .where('project_id', '=', owner.project.id)
+          .where('day', '>=', dayOf(-1))
+          .orderBy('day')
+          .orderBy('scope')
+          .orderBy('visitor_id')
+          .execute();
+      const setsBefore = await setsOf();
+      await rebuildRollups(ctx.db.kysely, owner.project.id, dayOf(0));
+      assert.deepEqual(await storedInsights(ctx.db, owner.project.id), before);
+      assert.deepEqual(await setsOf(), setsBefore);
+      await assertEndpointsMatch(ctx, owner);
+    });
+  }
+});
