@@ -9,8 +9,10 @@ import { contentRoutes } from './content/routes.ts';
 import type { Db } from './db/database.ts';
 import { AnswerCache, registerAnswerCache } from './http/answer-cache.ts';
 import { registerAuth } from './http/auth.ts';
-import { registerErrorHandling, sendError } from './http/errors.ts';
+import { registerErrorHandling, retryAfterSeconds, sendError } from './http/errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { DatabaseFailures, opsRoutes } from './http/ops-routes.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
 import { registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
 import { projectRoutes } from './projects/routes.ts';
@@ -28,6 +30,12 @@ export interface AppOptions {
   sitemapPageSize?: number;
   /** An MMDB country database instead of the bundled one (GEOIP_DATABASE). */
   geoipDatabase?: string | null;
+  /** Set `draining` to refuse new requests with 503 (the server does on SIGTERM). */
+  lifecycle?: Lifecycle;
+}
+
+export interface Lifecycle {
+  draining: boolean;
 }
 
 export const bodyLimit = 64 * 1024;
@@ -42,6 +50,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One line per request (registerRequestLog) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
+    // While shutting down, the draining hook below answers with the contract's body and headers.
+    return503OnClosing: false,
     ajv: { customOptions: { allErrors: true, verbose: true, coerceTypes: 'array', removeAdditional: true } },
     routerOptions: { maxParamLength: 1000 },
     // Errors raised before routing (a URL that is not validly percent-encoded) get the same body.
@@ -57,10 +67,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ),
   });
   const rateLimits = options.rateLimits ?? new MemoryRateLimitStore();
+  const lifecycle = options.lifecycle ?? { draining: false };
+  const failures = new DatabaseFailures();
 
   registerRequestId(app);
+  registerDraining(app, lifecycle);
+  registerMetrics(app, { db: options.db, rateLimits });
   if (options.logLevel) registerRequestLog(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, failures);
   registerAuth(app, { db: options.db, rateLimits });
   // onSend order matters: the ETag is computed before an answer is cached with it.
   registerHttpCaching(app);
@@ -89,10 +103,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/v1/openapi.json', { config: { access: 'none' }, schema: { hide: true } }, async () =>
     app.swagger(),
   );
-  app.get('/health', { config: { access: 'none' }, schema: { hide: true } }, async () => {
-    await options.db.kysely.selectNoFrom((eb) => eb.lit(1).as('ok')).execute();
-    return { status: 'ok' };
-  });
+  opsRoutes(app, { db: options.db, rateLimits, failures });
 
   contentRoutes(app, options.db);
   projectRoutes(app, options.db);
@@ -104,6 +115,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await rateLimits.close();
   });
   return app;
+}
+
+/**
+ * Once draining, new requests are refused with 503, Retry-After and the request id, and every
+ * answer closes its connection, so that clients move to another instance before the listener
+ * closes; requests already in flight complete normally.
+ */
+function registerDraining(app: FastifyInstance, lifecycle: Lifecycle): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (!lifecycle.draining) return;
+    reply.header('Connection', 'close').header('Retry-After', String(retryAfterSeconds));
+    return sendError(reply, 503, 'The server is shutting down; retry on another instance or shortly');
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (lifecycle.draining) reply.header('Connection', 'close');
+    return payload;
+  });
 }
 
 // The key may travel in these headers (or the `key` query parameter): never log them.

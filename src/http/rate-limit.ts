@@ -10,6 +10,8 @@ export interface Hit {
 
 export interface RateLimitStore {
   hit(bucket: string, windowMs: number): Promise<Hit>;
+  /** Shared stores: resolves when the store answers (readiness and metrics); absent in memory. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,6 +66,10 @@ export class RedisRateLimitStore implements RateLimitStore {
       number,
     ];
     return { count, resetMs: ttl };
+  }
+
+  async ping(): Promise<void> {
+    await this.#redis.ping();
   }
 
   async close(): Promise<void> {
