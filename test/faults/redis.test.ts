@@ -55,7 +55,7 @@ describe('fault: Redis frozen under the real server', { skip, timeout: 60_000 },
     assert.equal((await timedFetch(`${folio.base}/v1/articles`, { headers })).status, 200);
 
     redis.service.signal('SIGSTOP');
-    let returned = 0;
+    let returned: number;
     try {
       const [health, notReady, api] = await Promise.all([
         timedFetch(`${folio.base}/health`),
