@@ -110,7 +110,13 @@ async function buildAppOrClose(
   lifecycle: Lifecycle,
 ): Promise<FastifyInstance> {
   try {
-    await migrateToLatest(db);
+    // Migrations run without the request timeouts: building an index may take minutes.
+    const migrations = openDatabase(config.databaseUrl, { poolSize: 1 });
+    try {
+      await migrateToLatest(migrations);
+    } finally {
+      await migrations.close();
+    }
     return await buildApp({
       db,
       rateLimits,

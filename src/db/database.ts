@@ -45,11 +45,14 @@ export interface PoolState {
 
 export interface OpenOptions {
   poolSize?: number;
-  /** PostgreSQL: how long to wait for a connection (new, or free in a full pool). */
+  /** PostgreSQL: how long to wait for a connection (new, or free in a full pool); default: no limit. */
   connectTimeoutMs?: number;
-  /** PostgreSQL: how long one query may take (client side, and statement_timeout on the server). */
+  /**
+   * PostgreSQL: how long one query may take (client side, and statement_timeout on the server);
+   * default: no limit (the CLI's migrations and rebuilds may take minutes; the server sets one).
+   */
   queryTimeoutMs?: number;
-  /** SQLite: how long a write waits, asynchronously, for another process's write lock. */
+  /** SQLite: how long a write waits, asynchronously, for another process's write lock (5 s). */
   busyWaitMs?: number;
 }
 
@@ -61,7 +64,7 @@ export class DatabaseTimeoutError extends Error {
   readonly code = 'FOLIO_DB_TIMEOUT';
 }
 
-export const defaultTimeouts = { connectTimeoutMs: 500, queryTimeoutMs: 1500, busyWaitMs: 5000 };
+const defaultBusyWaitMs = 5000;
 
 const timeoutMessages =
   /^(Query read timeout|timeout exceeded when trying to connect|Connection terminated due to connection timeout)/;
@@ -72,13 +75,13 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
 export function openDatabase(url: string, options: OpenOptions = {}): Db {
   if (isPostgresUrl(url)) {
-    const queryTimeoutMs = options.queryTimeoutMs ?? defaultTimeouts.queryTimeoutMs;
+    const queryTimeoutMs = options.queryTimeoutMs;
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? 10,
       // A frozen server accepts TCP connections but never answers: without these, every request
       // would wait for as long as it stays frozen.
-      connectionTimeoutMillis: options.connectTimeoutMs ?? defaultTimeouts.connectTimeoutMs,
+      connectionTimeoutMillis: options.connectTimeoutMs,
       query_timeout: queryTimeoutMs,
       statement_timeout: queryTimeoutMs,
       keepAlive: true,
@@ -100,7 +103,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
   const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new NodeSqliteDatabase(path, {
-    busyWaitMs: options.busyWaitMs ?? defaultTimeouts.busyWaitMs,
+    busyWaitMs: options.busyWaitMs ?? defaultBusyWaitMs,
   });
   const kysely = new Kysely<Database>({ dialect: new NodeSqliteDialect(database) });
   const readers =
