@@ -11,7 +11,7 @@ import { AnswerCache, registerAnswerCache } from './http/answer-cache.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling, retryAfterSeconds, sendError } from './http/errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
-import { registerMetrics } from './http/metrics.ts';
+import { metricsRoute, registerMetrics } from './http/metrics.ts';
 import { DatabaseFailures, opsRoutes } from './http/ops-routes.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
 import { registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
@@ -72,7 +72,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerRequestId(app);
   registerDraining(app, lifecycle);
-  registerMetrics(app, { db: options.db, rateLimits });
+  const metrics = registerMetrics(app, { db: options.db, rateLimits });
   if (options.logLevel) registerRequestLog(app);
   registerErrorHandling(app, failures);
   registerAuth(app, { db: options.db, rateLimits });
@@ -104,6 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.swagger(),
   );
   opsRoutes(app, { db: options.db, rateLimits, failures });
+  metricsRoute(app, metrics);
 
   contentRoutes(app, options.db);
   projectRoutes(app, options.db);

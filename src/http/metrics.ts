@@ -9,7 +9,14 @@ import { type BatchEvent, batchChannelName } from '../analytics/page-view-writer
 import type { RateLimitStore } from './rate-limit.ts';
 import { pingWithin } from './ops-routes.ts';
 
-export function registerMetrics(app: FastifyInstance, options: { db: Db; rateLimits: RateLimitStore }): void {
+/**
+ * Counts every request (its hook must be added before the routes) and returns the registry, which
+ * metricsRoute serves.
+ */
+export function registerMetrics(
+  app: FastifyInstance,
+  options: { db: Db; rateLimits: RateLimitStore },
+): Registry {
   const registry = new Registry();
   const requests = new Counter({
     name: 'folio_http_requests_total',
@@ -106,7 +113,11 @@ export function registerMetrics(app: FastifyInstance, options: { db: Db; rateLim
   app.addHook('onClose', async () => {
     unsubscribe(batchChannelName, onBatch);
   });
+  return registry;
+}
 
+/** GET /metrics (after @fastify/swagger is registered, so that it is documented). */
+export function metricsRoute(app: FastifyInstance, registry: Registry): void {
   app.get(
     '/metrics',
     {

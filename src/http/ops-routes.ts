@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import type { Db } from '../db/database.ts';
+import { type Db, DatabaseTimeoutError } from '../db/database.ts';
 import { databaseUnavailableMessage, retryAfterSeconds } from './errors.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 
@@ -34,16 +34,16 @@ export class DatabaseFailures {
 /** Null when the store answers within `ms`, else the reason. A store without ping is in memory. */
 export async function pingWithin(store: RateLimitStore, ms: number): Promise<string | null> {
   if (store.ping === undefined) return null;
-  return withTimeout(store.ping(), ms, 'Redis did not answer in time').then(
+  return withTimeout(store.ping(), ms, () => new Error('Redis did not answer in time')).then(
     () => null,
     (error: Error) => `Redis cannot be reached (${error.message})`,
   );
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
+    timer = setTimeout(() => reject(error()), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -66,7 +66,7 @@ async function checkDatabase(db: Db, failures: DatabaseFailures): Promise<string
         }
       })(),
       probeTimeoutMs,
-      'the database did not answer in time',
+      () => new DatabaseTimeoutError('the readiness probe got no answer within 1 s'),
     );
   } catch (error) {
     failures.record(error);
