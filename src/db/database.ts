@@ -150,12 +150,23 @@ function timingOut(pool: pg.Pool): pg.Pool {
       throw asTimeout(error);
     }
     let broken = false;
+    // A transaction that raises its own statement_timeout (a search's `set local`) gets a client
+    // timeout just above it, so that the server cancels the statement first; until it ends.
+    let raised: number | undefined;
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
     const release = client.release.bind(client);
     return Object.assign(Object.create(client) as pg.PoolClient, {
       query: async (...args: unknown[]) => {
+        const [text, values] = args;
+        if (typeof text === 'string') {
+          const set = /^\s*set\s+local\s+statement_timeout\s*=\s*'?(\d+)'?\s*$/i.exec(text);
+          if (set) raised = Number(set[1]) + 500;
+          else if (/^\s*(commit|rollback)\b/i.test(text)) raised = undefined;
+        }
         try {
-          return await query(...args);
+          return raised !== undefined && typeof text === 'string'
+            ? await query({ text, values, query_timeout: raised })
+            : await query(...args);
         } catch (error) {
           const converted = asTimeout(error);
           if (converted !== error) broken = true;

@@ -18,6 +18,7 @@ import {
   createTestProject,
   describeEachDialect,
   importArticles,
+  postgresUrl,
   redisUrl,
   type TestProject,
 } from '../helpers.ts';
@@ -140,6 +141,24 @@ describeEachDialect('operations endpoints', (ctx) => {
         statusCode: 503,
       });
     }
+  });
+});
+
+describe('PostgreSQL query timeouts', { skip: postgresUrl ? false : 'TEST_POSTGRES_URL is not set' }, () => {
+  test('a query past the timeout fails as a timeout; a transaction may raise it with set local', async (t) => {
+    const db = openDatabase(postgresUrl!, { poolSize: 1, queryTimeoutMs: 100 });
+    t.after(() => db.close());
+    await assert.rejects(sql`select pg_sleep(1)`.execute(db.kysely), (error: Error) => {
+      assert.equal((error as { code?: string }).code, 'FOLIO_DB_TIMEOUT');
+      return true;
+    });
+    // A search that asks for 3 s gets them, client side too.
+    await db.kysely.transaction().execute(async (trx) => {
+      await sql.raw('set local statement_timeout = 3000').execute(trx);
+      await sql`select pg_sleep(0.3)`.execute(trx);
+    });
+    // After the transaction the usual timeout applies again.
+    await assert.rejects(sql`select pg_sleep(1)`.execute(db.kysely));
   });
 });
 
