@@ -10,8 +10,10 @@ import type { Db } from './db/database.ts';
 import { AnswerCache, registerAnswerCache } from './http/answer-cache.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerCors } from './http/cors.ts';
-import { registerErrorHandling, sendError } from './http/errors.ts';
+import { registerErrorHandling, retryAfterSeconds, sendError } from './http/errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
+import { metricsRoute, registerMetrics } from './http/metrics.ts';
+import { DatabaseFailures, opsRoutes } from './http/ops-routes.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
 import { registerStrictQueries, strictQueryPlugin } from './http/query-parameters.ts';
 import { redactKeys, registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
@@ -34,6 +36,12 @@ export interface AppOptions {
   geoipDatabase?: string | null;
   /** Days raw page views are kept; deleted past that by an hourly timer. None: kept forever. */
   analyticsRetentionDays?: number | null;
+  /** Set `draining` to refuse new requests with 503 (the server does on SIGTERM). */
+  lifecycle?: Lifecycle;
+}
+
+export interface Lifecycle {
+  draining: boolean;
 }
 
 export const bodyLimit = 64 * 1024;
@@ -56,6 +64,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One line per request (registerRequestLog) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
+    // While shutting down, the draining hook below answers with the contract's body and headers.
+    return503OnClosing: false,
     ajv: {
       customOptions: { allErrors: true, verbose: true, coerceTypes: 'array', removeAdditional: true },
       plugins: [strictQueryPlugin],
@@ -84,10 +94,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       );
   });
 
+  const lifecycle = options.lifecycle ?? { draining: false };
+  const failures = new DatabaseFailures();
+
   registerRequestId(app);
+  registerDraining(app, lifecycle);
   registerStrictQueries(app);
+  const metrics = registerMetrics(app, { db: options.db, rateLimits });
   if (options.logLevel) registerRequestLog(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, failures);
   registerAuth(app, { db: options.db, rateLimits });
   registerCors(app);
   // onSend order matters: the ETag is computed before an answer is cached with it.
@@ -117,10 +132,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/v1/openapi.json', { config: { access: 'none' }, schema: { hide: true } }, async () =>
     app.swagger(),
   );
-  app.get('/health', { config: { access: 'none' }, schema: { hide: true } }, async () => {
-    await options.db.kysely.selectNoFrom((eb) => eb.lit(1).as('ok')).execute();
-    return { status: 'ok' };
-  });
+  opsRoutes(app, { db: options.db, rateLimits, failures });
+  metricsRoute(app, metrics);
 
   contentRoutes(app, options.db);
   projectRoutes(app, options.db);
@@ -136,6 +149,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await rateLimits.close();
   });
   return app;
+}
+
+/**
+ * Once draining, new requests (on connections already open: the listener is closed) are refused
+ * with 503, Retry-After and the request id, and their connection is closed, so that clients move
+ * to another instance; requests already in flight complete normally.
+ */
+function registerDraining(app: FastifyInstance, lifecycle: Lifecycle): void {
+  // Callback style: no promise per request on the hot path.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!lifecycle.draining) return done();
+    reply.header('Connection', 'close').header('Retry-After', String(retryAfterSeconds));
+    sendError(reply, 503, 'The server is shutting down; retry on another instance or shortly');
+  });
 }
 
 // The key may travel in these headers (or the `key` query parameter): never log them.

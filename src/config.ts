@@ -15,7 +15,36 @@ export interface Config {
   readonly geoipDatabase: string | null;
   /** Days raw page views are kept (ANALYTICS_RETENTION_DAYS); their rollups stay forever. */
   readonly analyticsRetentionDays: number;
+  readonly limits: Limits;
 }
+
+/** Timeouts and caps that keep a slow client or a hung dependency from taking the service down. */
+export interface Limits {
+  /** REQUEST_TIMEOUT_MS: time to receive a whole request, body included (408 after). */
+  readonly requestTimeoutMs: number;
+  /** HEADERS_TIMEOUT_MS: time to receive the request headers. */
+  readonly headersTimeoutMs: number;
+  /** IDLE_TIMEOUT_MS: an open socket that sends nothing for this long is closed. */
+  readonly idleTimeoutMs: number;
+  /** MAX_CONNECTIONS: open connections per instance; more are refused at once. */
+  readonly maxConnections: number;
+  /** SHUTDOWN_TIMEOUT_MS: on SIGTERM, time given to requests in flight before they are cut. */
+  readonly shutdownTimeoutMs: number;
+  /** DATABASE_CONNECT_TIMEOUT_MS: PostgreSQL, wait for a connection. */
+  readonly databaseConnectTimeoutMs: number;
+  /** DATABASE_QUERY_TIMEOUT_MS: PostgreSQL, one query; SQLite, the wait for another process's write lock. */
+  readonly databaseQueryTimeoutMs: number;
+}
+
+export const defaultLimits: Limits = Object.freeze({
+  requestTimeoutMs: 10_000,
+  headersTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000,
+  maxConnections: 4_096,
+  shutdownTimeoutMs: 5_000,
+  databaseConnectTimeoutMs: 500,
+  databaseQueryTimeoutMs: 1_500,
+});
 
 export class ConfigError extends Error {}
 
@@ -40,6 +69,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);
   const geoipDatabase = env.GEOIP_DATABASE?.trim() || null;
+  const limits: Limits = Object.freeze({
+    requestTimeoutMs: parseCount(env, 'REQUEST_TIMEOUT_MS', defaultLimits.requestTimeoutMs, problems),
+    headersTimeoutMs: parseCount(env, 'HEADERS_TIMEOUT_MS', defaultLimits.headersTimeoutMs, problems),
+    idleTimeoutMs: parseCount(env, 'IDLE_TIMEOUT_MS', defaultLimits.idleTimeoutMs, problems),
+    maxConnections: parseCount(env, 'MAX_CONNECTIONS', defaultLimits.maxConnections, problems),
+    shutdownTimeoutMs: parseCount(env, 'SHUTDOWN_TIMEOUT_MS', defaultLimits.shutdownTimeoutMs, problems),
+    databaseConnectTimeoutMs: parseCount(
+      env,
+      'DATABASE_CONNECT_TIMEOUT_MS',
+      defaultLimits.databaseConnectTimeoutMs,
+      problems,
+    ),
+    databaseQueryTimeoutMs: parseCount(
+      env,
+      'DATABASE_QUERY_TIMEOUT_MS',
+      defaultLimits.databaseQueryTimeoutMs,
+      problems,
+    ),
+  });
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    problems.push('HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS');
+  }
   const analyticsRetentionDays = parseRetentionDays(env.ANALYTICS_RETENTION_DAYS, problems);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze({
@@ -51,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     geoipDatabase,
     analyticsRetentionDays,
+    limits,
   });
 }
 
@@ -61,6 +113,17 @@ export function isPostgresUrl(url: string): boolean {
 /** Hides the password of a URL so that it can be printed or logged. */
 export function redactUrl(url: string): string {
   return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+}
+
+/** A positive integer setting (milliseconds or a count), or its default when unset. */
+function parseCount(env: NodeJS.ProcessEnv, name: string, fallback: number, problems: string[]): number {
+  const value = env[name]?.trim();
+  if (value === undefined || value === '') return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
+    problems.push(`${name} must be a positive integer, got '${value}'`);
+  }
+  return number;
 }
 
 function parsePort(value: string | undefined, problems: string[]): number {

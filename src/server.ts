@@ -2,7 +2,7 @@
 // and graceful shutdown. Everything else is built by buildApp.
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { buildApp } from './app.ts';
+import { buildApp, type Lifecycle } from './app.ts';
 import type { Config } from './config.ts';
 import { type Db, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrations/index.ts';
@@ -30,19 +30,37 @@ export function createRateLimitStore(redisUrl: string | null): RateLimitStore {
 
 export async function startServer(config: Config, options: { demo: boolean }): Promise<void> {
   const database = inspectDatabase(config.databaseUrl);
-  const db = openDatabase(config.databaseUrl);
+  const { limits } = config;
+  const db = openDatabase(config.databaseUrl, {
+    connectTimeoutMs: limits.databaseConnectTimeoutMs,
+    queryTimeoutMs: limits.databaseQueryTimeoutMs,
+  });
   const rateLimits = createRateLimitStore(config.redisUrl);
+  const lifecycle: Lifecycle = { draining: false };
   // A start that fails (database refused, port in use, demo import) must end the process at once:
   // each step closes what is open, so that no pool, connection or socket keeps the process alive.
-  const app = await buildAppOrClose(db, rateLimits, config);
+  const app = await buildAppOrClose(db, rateLimits, config, lifecycle);
   app.addHook('onClose', async () => db.close());
+  applyConnectionLimits(app, limits);
 
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 10_000);
-    timer.unref();
-    await app.close();
-    process.exit(0);
+    // From now on new requests get 503 and every answer closes its connection; the requests in
+    // flight (and the page-view writes they wait for) get SHUTDOWN_TIMEOUT_MS to complete, then
+    // their connections are cut, so that a slow upload cannot hold the process.
+    lifecycle.draining = true;
+    const cut = setTimeout(() => {
+      app.log.warn('requests still in flight at the shutdown deadline: closing their connections');
+      app.server.closeAllConnections();
+    }, limits.shutdownTimeoutMs);
+    const abandon = setTimeout(() => process.exit(1), limits.shutdownTimeoutMs + 5_000);
+    cut.unref();
+    abandon.unref();
+    try {
+      await app.close();
+    } finally {
+      process.exit(0);
+    }
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
@@ -58,15 +76,46 @@ export async function startServer(config: Config, options: { demo: boolean }): P
   }
 }
 
-async function buildAppOrClose(db: Db, rateLimits: RateLimitStore, config: Config): Promise<FastifyInstance> {
+/**
+ * Slow clients cannot hold sockets forever: the whole request (body included) must arrive within
+ * REQUEST_TIMEOUT_MS (else 408 and the socket is closed), its headers within HEADERS_TIMEOUT_MS,
+ * an idle socket is closed after IDLE_TIMEOUT_MS, and past MAX_CONNECTIONS new connections are
+ * dropped at once, so that the process never runs out of file descriptors.
+ */
+export function applyConnectionLimits(app: FastifyInstance, limits: Config['limits']): void {
+  const server = app.server;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.timeout = limits.idleTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  // The timeouts are checked on this period (Node's default is 30 s, longer than they are).
+  (server as unknown as { connectionsCheckingInterval?: number }).connectionsCheckingInterval = Math.min(
+    1000,
+    limits.headersTimeoutMs,
+  );
+}
+
+async function buildAppOrClose(
+  db: Db,
+  rateLimits: RateLimitStore,
+  config: Config,
+  lifecycle: Lifecycle,
+): Promise<FastifyInstance> {
   try {
-    await migrateToLatest(db);
+    // Migrations run without the request timeouts: building an index may take minutes.
+    const migrations = openDatabase(config.databaseUrl, { poolSize: 1 });
+    try {
+      await migrateToLatest(migrations);
+    } finally {
+      await migrations.close();
+    }
     return await buildApp({
       db,
       rateLimits,
       trustProxy: config.trustProxy,
       logLevel: config.logLevel,
       analyticsRetentionDays: config.analyticsRetentionDays,
+      lifecycle,
     });
   } catch (error) {
     await rateLimits.close();

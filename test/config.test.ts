@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, redactUrl } from '../src/config.ts';
+import { ConfigError, defaultLimits, loadConfig, redactUrl } from '../src/config.ts';
 
 test('config: defaults when the environment is empty', () => {
   const config = loadConfig({});
@@ -15,6 +15,7 @@ test('config: defaults when the environment is empty', () => {
       logLevel: 'info',
       geoipDatabase: null,
       analyticsRetentionDays: 400,
+      limits: defaultLimits,
     },
   );
   assert.ok(Object.isFrozen(config));
@@ -83,4 +84,40 @@ test('config: a port out of range is refused', () => {
 test('config: redactUrl hides the password only', () => {
   assert.equal(redactUrl('postgres://folio:hunter2@db:5432/x'), 'postgres://folio:***@db:5432/x');
   assert.equal(redactUrl('postgres://db:5432/x'), 'postgres://db:5432/x');
+});
+
+test('config: timeouts and connection caps are read, and refused when not positive integers', () => {
+  const config = loadConfig({
+    REQUEST_TIMEOUT_MS: '2000',
+    HEADERS_TIMEOUT_MS: '1000',
+    IDLE_TIMEOUT_MS: '3000',
+    MAX_CONNECTIONS: '50',
+    SHUTDOWN_TIMEOUT_MS: '4000',
+    DATABASE_CONNECT_TIMEOUT_MS: '200',
+    DATABASE_QUERY_TIMEOUT_MS: '900',
+  });
+  assert.deepEqual(
+    { ...config.limits },
+    {
+      requestTimeoutMs: 2000,
+      headersTimeoutMs: 1000,
+      idleTimeoutMs: 3000,
+      maxConnections: 50,
+      shutdownTimeoutMs: 4000,
+      databaseConnectTimeoutMs: 200,
+      databaseQueryTimeoutMs: 900,
+    },
+  );
+  assert.throws(
+    () => loadConfig({ MAX_CONNECTIONS: '0', REQUEST_TIMEOUT_MS: '1.5', HEADERS_TIMEOUT_MS: 'soon' }),
+    (error: Error) =>
+      error instanceof ConfigError &&
+      /MAX_CONNECTIONS must be a positive integer, got '0'/.test(error.message) &&
+      /REQUEST_TIMEOUT_MS must be a positive integer/.test(error.message) &&
+      /HEADERS_TIMEOUT_MS must be a positive integer/.test(error.message),
+  );
+  assert.throws(
+    () => loadConfig({ REQUEST_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '2000' }),
+    /HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS/,
+  );
 });

@@ -2,10 +2,17 @@
 // applies every write queued meanwhile and commits, then each request is answered. So an answered
 // POST or PUT is committed (durable), while a busy server commits hundreds of writes at once, and the
 // rollup rows, view counts and content versions touched by a batch are updated once per batch.
+import { channel } from 'node:diagnostics_channel';
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { PageViewTable } from '../db/schema.ts';
-import { ConflictError, type HttpError, NotFoundError, ValidationError } from '../http/errors.ts';
+import {
+  ConflictError,
+  databaseUnavailableMessage,
+  type HttpError,
+  NotFoundError,
+  ValidationError,
+} from '../http/errors.ts';
 import { postgresStore } from './queries/write-postgres.ts';
 import { sqliteStore } from './queries/write-sqlite.ts';
 import type { Executor, StoredPageView, WriteStore } from './queries/write-store.ts';
@@ -38,6 +45,17 @@ export type WriteJob =
   /** `row.article_id` is found by the batch from `slug`; a missing article refuses the job. */
   | { kind: 'create'; row: PageViewTable; slug: string }
   | { kind: 'update'; projectId: string; id: string; patch: PageViewPatch; now: string };
+
+/** Published on `batchChannelName` after each batch (the metrics subscribe). */
+export interface BatchEvent {
+  db: Db;
+  size: number;
+  seconds: number;
+  committed: boolean;
+}
+
+export const batchChannelName = 'folio:page-view-batch';
+const batchChannel = channel(batchChannelName);
 
 interface QueuedJob {
   job: WriteJob;
@@ -92,6 +110,21 @@ export class PageViewWriter {
   }
 
   async #commit(batch: QueuedJob[]): Promise<void> {
+    const started = performance.now();
+    const committed = await this.#apply(batch);
+    if (batchChannel.hasSubscribers) {
+      const event: BatchEvent = {
+        db: this.#db,
+        size: batch.length,
+        seconds: (performance.now() - started) / 1000,
+        committed,
+      };
+      batchChannel.publish(event);
+    }
+  }
+
+  /** Applies and commits a batch, then settles its jobs; whether it committed. */
+  async #apply(batch: QueuedJob[]): Promise<boolean> {
     let outcomes: Array<HttpError | null>;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -106,13 +139,15 @@ export class PageViewWriter {
         break;
       } catch (error) {
         if (isRetryable(error) && attempt < maxRetries) continue;
-        if (batch.length > 1) {
+        // A database that cannot be reached refuses every write alike: retrying them one by one
+        // would keep each request waiting a timeout per write of the batch.
+        if (batch.length > 1 && databaseUnavailableMessage(error) === null) {
           // One write that the database refuses must not take the others down with it.
           for (const queued of batch) await this.#commit([queued]);
         } else {
-          batch[0].reject(error);
+          for (const queued of batch) queued.reject(error);
         }
-        return;
+        return false;
       }
     }
     batch.forEach((queued, index) => {
@@ -120,6 +155,7 @@ export class PageViewWriter {
       if (refusal === null) queued.resolve();
       else queued.reject(refusal);
     });
+    return true;
   }
 }
 

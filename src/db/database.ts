@@ -2,12 +2,12 @@
 // (folder created on demand). Both sit behind one Kysely instance and one set of migrations.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { isPostgresUrl } from '../config.ts';
 import type { Database } from './schema.ts';
 import { SqliteReadWorker } from './read-worker.ts';
-import { NodeSqliteDatabase } from './sqlite-driver.ts';
+import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-driver.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -32,32 +32,80 @@ export interface Db {
    * PostgreSQL the pool, as any query.
    */
   readOffThread<R>(query: CompiledQuery<R>, lane?: 'search' | 'list'): Promise<R[]>;
+  /** Connections of the pool (PostgreSQL) for the metrics; null on SQLite. */
+  poolState(): PoolState | null;
   close(): Promise<void>;
 }
+
+export interface PoolState {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface OpenOptions {
+  poolSize?: number;
+  /** PostgreSQL: how long to wait for a connection (new, or free in a full pool); default: no limit. */
+  connectTimeoutMs?: number;
+  /**
+   * PostgreSQL: how long one query may take (client side, and statement_timeout on the server);
+   * default: no limit (the CLI's migrations and rebuilds may take minutes; the server sets one).
+   */
+  queryTimeoutMs?: number;
+  /** SQLite: how long a write waits, asynchronously, for another process's write lock (5 s). */
+  busyWaitMs?: number;
+}
+
+/**
+ * The database did not answer in time (a hung host, a partition, a full pool, another process
+ * holding SQLite's write lock). Answered 503 with Retry-After.
+ */
+export class DatabaseTimeoutError extends Error {
+  readonly code = 'FOLIO_DB_TIMEOUT';
+}
+
+const defaultBusyWaitMs = 5000;
+
+const timeoutMessages =
+  /^(Query read timeout|timeout exceeded when trying to connect|Connection terminated due to connection timeout)/;
 
 // int8 (counts, sums) arrives as text by default; every such value here fits in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
-export function openDatabase(url: string, options: { poolSize?: number } = {}): Db {
+export function openDatabase(url: string, options: OpenOptions = {}): Db {
   if (isPostgresUrl(url)) {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    const queryTimeoutMs = options.queryTimeoutMs;
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      // A frozen server accepts TCP connections but never answers: without these, every request
+      // would wait for as long as it stays frozen.
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      query_timeout: queryTimeoutMs,
+      statement_timeout: queryTimeoutMs,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     // An idle client that loses its connection must not crash the process; the next query reconnects.
     pool.on('error', () => {});
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: timingOut(pool) }) });
     return {
       kysely,
       dialect: 'postgres',
       executeCompiled: async (query) => (await kysely.executeQuery(query)).rows,
       changeStamp: () => null,
       readOffThread: async (query) => (await kysely.executeQuery(query)).rows,
+      poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => kysely.destroy(),
     };
   }
   const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const database = new NodeSqliteDatabase(path);
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const database = new NodeSqliteDatabase(path, {
+    busyWaitMs: options.busyWaitMs ?? defaultBusyWaitMs,
+  });
+  const kysely = new Kysely<Database>({ dialect: new NodeSqliteDialect(database) });
   const readers =
     path === ':memory:' || path === ''
       ? null
@@ -65,21 +113,86 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   return {
     kysely,
     dialect: 'sqlite',
-    // Inside another caller's open transaction (the connection is shared) the query waits its turn
-    // through Kysely, so that it never reads writes that may still roll back.
-    executeCompiled: async (query) =>
-      database.raw.isTransaction
-        ? ((await kysely.executeQuery(query)).rows as never)
-        : (database.prepare(query.sql).all(query.parameters) as never),
+    // Straight to the reader connection's cached prepared statement: it sees only committed data,
+    // so it never reads writes of an open transaction that may still roll back.
+    executeCompiled: async (query) => {
+      try {
+        return (await database.read(query.sql, query.parameters)) as never;
+      } catch (error) {
+        throw asTimeout(error);
+      }
+    },
     changeStamp: () => database.changeStamp(),
     // An in-memory database exists only on its own connection: it is read there.
     readOffThread: async (query, lane = 'list') =>
       readers === null
         ? ((await kysely.executeQuery(query)).rows as never)
         : ((await readers[lane].all(query.sql, query.parameters)) as never),
+    poolState: () => null,
     close: async () => {
       await Promise.all([readers?.search.close(), readers?.list.close()]);
       await kysely.destroy();
     },
   };
+}
+
+/**
+ * The pool as Kysely sees it, with two changes: a timeout becomes a DatabaseTimeoutError, and a
+ * client whose query timed out is destroyed instead of going back to the pool (its late answer
+ * would otherwise be read as the answer to the next query).
+ */
+function timingOut(pool: pg.Pool): pg.Pool {
+  const connect = async () => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw asTimeout(error);
+    }
+    let broken = false;
+    // A transaction that raises its own statement_timeout (a search's `set local`) gets a client
+    // timeout just above it, so that the server cancels the statement first; until it ends.
+    let raised: number | undefined;
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    const release = client.release.bind(client);
+    return Object.assign(Object.create(client) as pg.PoolClient, {
+      query: async (...args: unknown[]) => {
+        const [text, values] = args;
+        if (typeof text === 'string') {
+          const set = /^\s*set\s+local\s+statement_timeout\s*=\s*'?(\d+)'?\s*$/i.exec(text);
+          if (set) raised = Number(set[1]) + 500;
+          else if (/^\s*(commit|rollback)\b/i.test(text)) raised = undefined;
+        }
+        try {
+          return raised !== undefined && typeof text === 'string'
+            ? await query({ text, values, query_timeout: raised })
+            : await query(...args);
+        } catch (error) {
+          const converted = asTimeout(error);
+          if (converted !== error) broken = true;
+          throw converted;
+        }
+      },
+      release: (error?: Error | boolean) => release(error ?? broken),
+    });
+  };
+  return Object.assign(Object.create(pool) as pg.Pool, { connect, end: () => pool.end() });
+}
+
+/** A timeout of either driver as a DatabaseTimeoutError; anything else unchanged. */
+export function asTimeout(error: unknown): unknown {
+  const message = (error as Error)?.message;
+  if (typeof message === 'string' && timeoutMessages.test(message)) {
+    return new DatabaseTimeoutError(`the database did not answer in time (${message})`, { cause: error });
+  }
+  if ((error as { errcode?: unknown })?.errcode === 5) {
+    return new DatabaseTimeoutError('the database is locked by another process', { cause: error });
+  }
+  // PostgreSQL cancelled the statement at statement_timeout.
+  if ((error as { code?: unknown })?.code === '57014') {
+    return new DatabaseTimeoutError('the database did not answer in time (statement timeout)', {
+      cause: error,
+    });
+  }
+  return error;
 }

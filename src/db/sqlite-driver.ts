@@ -1,44 +1,43 @@
-// Adapts node:sqlite to the interface Kysely's SqliteDialect expects (that of better-sqlite3), with a
-// cache of prepared statements so that a query compiled once is never prepared again.
+// Adapts node:sqlite to Kysely, with two connections to one file and never a wait inside the event
+// loop. node:sqlite is synchronous: with a busy timeout, a write that finds another process (the
+// CLI's import) holding the write lock would stop every request of the server until it got it. So
+// the busy timeout is 0 and a statement refused with SQLITE_BUSY is retried after an asynchronous
+// pause, with backoff, until a deadline. Reads outside a transaction go to a reader connection that
+// needs no lock in WAL mode, so they are answered while a write waits; writes and transactions take
+// turns on the writer connection. Both keep a cache of prepared statements.
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+  SelectQueryNode,
+  SqliteAdapter,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Kysely,
+  type QueryCompiler,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
 
 const statementCacheSize = 500;
+const sqliteBusy = 5;
 
-class CachedStatement implements SqliteStatement {
-  readonly reader: boolean;
-  readonly #statement: StatementSync;
-
-  constructor(statement: StatementSync) {
-    this.#statement = statement;
-    this.reader = statement.columns().length > 0;
-  }
-
-  all(parameters: ReadonlyArray<unknown>): unknown[] {
-    return this.#statement.all(...(parameters as never[]));
-  }
-
-  run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
-    return this.#statement.run(...(parameters as never[]));
-  }
-
-  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
-    return this.#statement.iterate(...(parameters as never[])) as IterableIterator<unknown>;
-  }
+export interface SqliteOptions {
+  /** How long a statement refused with SQLITE_BUSY is retried before the error is thrown. */
+  busyWaitMs?: number;
 }
 
-export class NodeSqliteDatabase implements SqliteDatabase {
+/** One connection with its prepared statements. */
+export class SqliteConnection {
   readonly raw: DatabaseSync;
-  readonly #statements = new Map<string, CachedStatement>();
+  readonly #statements = new Map<string, StatementSync>();
 
-  constructor(path: string) {
-    this.raw = new DatabaseSync(path, { timeout: 5000 });
-    // WAL lets the CLI write while the server reads; NORMAL synchronous is still durable in WAL mode
-    // against a process crash (the only crash the contract speaks of), and much faster than FULL.
-    this.raw.exec('PRAGMA journal_mode = WAL');
-    this.raw.exec('PRAGMA synchronous = NORMAL');
-    this.raw.exec('PRAGMA foreign_keys = ON');
-    this.raw.exec('PRAGMA busy_timeout = 5000');
+  constructor(path: string, options: { readOnly?: boolean } = {}) {
+    this.raw = new DatabaseSync(path, { timeout: 0, readOnly: options.readOnly === true });
     this.raw.function('folio_icontains', { deterministic: true }, (haystack, needle) =>
       typeof haystack === 'string' && typeof needle === 'string' && haystack.toLowerCase().includes(needle)
         ? 1
@@ -46,10 +45,10 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     );
   }
 
-  prepare(sql: string): SqliteStatement {
+  prepare(sql: string): StatementSync {
     let statement = this.#statements.get(sql);
     if (statement === undefined) {
-      statement = new CachedStatement(this.raw.prepare(sql));
+      statement = this.raw.prepare(sql);
       if (this.#statements.size >= statementCacheSize) {
         const oldest = this.#statements.keys().next().value as string;
         this.#statements.delete(oldest);
@@ -59,19 +58,214 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     return statement;
   }
 
-  /**
-   * Changes whenever the database may have changed: another connection committed (data_version)
-   * or this one wrote (total_changes). Lets a cached read stay exact without reading the data.
-   */
-  changeStamp(): string {
-    const row = this.prepare(
-      'select total_changes() as c, (select data_version from pragma_data_version) as v',
-    ).all([])[0] as { c: number; v: number };
-    return `${row.v}:${row.c}`;
+  run(sql: string, parameters: readonly unknown[]): QueryResult<unknown> {
+    const statement = this.prepare(sql);
+    if (statement.columns().length > 0) return { rows: statement.all(...(parameters as never[])) };
+    const { changes, lastInsertRowid } = statement.run(...(parameters as never[]));
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
   close(): void {
     this.#statements.clear();
     if (this.raw.isOpen) this.raw.close();
+  }
+}
+
+export function isSqliteBusy(error: unknown): boolean {
+  return (error as { errcode?: unknown })?.errcode === sqliteBusy;
+}
+
+/**
+ * Runs `attempt` until it stops failing with SQLITE_BUSY or `busyWaitMs` have passed, pausing
+ * 1, 2, 4 … 50 ms between tries without holding the event loop.
+ */
+export async function retryWhileBusy<T>(attempt: () => T, busyWaitMs: number): Promise<T> {
+  const deadline = Date.now() + busyWaitMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      return attempt();
+    } catch (error) {
+      if (!isSqliteBusy(error) || Date.now() + pause > deadline) throw error;
+      await sleep(pause);
+    }
+  }
+}
+
+class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+
+  /** Resolves with the function that releases the lock, once every earlier holder released it. */
+  async lock(): Promise<() => void> {
+    let release!: () => void;
+    const previous = this.#tail;
+    this.#tail = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    return release;
+  }
+}
+
+export class NodeSqliteDatabase {
+  /** The writer connection: every write and every transaction. */
+  readonly writer: SqliteConnection;
+  /** Reads outside transactions; the writer itself for an in-memory database. */
+  readonly reader: SqliteConnection;
+  readonly busyWaitMs: number;
+  readonly writerLock = new Mutex();
+
+  constructor(path: string, options: SqliteOptions = {}) {
+    this.busyWaitMs = options.busyWaitMs ?? 5000;
+    this.writer = new SqliteConnection(path);
+    // Opening and switching to WAL take locks too: wait for them without a busy timeout either
+    // (synchronously: nothing is served before the database is open).
+    const openDeadline = Date.now() + this.busyWaitMs;
+    for (;;) {
+      try {
+        // WAL lets the CLI write while the server reads; NORMAL synchronous is still durable in WAL
+        // mode against a process crash (the only crash the contract speaks of), and much faster.
+        this.writer.raw.exec('PRAGMA journal_mode = WAL');
+        break;
+      } catch (error) {
+        if (!isSqliteBusy(error) || Date.now() > openDeadline) throw error;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+      }
+    }
+    this.writer.raw.exec('PRAGMA synchronous = NORMAL');
+    this.writer.raw.exec('PRAGMA foreign_keys = ON');
+    this.reader = path === ':memory:' || path === '' ? this.writer : new SqliteConnection(path);
+    if (this.reader !== this.writer) this.reader.raw.exec('PRAGMA foreign_keys = ON');
+  }
+
+  /**
+   * Changes whenever the database may have changed: any connection committed (the reader's
+   * data_version sees the writer's commits as well as other processes'), or, for an in-memory
+   * database, this connection wrote (total_changes).
+   */
+  changeStamp(): string {
+    const row = this.reader
+      .prepare('select total_changes() as c, (select data_version from pragma_data_version) as v')
+      .all()[0] as { c: number; v: number };
+    return `${row.v}:${row.c}`;
+  }
+
+  /** A read outside any transaction, straight on the reader connection. */
+  read(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
+    return retryWhileBusy(() => this.reader.prepare(sql).all(...(parameters as never[])), this.busyWaitMs);
+  }
+
+  close(): void {
+    if (this.reader !== this.writer) this.reader.close();
+    this.writer.close();
+  }
+}
+
+const beginStatement = /^\s*begin(\s+(deferred|immediate|exclusive))?(\s+transaction)?\s*;?\s*$/i;
+
+/**
+ * What Kysely sees as one connection. It reads on the reader until it writes or begins a
+ * transaction; from then on it holds the writer (and its lock) until Kysely releases it.
+ */
+class ConnectionHandle implements DatabaseConnection {
+  readonly #database: NodeSqliteDatabase;
+  #release: (() => void) | null = null;
+
+  constructor(database: NodeSqliteDatabase) {
+    this.#database = database;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const database = this.#database;
+    if (this.#release === null && SelectQueryNode.is(query.query)) {
+      return { rows: (await database.read(query.sql, query.parameters)) as R[] };
+    }
+    if (this.#release === null) this.#release = await database.writerLock.lock();
+    const writer = database.writer;
+    // A deferred transaction would take the write lock at its first write, where SQLITE_BUSY can
+    // no longer be retried (its snapshot may be stale): take it at the start instead.
+    const sql = beginStatement.test(query.sql) ? 'begin immediate' : query.sql;
+    if (writer.raw.isTransaction) return writer.run(sql, query.parameters) as QueryResult<R>;
+    return retryWhileBusy(() => writer.run(sql, query.parameters), database.busyWaitMs) as Promise<
+      QueryResult<R>
+    >;
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (!SelectQueryNode.is(query.query)) throw new Error('SQLite streams only select queries');
+    const connection = this.#release === null ? this.#database.reader : this.#database.writer;
+    // A statement of its own: a cached one could be reset by another request mid-iteration.
+    const statement = connection.raw.prepare(query.sql);
+    for (const row of statement.iterate(...(query.parameters as never[]))) yield { rows: [row as R] };
+  }
+
+  release(): void {
+    const release = this.#release;
+    this.#release = null;
+    if (release === null) return;
+    // A transaction left open by a failed caller must not be inherited by the next one.
+    if (this.#database.writer.raw.isTransaction) {
+      try {
+        this.#database.writer.raw.exec('rollback');
+      } catch {
+        // nothing to roll back
+      }
+    }
+    release();
+  }
+}
+
+class NodeSqliteDriver implements Driver {
+  readonly #database: NodeSqliteDatabase;
+
+  constructor(database: NodeSqliteDatabase) {
+    this.#database = database;
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new ConnectionHandle(this.#database);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as ConnectionHandle).release();
+  }
+
+  async destroy(): Promise<void> {
+    this.#database.close();
+  }
+}
+
+export class NodeSqliteDialect implements Dialect {
+  readonly #database: NodeSqliteDatabase;
+
+  constructor(database: NodeSqliteDatabase) {
+    this.#database = database;
+  }
+
+  createDriver(): Driver {
+    return new NodeSqliteDriver(this.#database);
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter();
+  }
+
+  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new SqliteIntrospector(db);
   }
 }

@@ -65,7 +65,7 @@ export class UnauthorizedError extends HttpError {
 
 export class ServiceUnavailableError extends HttpError {
   constructor(message = 'The database cannot be reached; try again shortly') {
-    super(503, 'Service Unavailable', message);
+    super(503, 'Service Unavailable', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
   }
 }
 
@@ -194,10 +194,26 @@ function describeProblem(error: AjvError): string {
   return error.message ?? 'is invalid';
 }
 
-function isDatabaseUnavailable(error: unknown): boolean {
+/** Seconds a client should wait before retrying a 503 caused by the database. */
+export const retryAfterSeconds = 5;
+
+/**
+ * The 503 message for an error of a database that cannot serve the request now, or null. Disk full
+ * and read-only are named, so that an operator reading a client's report knows what to fix.
+ */
+export function databaseUnavailableMessage(error: unknown): string | null {
   const code = (error as { code?: unknown })?.code;
-  if (typeof code !== 'string') return false;
-  return (
+  const errcode = (error as { errcode?: unknown })?.errcode;
+  // SQLite's primary result code is the low byte of the extended one.
+  const primary = typeof errcode === 'number' ? errcode & 0xff : null;
+  if (primary === 13 || code === '53100') return 'The database is out of disk space; try again later';
+  if (primary === 8 || code === '25006') return 'The database is read-only; writes are refused for now';
+  if (code === 'FOLIO_DB_TIMEOUT' || primary === 5 || primary === 6) {
+    return 'The database did not answer in time; try again shortly';
+  }
+  if (primary === 10 || primary === 14) return 'The database cannot be read or written; try again shortly';
+  if (
+    typeof code === 'string' &&
     [
       'ECONNREFUSED',
       'ECONNRESET',
@@ -209,9 +225,15 @@ function isDatabaseUnavailable(error: unknown): boolean {
       '08006',
       '08001',
       '08003',
-    ].includes(code) ||
-    (code === 'ERR_SQLITE_ERROR' && /database is locked|disk I\/O/.test(String((error as Error).message)))
-  );
+      '53300',
+    ].includes(code)
+  ) {
+    return 'The database cannot be reached; try again shortly';
+  }
+  if (/^Connection terminated/.test(String((error as Error)?.message))) {
+    return 'The database cannot be reached; try again shortly';
+  }
+  return null;
 }
 
 /** Node's own error for a request whose client went away before its body was complete. */
@@ -222,7 +244,10 @@ function isClientAbort(error: unknown, request: FastifyRequest): boolean {
   );
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  failures?: { record(error: unknown): void },
+): void {
   app.setErrorHandler((error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof HttpError) {
       if (error.headers) reply.headers(error.headers);
@@ -242,9 +267,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
       );
       return sendError(reply, 400, 'The client closed the connection before sending the whole request');
     }
-    if (isDatabaseUnavailable(error)) {
+    const unavailable = databaseUnavailableMessage(error);
+    if (unavailable !== null) {
+      failures?.record(error);
       request.log.error({ err: error }, 'database unavailable');
-      return sendError(reply, 503, 'The database cannot be reached; try again shortly');
+      reply.header('Retry-After', String(retryAfterSeconds));
+      return sendError(reply, 503, unavailable);
     }
     const status = fastifyError.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -22,6 +22,8 @@ export interface RateLimitStore {
   consume(bucket: string, limit: number, windowMs: number): Promise<Decision>;
   /** Called when a shared store becomes unavailable (with the error) and when it is back. */
   onStateChange?(listener: (available: boolean, error?: unknown) => void): void;
+  /** Shared stores: resolves when the store answers (readiness and metrics); absent in memory. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -177,6 +179,11 @@ export class ResilientRateLimitStore implements RateLimitStore {
       this.#probe();
     }
     return this.#local.consume(bucket, limit, windowMs);
+  }
+
+  /** Redis itself, whatever the counters fall back to: readiness says when it cannot be reached. */
+  ping(): Promise<void> {
+    return this.#shared.ping();
   }
 
   #probe(): void {

@@ -442,7 +442,15 @@ describeEachDialect('HTTP behaviour', (ctx) => {
       ]) {
         assert.ok(expected.has(path), `${path} is not served`);
       }
-      assert.deepEqual(Object.keys(document.paths).sort(), [...expected.keys()].sort());
+      // Besides the API, only the operations probes (/health, /ready, /metrics) are documented.
+      const apiPaths = Object.keys(document.paths).filter((path) => path.startsWith('/v1/'));
+      assert.deepEqual(apiPaths.sort(), [...expected.keys()].sort());
+      assert.deepEqual(
+        Object.keys(document.paths)
+          .filter((path) => !path.startsWith('/v1/'))
+          .sort(),
+        ['/health', '/metrics', '/ready'],
+      );
       for (const [path, methods] of expected) {
         const operations = Object.keys(document.paths[path]).filter((key) =>
           ['get', 'put', 'post', 'delete', 'patch'].includes(key),
@@ -471,6 +479,7 @@ describeEachDialect('HTTP behaviour', (ctx) => {
           assert.ok(schemas.length > 0 && schemas.every((schema) => typeof schema === 'object'), where);
           // Keyless operations (`security: []`, the tracker script) have no 401 to document.
           const unauthorized = operation.responses?.['401']?.content?.['application/json']?.schema;
+          if (operation.tags?.includes('Operations')) assert.deepEqual(operation.security, [], where);
           if (!Array.isArray(operation.security) || operation.security.length > 0)
             assert.ok(unauthorized, `${where} does not document its 401`);
           assert.equal(typeof operation.summary, 'string', where);
@@ -563,8 +572,14 @@ describe('a database that cannot be reached', () => {
       assertErrorBody(response, 503, 'Service Unavailable');
       assert.equal(response.headers['x-request-id'], 'db-down');
     }
+    // Liveness needs no database; readiness says why the instance cannot serve.
     const health = await send(app, { url: '/health' });
-    assertErrorBody(health, 503, 'Service Unavailable');
+    assert.equal(health.statusCode, 200);
+    const ready = await send(app, { url: '/ready' });
+    assert.equal(ready.statusCode, 503);
+    assert.equal(ready.headers['retry-after'], '5');
+    assert.equal(ready.json().status, 'unavailable');
+    assert.match(ready.json().checks.database, /cannot be reached/);
     // What needs no database still works.
     const openapi = await send(app, { url: '/v1/openapi.json' });
     assert.equal(openapi.statusCode, 200);

@@ -1,0 +1,139 @@
+// Prometheus metrics at /metrics (prom-client, the ecosystem's client). Labels are bounded: the
+// route pattern (never the URL), the method and the status code; no key, slug or query value ever
+// becomes a label. Each app has a registry of its own, so that tests can build many apps.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Db } from '../db/database.ts';
+import { type BatchEvent, batchChannelName } from '../analytics/page-view-writer.ts';
+import type { RateLimitStore } from './rate-limit.ts';
+import { pingWithin } from './ops-routes.ts';
+
+/**
+ * Counts every request (its hook must be added before the routes) and returns the registry, which
+ * metricsRoute serves.
+ */
+export function registerMetrics(
+  app: FastifyInstance,
+  options: { db: Db; rateLimits: RateLimitStore },
+): Registry {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: 'folio_http_requests_total',
+    help: 'Requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: 'folio_http_request_duration_seconds',
+    help: 'Time from the request to its answer, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const cacheRequests = new Counter({
+    name: 'folio_answer_cache_requests_total',
+    help: 'Cacheable GETs by answer-cache result (hit or miss); hit ratio = hit / (hit + miss)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const batches = new Counter({
+    name: 'folio_page_view_write_batches_total',
+    help: 'Group-commit batches of page-view writes, by outcome (committed or failed)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const batchDurations = new Histogram({
+    name: 'folio_page_view_write_batch_duration_seconds',
+    help: 'Time to apply and commit one batch of page-view writes',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const batchSizes = new Histogram({
+    name: 'folio_page_view_write_batch_size',
+    help: 'Writes per page-view batch',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'folio_db_pool_connections',
+    help: 'PostgreSQL pool connections by state (total, idle, waiting requests); absent on SQLite',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const state = options.db.poolState();
+      if (state === null) return;
+      this.set({ state: 'total' }, state.total);
+      this.set({ state: 'idle' }, state.idle);
+      this.set({ state: 'waiting' }, state.waiting);
+    },
+  });
+  new Gauge({
+    name: 'folio_rate_limit_store_up',
+    help: 'Whether the rate-limit store (redis or memory) answers a ping within 500 ms',
+    labelNames: ['store'] as const,
+    registers: [registry],
+    async collect() {
+      const store = options.rateLimits.ping === undefined ? 'memory' : 'redis';
+      this.set({ store }, (await pingWithin(options.rateLimits, 500)) === null ? 1 : 0);
+    },
+  });
+
+  const cacheHits = cacheRequests.labels('hit');
+  const cacheMisses = cacheRequests.labels('miss');
+  // Children by label values, so that a request costs a map lookup, not a label hash.
+  const children = new Map<string, { count: { inc(): void }; time: { observe(value: number): void } }>();
+  // Callback style: no promise per request on the hot path.
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let child = children.get(key);
+    if (child === undefined) {
+      const labels = [request.method, route, String(reply.statusCode)] as const;
+      child = { count: requests.labels(...labels), time: durations.labels(...labels) };
+      children.set(key, child);
+    }
+    child.count.inc();
+    child.time.observe(reply.elapsedTime / 1000);
+    if (request.method === 'GET' && request.routeOptions.config?.cache === true && request.auth) {
+      if (request.answerCacheKey !== null) cacheMisses.inc();
+      else if (reply.statusCode === 200 || reply.statusCode === 304) cacheHits.inc();
+    }
+    done();
+  });
+
+  const onBatch = (message: unknown) => {
+    const event = message as BatchEvent;
+    if (event.db !== options.db) return;
+    batches.inc({ outcome: event.committed ? 'committed' : 'failed' });
+    batchDurations.observe(event.seconds);
+    batchSizes.observe(event.size);
+  };
+  subscribe(batchChannelName, onBatch);
+  app.addHook('onClose', async () => {
+    unsubscribe(batchChannelName, onBatch);
+  });
+  return registry;
+}
+
+/** GET /metrics (after @fastify/swagger is registered, so that it is documented). */
+export function metricsRoute(app: FastifyInstance, registry: Registry): void {
+  app.get(
+    '/metrics',
+    {
+      config: { access: 'none' },
+      schema: {
+        tags: ['Operations'],
+        security: [],
+        summary: 'Prometheus metrics',
+        description:
+          'Prometheus text exposition format. No key and no rate limit: expose it only to the scraper (e.g. keep the port off the public network or filter the path at the proxy). Labels carry route patterns, never URLs or key values, so their number stays bounded.',
+        response: { 200: { type: 'string' } },
+      },
+    },
+    async (_request, reply) => {
+      reply.type(registry.contentType);
+      return registry.metrics();
+    },
+  );
+}
