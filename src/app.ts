@@ -7,9 +7,10 @@ import { analyticsRoutes } from './analytics/routes.ts';
 import type { TrustProxy } from './config.ts';
 import { contentRoutes } from './content/routes.ts';
 import type { Db } from './db/database.ts';
-import { AnswerCache, registerAnswerCache } from './http/answer-cache.ts';
+import { AnswerCache, defaultViewCountLagMs, registerAnswerCache, ViewClock } from './http/answer-cache.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerCors } from './http/cors.ts';
+import { registerCompression } from './http/compression.ts';
 import { registerErrorHandling, sendError } from './http/errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
@@ -23,6 +24,8 @@ export interface AppOptions {
   db: Db;
   rateLimits?: RateLimitStore;
   answerCache?: AnswerCache;
+  /** How long a cached answer may show an outdated view count (default 2 s); tests set 0 or more. */
+  viewCountLagMs?: number;
   trustProxy?: TrustProxy;
   /** The log level, or false for no log (tests). */
   logLevel?: string | false;
@@ -69,9 +72,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerAuth(app, { db: options.db, rateLimits });
   registerCors(app);
-  // onSend order matters: the ETag is computed before an answer is cached with it.
+  // onSend order matters: the ETag is computed before an answer is cached with it, and the answer
+  // is compressed last, its compressed bytes kept with the cached answer.
   registerHttpCaching(app);
-  registerAnswerCache(app, options.db, options.answerCache ?? new AnswerCache());
+  const viewClock = new ViewClock();
+  registerAnswerCache(app, options.db, {
+    cache: options.answerCache ?? new AnswerCache(),
+    clock: viewClock,
+    viewCountLagMs: options.viewCountLagMs ?? defaultViewCountLagMs,
+  });
+  registerCompression(app);
 
   await app.register(swagger, {
     openapi: {
@@ -103,7 +113,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   contentRoutes(app, options.db);
   projectRoutes(app, options.db);
-  await app.register(analyticsRoutes, { db: options.db, geoipDatabase: options.geoipDatabase });
+  await app.register(analyticsRoutes, {
+    db: options.db,
+    geoipDatabase: options.geoipDatabase,
+    onViews: (projectId, slug) => viewClock.touch(projectId, slug),
+  });
   seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
   trackerRoutes(app);
 

@@ -1,7 +1,7 @@
 // Group commit of page-view writes. Requests queue their write and wait; one transaction at a time
 // applies every write queued meanwhile and commits, then each request is answered. So an answered
 // POST or PUT is committed (durable), while a busy server commits hundreds of writes at once, and the
-// rollup rows, view counts and content versions touched by a batch are updated once per batch.
+// rollup rows and view counts touched by a batch are updated once per batch.
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { PageViewTable } from '../db/schema.ts';
@@ -49,9 +49,11 @@ export class PageViewWriter {
   #queue: QueuedJob[] = [];
   #draining: Promise<void> | null = null;
   #commits = 0;
+  readonly #onViews: ((projectId: string, slug: string) => void) | undefined;
 
-  constructor(db: Db) {
+  constructor(db: Db, options: { onViews?: (projectId: string, slug: string) => void } = {}) {
     this.#db = db;
+    this.#onViews = options.onViews;
     this.#store = db.dialect === 'postgres' ? postgresStore : sqliteStore;
   }
 
@@ -118,6 +120,9 @@ export class PageViewWriter {
     }
     batch.forEach((queued, index) => {
       const refusal = outcomes[index];
+      if (refusal === null && queued.job.kind === 'create') {
+        this.#onViews?.(queued.job.row.project_id, queued.job.slug);
+      }
       if (refusal === null) queued.resolve();
       else queued.reject(refusal);
     });

@@ -31,6 +31,8 @@ export interface AnalyticsOptions {
   db: Db;
   /** An MMDB country database to use instead of the bundled DB-IP one. */
   geoipDatabase?: string | null;
+  /** Told of each article's committed page views (the answer cache refreshes view counts). */
+  onViews?: (projectId: string, slug: string) => void;
 }
 
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ErrorBody]));
@@ -39,7 +41,7 @@ export async function analyticsRoutes(app: FastifyInstance, options: AnalyticsOp
   const { db } = options;
   const deps: TrackingDeps = {
     db,
-    writer: new PageViewWriter(db),
+    writer: new PageViewWriter(db, { onViews: options.onViews }),
     salts: new DailySalts(db),
     geo: options.geoipDatabase
       ? new CountryLookup(options.geoipDatabase, { eager: true })

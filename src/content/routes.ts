@@ -45,7 +45,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
   app.get(
     '/v1/articles',
     {
-      config: { cache: true, ...browserRead },
+      config: { cache: true, viewCounts: 'project', ...browserRead },
       schema: {
         tags: ['Articles'],
         summary: 'List articles',
@@ -64,7 +64,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
   app.get(
     '/v1/articles/:slug',
     {
-      config: { cache: true, ...browserRead },
+      config: { cache: true, viewCounts: 'article', ...browserRead },
       schema: {
         tags: ['Articles'],
         summary: 'Get one article by slug',

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { isPostgresUrl } from '../config.ts';
+import { PostgresChangeListener, type ViewsListener } from './change-listener.ts';
 import type { Database } from './schema.ts';
 import { SqliteReadWorker } from './read-worker.ts';
 import { NodeSqliteDatabase } from './sqlite-driver.ts';
@@ -22,7 +23,8 @@ export interface Db {
   executeCompiled<R>(query: CompiledQuery<R>): Promise<R[]>;
   /**
    * SQLite: a value that changes whenever any connection may have changed the database, so that
-   * a cached read is exact while it holds. PostgreSQL: null (no such cheap signal).
+   * a cached read is exact while it holds. PostgreSQL: one that changes with every notified change
+   * of a project or API key (change-listener.ts), or null while not listening.
    */
   changeStamp(): string | null;
   /**
@@ -32,6 +34,15 @@ export interface Db {
    * PostgreSQL the pool, as any query.
    */
   readOffThread<R>(query: CompiledQuery<R>, lane?: 'search' | 'list'): Promise<R[]>;
+  /**
+   * SQLite: a value that changes when another connection (the CLI, another process) committed.
+   * PostgreSQL: null; `onViews` tells of page views committed anywhere instead.
+   */
+  foreignStamp(): string | null;
+  /** PostgreSQL: calls back for each article with new page views, (null, null) for "maybe any". */
+  onViews(listener: ViewsListener): () => void;
+  /** Resolves once every change committed before the call is reflected in changeStamp/onViews. */
+  changesSeen(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,13 +56,22 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     // An idle client that loses its connection must not crash the process; the next query reconnects.
     pool.on('error', () => {});
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    // Started by the first caller of changeStamp/onViews (the server), never by the CLI.
+    const listener = new PostgresChangeListener(url);
+    listener.watchLocalWrites(pool);
     return {
       kysely,
       dialect: 'postgres',
       executeCompiled: async (query) => (await kysely.executeQuery(query)).rows,
-      changeStamp: () => null,
       readOffThread: async (query) => (await kysely.executeQuery(query)).rows,
-      close: () => kysely.destroy(),
+      changeStamp: () => listener.stamp(),
+      foreignStamp: () => null,
+      onViews: (callback) => listener.onViews(callback),
+      changesSeen: () => listener.seen(),
+      close: async () => {
+        await listener.close();
+        await kysely.destroy();
+      },
     };
   }
   const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
@@ -72,6 +92,9 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
         ? ((await kysely.executeQuery(query)).rows as never)
         : (database.prepare(query.sql).all(query.parameters) as never),
     changeStamp: () => database.changeStamp(),
+    foreignStamp: () => database.foreignStamp(),
+    onViews: () => () => {},
+    changesSeen: async () => {},
     // An in-memory database exists only on its own connection: it is read there.
     readOffThread: async (query, lane = 'list') =>
       readers === null

@@ -70,6 +70,12 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     return `${row.v}:${row.c}`;
   }
 
+  /** Changes when another connection committed (PRAGMA data_version). */
+  foreignStamp(): string {
+    const row = this.prepare('select data_version as v from pragma_data_version').all([])[0] as { v: number };
+    return String(row.v);
+  }
+
   close(): void {
     this.#statements.clear();
     if (this.raw.isOpen) this.raw.close();

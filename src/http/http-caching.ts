@@ -18,6 +18,7 @@ export function registerHttpCaching(app: FastifyInstance): void {
       reply.code(304);
       reply.removeHeader('Content-Type');
       reply.removeHeader('Content-Length');
+      reply.removeHeader('Content-Encoding');
       return '';
     }
     return payload;

@@ -42,7 +42,7 @@ export function projectRoutes(app: FastifyInstance, db: Db): void {
   app.get(
     '/v1/project',
     {
-      config: { cache: true, ...browserRead },
+      config: { cache: true, viewCounts: 'project', ...browserRead },
       schema: {
         tags: ['Project'],
         summary: 'The project of the API key, with statistics',

@@ -4,6 +4,7 @@ import { type Kysely, type Migration, Migrator } from 'kysely';
 import type { Db, DialectName } from '../database.ts';
 import { content } from './0001-content.ts';
 import { analytics } from './0002-analytics.ts';
+import { changeNotifications } from './0003-change-notifications.ts';
 import { searchText } from './0004-search-text.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
@@ -11,6 +12,7 @@ type DialectMigration = (dialect: DialectName) => Migration;
 const migrations: Record<string, DialectMigration> = {
   '0001-content': content,
   '0002-analytics': analytics,
+  '0003-change-notifications': changeNotifications,
   '0004-search-text': searchText,
 };
 
