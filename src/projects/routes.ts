@@ -24,7 +24,8 @@ export const ProjectInfo = Type.Object(
       totalArticles: Type.Integer({ description: 'all articles (for a public key: the published ones)' }),
       publishedArticles: Type.Integer({ description: 'articles whose `published` is true' }),
       totalViews: Type.Integer({
-        description: 'sum of viewCount (for a public key: of the published articles)',
+        description:
+          'sum of viewCount (for a public key: of the published articles); like it, may lag tracked page views by up to 2 seconds',
       }),
       storageUsed: Type.Optional(
         Type.String({
