@@ -182,6 +182,13 @@ describeEachDialect('compression', (ctx) => {
         assert.equal(notModified.statusCode, 304);
         assert.equal(notModified.rawPayload.length, 0);
         assert.equal(notModified.headers['content-encoding'], undefined);
+        // The plain answer's tag matches too (If-None-Match compares weakly).
+        const plainTag = await ctx.app.inject({
+          method: 'GET',
+          url,
+          headers: { ...headers, 'accept-encoding': encoding, 'if-none-match': String(plain.headers.etag) },
+        });
+        assert.equal(plainTag.statusCode, 304);
       }
     }
     // q=0 refuses an encoding; small answers are sent as they are.
