@@ -69,6 +69,7 @@ export function registerCompression(app: FastifyInstance): void {
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (request.method === 'HEAD' || reply.statusCode === 304 || reply.statusCode === 204) return payload;
     if (reply.getHeader('content-encoding') !== undefined) return payload;
+    if (request.routeOptions.config?.compress === false) return payload;
     const type = reply.getHeader('content-type');
     if (typeof type !== 'string' || !compressible.test(type)) return payload;
     if (isStream(payload)) {
@@ -93,6 +94,10 @@ export function registerCompression(app: FastifyInstance): void {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `false`: the route encodes its answers itself (or never). */
+    compress?: boolean;
+  }
   interface FastifyRequest {
     /** Set by the answer cache on a miss: keeps the compressed bytes with the cached answer. */
     compressedAnswer: ((encoding: Encoding, bytes: Buffer) => void) | null;
