@@ -10,6 +10,7 @@ import {
   articleInput,
   configuredDialects,
   createTestDatabase,
+  createTestKey,
   createTestProject,
   describeEachDialect,
   getJson,
@@ -206,6 +207,28 @@ describeEachDialect('compression', (ctx) => {
     });
     assert.equal(small.statusCode, 200);
     assert.equal(small.headers['content-encoding'], undefined);
+  });
+
+  test('a compressed answer to a browser keeps Vary: Origin beside Accept-Encoding, cached or not', async () => {
+    const { project } = await createTestProject(ctx.db);
+    const { headers } = await createTestKey(ctx.db, project, { kind: 'public' });
+    const articles = Array.from({ length: 6 }, (_, index) =>
+      articleInput({ slug: `vary-${index}`, content: 'Some long text. '.repeat(200) }),
+    );
+    await importArticles(ctx.db, project, articles);
+    for (let round = 0; round < 2; round++) {
+      const response = await ctx.app.inject({
+        method: 'GET',
+        url: '/v1/articles?limit=6',
+        headers: { ...headers, origin: 'https://blog.example.com', 'accept-encoding': 'gzip' },
+      });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers['content-encoding'], 'gzip');
+      const vary = String(response.headers.vary)
+        .split(/\s*,\s*/)
+        .sort();
+      assert.deepEqual(vary, ['Accept-Encoding', 'Origin']);
+    }
   });
 
   test('uncached answers are compressed too', async () => {
