@@ -154,7 +154,7 @@ describeEachDialect('compression', (ctx) => {
     const url = '/v1/articles?limit=12';
     const plain = await ctx.app.inject({ method: 'GET', url, headers });
     assert.equal(plain.headers['content-encoding'], undefined);
-    assert.equal(plain.headers.vary, 'Accept-Encoding');
+    assert.match(String(plain.headers.vary), /(^|, )Accept-Encoding(,|$)/);
     const expected = plain.json();
 
     for (const [encoding, decode] of [
@@ -170,7 +170,7 @@ describeEachDialect('compression', (ctx) => {
         });
         assert.equal(response.statusCode, 200);
         assert.equal(response.headers['content-encoding'], encoding);
-        assert.equal(response.headers.vary, 'Accept-Encoding');
+        assert.match(String(response.headers.vary), /(^|, )Accept-Encoding(,|$)/);
         assert.ok(response.rawPayload.length < plain.rawPayload.length / 4);
         assert.deepEqual(JSON.parse(decode(response.rawPayload).toString('utf8')), expected);
         const etag = String(response.headers.etag);
