@@ -7,10 +7,15 @@ import type { ArticleInput } from '../src/content/import/records.ts';
 import { importContent } from '../src/content/import.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
+import { hashKey } from '../src/projects/keys.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
-import { forkServer, type LoadResult, load, report } from './lib.ts';
+import { forkServer, type LoadResult, load, loadAverage, report, type RunningServer, wrk } from './lib.ts';
 
 const articleCount = Number(process.env.BENCH_ARTICLES ?? 10_000);
+// BENCH_ONLY=list,mix,ingest,scenarios (default: all) picks the parts to run.
+const parts = new Set((process.env.BENCH_ONLY ?? 'list,mix,ingest,scenarios').split(','));
+const browserAgent =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const words =
   'reading analytics sqlite postgres cache latency index markdown feed sitemap tag search privacy scroll funnel'.split(
     ' ',
@@ -55,8 +60,150 @@ async function prepare(databaseUrl: string): Promise<string> {
   return key;
 }
 
+const appScript = new URL('./serve-app.ts', import.meta.url).pathname;
+const rawScript = new URL('./serve-raw.ts', import.meta.url).pathname;
+
+/** A raw node:http server sending `body` to every request. */
+async function rawServer(work: string, body: Buffer): Promise<RunningServer> {
+  const bodyFile = join(work, `raw-${body.length}.json`);
+  writeFileSync(bodyFile, body);
+  return forkServer(rawScript, { BENCH_BODY_FILE: bodyFile });
+}
+
+/**
+ * Issue 7 item 2: the cached list with wrk (1 thread, 50 connections), next to the raw server
+ * sending the same bytes, in the same run.
+ */
+async function measureList(label: string, databaseUrl: string, key: string, work: string): Promise<void> {
+  const headers = { 'x-api-key': key };
+  const path = '/v1/articles?limit=10';
+  const app = await forkServer(appScript, { DATABASE_URL: databaseUrl });
+  const body = Buffer.from(await (await fetch(`${app.url}${path}`, { headers })).arrayBuffer());
+  const raw = await rawServer(work, body);
+  await wrk('warm-up', raw.url, {}, { seconds: 2 });
+  const baseline = await wrk('raw node:http, same body (wrk)', raw.url, {});
+  await raw.stop();
+  await wrk('warm-up', `${app.url}${path}`, headers, { seconds: 2 });
+  const list = await wrk(`GET ${path} (wrk, cached)`, `${app.url}${path}`, headers);
+  const zipped = await wrk(`GET ${path} (wrk, cached, Accept-Encoding: br)`, `${app.url}${path}`, {
+    ...headers,
+    'accept-encoding': 'gzip, deflate, br',
+  });
+  await app.stop();
+  report(
+    `List throughput, ${label}, ${articleCount} articles (body ${body.length} bytes; load ${await loadAverage()})`,
+    [baseline, list, zipped],
+    baseline,
+  );
+}
+
+/**
+ * Issue 7 item 1: a blog's read mix (1,000 article pages and 20 list pages at random), quiet and
+ * while 50 page views/s and 200 updates/s are tracked.
+ */
+async function measureMix(label: string, databaseUrl: string, key: string): Promise<void> {
+  const headers = { 'x-api-key': key };
+  const pages = [
+    ...Array.from({ length: 1000 }, (_, i) => `/v1/articles/article-${i}`),
+    ...Array.from({ length: 20 }, (_, i) => `/v1/articles?limit=10&page=${i + 1}`),
+  ];
+  const app = await forkServer(appScript, { DATABASE_URL: databaseUrl });
+  const trackHeaders = { ...headers, 'content-type': 'application/json', 'user-agent': browserAgent };
+  const randomSlug = () => `article-${Math.floor(Math.random() * articleCount)}`;
+  const ids: string[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const response = await fetch(`${app.url}/v1/analytics/track`, {
+      method: 'POST',
+      headers: trackHeaders,
+      body: JSON.stringify({ slug: randomSlug() }),
+    });
+    ids.push(((await response.json()) as { id: string }).id);
+  }
+  await load('warm-up', app.url, headers, { seconds: 3, paths: pages, random: true });
+  const quiet = await load('read mix, quiet', app.url, headers, { paths: pages, random: true });
+  const [busy, posts, puts] = await Promise.all([
+    load('read mix, while tracking', app.url, headers, { paths: pages, random: true }),
+    load('  POST /v1/analytics/track at 50/s', `${app.url}/v1/analytics/track`, trackHeaders, {
+      method: 'POST',
+      connections: 5,
+      rate: 50,
+      bodies: () => JSON.stringify({ slug: randomSlug(), fetchGeo: true }),
+    }),
+    load('  PUT /v1/analytics/track/:id at 200/s', app.url, trackHeaders, {
+      method: 'PUT',
+      connections: 10,
+      rate: 200,
+      paths: ids.map((id) => `/v1/analytics/track/${id}`),
+      random: true,
+      bodies: () =>
+        JSON.stringify({ timeOnPage: Math.random() * 300, scrollDepth: Math.round(Math.random() * 100) }),
+    }),
+  ]);
+  await app.stop();
+  report(
+    `Read mix while tracking, ${label}, ${articleCount} articles (1,000 article + 20 list pages; load ${await loadAverage()}; "vs raw" here is vs the quiet mix)`,
+    [quiet, busy, posts, puts],
+    quiet,
+  );
+}
+
+/** Issue 7 item 3: durable page views per second (each POST answered once committed). */
+async function measureIngest(label: string, databaseUrl: string, key: string, work: string): Promise<void> {
+  const headers = { 'x-api-key': key, 'content-type': 'application/json', 'user-agent': browserAgent };
+  const app = await forkServer(appScript, { DATABASE_URL: databaseUrl });
+  const randomSlug = () => `article-${Math.floor(Math.random() * articleCount)}`;
+  const url = `${app.url}/v1/analytics/track`;
+  const sample = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ slug: randomSlug() }) });
+  const raw = await rawServer(work, Buffer.from(await sample.arrayBuffer()));
+  const body = () =>
+    JSON.stringify({ slug: randomSlug(), pageUrl: 'https://blog.example.com/x', fetchGeo: true });
+  const baseline = await load('raw node:http, same answer (autocannon)', raw.url, headers, {
+    method: 'POST',
+    connections: 50,
+    bodies: body,
+  });
+  await raw.stop();
+  await load('warm-up', url, headers, { method: 'POST', connections: 50, seconds: 2, bodies: body });
+  const posts = await load('POST /v1/analytics/track (autocannon, 50 connections)', url, headers, {
+    method: 'POST',
+    connections: 50,
+    bodies: body,
+  });
+  await app.stop();
+  report(
+    `Ingest, ${label}, ${articleCount} articles (load ${await loadAverage()})`,
+    [baseline, posts],
+    baseline,
+  );
+}
+
 async function measure(label: string, databaseUrl: string, work: string): Promise<void> {
   const key = await prepare(databaseUrl);
+  const db = openDatabase(databaseUrl);
+  // A key per part: each has its own budget of 1,000,000 requests a minute (the most a key takes).
+  const project = (
+    await db.kysely
+      .selectFrom('projects')
+      .innerJoin('api_keys', 'api_keys.project_id', 'projects.id')
+      .select('projects.slug')
+      .where('api_keys.key_hash', '=', hashKey(key))
+      .executeTakeFirstOrThrow()
+  ).slug;
+  const keyFor = async () => (await createApiKey(db, project, { kind: 'secret', rateLimit: 1_000_000 })).key;
+  const keys = { list: await keyFor(), mix: await keyFor(), ingest: await keyFor() };
+  await db.close();
+  if (parts.has('list')) await measureList(label, databaseUrl, keys.list, work);
+  if (parts.has('mix')) await measureMix(label, databaseUrl, keys.mix);
+  if (parts.has('ingest')) await measureIngest(label, databaseUrl, keys.ingest, work);
+  if (parts.has('scenarios')) await measureScenarios(label, databaseUrl, key, work);
+}
+
+async function measureScenarios(
+  label: string,
+  databaseUrl: string,
+  key: string,
+  work: string,
+): Promise<void> {
   const headers = { 'x-api-key': key };
   const scenarios = [
     '/v1/articles?limit=10',

@@ -44,21 +44,44 @@ export async function load(
   name: string,
   url: string,
   headers: Record<string, string>,
-  options: { seconds?: number; connections?: number; method?: string; body?: string; paths?: string[] } = {},
+  options: {
+    seconds?: number;
+    connections?: number;
+    method?: string;
+    body?: string;
+    paths?: string[];
+    /** Each request takes a random one of `paths` instead of the next. */
+    random?: boolean;
+    /** Each request's body, made when it is sent. */
+    bodies?: () => string;
+    /** Requests per second over all connections (default: as many as answered). */
+    rate?: number;
+  } = {},
 ): Promise<LoadResult> {
   let next = 0;
-  const paths = options.paths;
+  const { paths, bodies, random } = options;
+  const pick = (list: string[]) =>
+    random ? list[Math.floor(Math.random() * list.length)] : list[next++ % list.length];
   const result = await autocannon({
     url,
     connections: options.connections ?? 32,
     duration: options.seconds ?? Number(process.env.BENCH_SECONDS ?? 8),
     pipelining: 1,
+    ...(options.rate ? { overallRate: options.rate } : {}),
     requests: [
       {
         method: (options.method ?? 'GET') as 'GET',
         headers,
         body: options.body,
-        ...(paths ? { setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) } : {}),
+        ...(paths || bodies
+          ? {
+              setupRequest: (request) => ({
+                ...request,
+                ...(paths ? { path: pick(paths) } : {}),
+                ...(bodies ? { body: bodies() } : {}),
+              }),
+            }
+          : {}),
       },
     ],
   });
@@ -84,4 +107,60 @@ export function report(title: string, results: LoadResult[], baseline?: LoadResu
       `| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${ratio} | ${r.errors} | ${r.non2xx} | ${r.bytesPerResponse} |`,
     );
   }
+}
+
+function wrkMs(value: string, unit: string): number {
+  const n = Number(value);
+  return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : n;
+}
+
+function wrkBytes(value: string, unit: string): number {
+  const scale: Record<string, number> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+  return Number(value) * (scale[unit] ?? 1);
+}
+
+/** wrk (1 thread, 50 connections by default) on one URL: what the issue's throughput figures use. */
+export async function wrk(
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  options: { seconds?: number; connections?: number } = {},
+): Promise<LoadResult> {
+  const { execFile } = await import('node:child_process');
+  const seconds = options.seconds ?? Number(process.env.BENCH_SECONDS ?? 8);
+  const args = ['-t1', `-c${options.connections ?? 50}`, `-d${seconds}s`, '--latency'];
+  for (const [header, value] of Object.entries(headers)) args.push('-H', `${header}: ${value}`);
+  args.push(url);
+  const output = await new Promise<string>((resolve, reject) =>
+    execFile(process.env.BENCH_WRK ?? 'wrk', args, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    ),
+  );
+  const requestsPerSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0);
+  const latency = (percent: string) => {
+    const match = new RegExp(`^\\s+${percent}%\\s+([\\d.]+)(us|ms|s|m)`, 'm').exec(output);
+    return match ? Math.round(wrkMs(match[1], match[2]) * 100) / 100 : 0;
+  };
+  const total = /(\d+) requests in [\d.]+\w+, ([\d.]+)(B|KB|MB|GB) read/.exec(output);
+  const requests = total ? Number(total[1]) : 0;
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  return {
+    name,
+    requestsPerSecond: Math.round(requestsPerSecond),
+    p50: latency('50'),
+    p99: latency('99'),
+    errors: socketErrors ? socketErrors.slice(1).reduce((sum, value) => sum + Number(value), 0) : 0,
+    non2xx,
+    bytesPerResponse: total ? Math.round(wrkBytes(total[2], total[3]) / Math.max(1, requests)) : 0,
+    answered: requests - non2xx,
+  };
+}
+
+/** The machine's load averages, printed next to every figure (the bench machine may be shared). */
+export async function loadAverage(): Promise<string> {
+  const { loadavg } = await import('node:os');
+  return loadavg()
+    .map((value) => value.toFixed(2))
+    .join(', ');
 }

@@ -7,9 +7,10 @@ import { analyticsRoutes } from './analytics/routes.ts';
 import type { TrustProxy } from './config.ts';
 import { contentRoutes } from './content/routes.ts';
 import type { Db } from './db/database.ts';
-import { AnswerCache, registerAnswerCache } from './http/answer-cache.ts';
+import { AnswerCache, defaultViewCountLagMs, registerAnswerCache, ViewClock } from './http/answer-cache.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerCors } from './http/cors.ts';
+import { registerCompression } from './http/compression.ts';
 import { registerErrorHandling, retryAfterSeconds, sendError } from './http/errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
 import { metricsRoute, registerMetrics } from './http/metrics.ts';
@@ -25,6 +26,8 @@ export interface AppOptions {
   db: Db;
   rateLimits?: RateLimitStore;
   answerCache?: AnswerCache;
+  /** How long a cached answer may show an outdated view count (default 2 s); tests set 0 or more. */
+  viewCountLagMs?: number;
   trustProxy?: TrustProxy;
   /** The log level, or false for no log (tests). */
   logLevel?: string | false;
@@ -105,9 +108,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app, failures);
   registerAuth(app, { db: options.db, rateLimits });
   registerCors(app);
-  // onSend order matters: the ETag is computed before an answer is cached with it.
+  // onSend order matters: the ETag is computed before an answer is cached with it, and the answer
+  // is compressed last, its compressed bytes kept with the cached answer.
   registerHttpCaching(app);
-  registerAnswerCache(app, options.db, options.answerCache ?? new AnswerCache());
+  const viewClock = new ViewClock();
+  registerAnswerCache(app, options.db, {
+    cache: options.answerCache ?? new AnswerCache(),
+    clock: viewClock,
+    viewCountLagMs: options.viewCountLagMs ?? defaultViewCountLagMs,
+  });
+  registerCompression(app);
 
   await app.register(swagger, {
     openapi: {
@@ -141,6 +151,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     db: options.db,
     geoipDatabase: options.geoipDatabase,
     retentionDays: options.analyticsRetentionDays,
+    onViews: (projectId, slug) => viewClock.touch(projectId, slug),
   });
   seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
   trackerRoutes(app);

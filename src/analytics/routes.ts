@@ -35,6 +35,8 @@ export interface AnalyticsOptions {
   geoipDatabase?: string | null;
   /** Days raw page views are kept (deleted hourly past that); none: kept forever. */
   retentionDays?: number | null;
+  /** Told of each article's committed page views (the answer cache refreshes view counts). */
+  onViews?: (projectId: string, slug: string) => void;
 }
 
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ErrorBody]));
@@ -43,7 +45,7 @@ export async function analyticsRoutes(app: FastifyInstance, options: AnalyticsOp
   const { db } = options;
   const deps: TrackingDeps = {
     db,
-    writer: new PageViewWriter(db),
+    writer: new PageViewWriter(db, { onViews: options.onViews }),
     salts: new DailySalts(db),
     geo: options.geoipDatabase
       ? new CountryLookup(options.geoipDatabase, { eager: true })

@@ -73,7 +73,12 @@ const articleProperties = {
   coverImage: Type.Optional(Nullable(Type.String())),
   published: Type.Optional(Type.Boolean({ description: 'true exactly when `status` is `published`' })),
   status: Type.Optional(StringEnum(reportedStatuses)),
-  viewCount: Type.Optional(Type.Integer()),
+  viewCount: Type.Optional(
+    Type.Integer({
+      description:
+        'Tracked page views of the article. May lag tracked page views by up to 2 seconds: page views do not invalidate cached answers, which refresh their counts at most that often.',
+    }),
+  ),
   wordCount: Type.Optional(Type.Integer()),
   characterCount: Type.Optional(
     Type.Integer({ description: 'code points of the plain text, whitespace excluded' }),

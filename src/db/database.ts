@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { isPostgresUrl } from '../config.ts';
+import { PostgresChangeListener, type ViewsListener } from './change-listener.ts';
 import type { Database } from './schema.ts';
 import { SqliteReadWorker } from './read-worker.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-driver.ts';
@@ -22,7 +23,8 @@ export interface Db {
   executeCompiled<R>(query: CompiledQuery<R>): Promise<R[]>;
   /**
    * SQLite: a value that changes whenever any connection may have changed the database, so that
-   * a cached read is exact while it holds. PostgreSQL: null (no such cheap signal).
+   * a cached read is exact while it holds. PostgreSQL: one that changes with every notified change
+   * of a project or API key (change-listener.ts), or null while not listening.
    */
   changeStamp(): string | null;
   /**
@@ -34,6 +36,15 @@ export interface Db {
   readOffThread<R>(query: CompiledQuery<R>, lane?: 'search' | 'list'): Promise<R[]>;
   /** Connections of the pool (PostgreSQL) for the metrics; null on SQLite. */
   poolState(): PoolState | null;
+  /**
+   * SQLite: a value that changes when another connection (the CLI, another process) committed.
+   * PostgreSQL: null; `onViews` tells of page views committed anywhere instead.
+   */
+  foreignStamp(): string | null;
+  /** PostgreSQL: calls back for each article with new page views, (null, null) for "maybe any". */
+  onViews(listener: ViewsListener): () => void;
+  /** Resolves once every change committed before the call is reflected in changeStamp/onViews. */
+  changesSeen(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,14 +101,23 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
     // An idle client that loses its connection must not crash the process; the next query reconnects.
     pool.on('error', () => {});
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: timingOut(pool) }) });
+    // Started by the first caller of changeStamp/onViews (the server), never by the CLI.
+    const listener = new PostgresChangeListener(url);
+    listener.watchLocalWrites(pool);
     return {
       kysely,
       dialect: 'postgres',
       executeCompiled: async (query) => (await kysely.executeQuery(query)).rows,
-      changeStamp: () => null,
       readOffThread: async (query) => (await kysely.executeQuery(query)).rows,
       poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-      close: () => kysely.destroy(),
+      changeStamp: () => listener.stamp(),
+      foreignStamp: () => null,
+      onViews: (callback) => listener.onViews(callback),
+      changesSeen: () => listener.seen(),
+      close: async () => {
+        await listener.close();
+        await kysely.destroy();
+      },
     };
   }
   const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
@@ -123,6 +143,9 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
       }
     },
     changeStamp: () => database.changeStamp(),
+    foreignStamp: () => database.foreignStamp(),
+    onViews: () => () => {},
+    changesSeen: async () => {},
     // An in-memory database exists only on its own connection: it is read there.
     readOffThread: async (query, lane = 'list') =>
       readers === null

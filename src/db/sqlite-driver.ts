@@ -65,6 +65,12 @@ export class SqliteConnection {
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
+  /** Changes when another connection committed (PRAGMA data_version). */
+  dataVersion(): string {
+    const row = this.prepare('select data_version as v from pragma_data_version').all()[0] as { v: number };
+    return String(row.v);
+  }
+
   close(): void {
     this.#statements.clear();
     if (this.raw.isOpen) this.raw.close();
@@ -145,6 +151,15 @@ export class NodeSqliteDatabase {
       .prepare('select total_changes() as c, (select data_version from pragma_data_version) as v')
       .all()[0] as { c: number; v: number };
     return `${row.v}:${row.c}`;
+  }
+
+  /**
+   * Changes when another process (the CLI) committed, but not with this process's own writes: the
+   * writer connection's data_version counts only the commits of other connections, and the reader
+   * never writes.
+   */
+  foreignStamp(): string {
+    return this.writer.dataVersion();
   }
 
   /** A read outside any transaction, straight on the reader connection. */

@@ -1,28 +1,61 @@
 // A bounded in-memory cache of whole GET answers of the routes that opt in (`config.cache`).
-// Entries are keyed by the project's content version, which every write bumps in the database,
-// so that a change made through any instance or the CLI is seen on the next request; an entry
-// also dies when the project's next scheduled article goes live.
+// Entries are keyed by the project's content version, which every content write (import, prune,
+// CLI) bumps in the database, so that such a change made through any instance is seen on the next
+// request; an entry also dies when the project's next scheduled article goes live.
+//
+// Page views do not bump the version: a blog being read would otherwise lose its whole cache many
+// times a second. Answers that show view counts (`config.viewCounts`) are instead rebuilt once
+// they are `viewCountLagMs` old and a page view of their article ('article') or project
+// ('project') was committed after they were built: told by the page-view writer of this
+// instance, by PostgreSQL's notifications for the others (db/change-listener.ts), and on SQLite by
+// any commit of another process. So a view count lags by at most that long (2 s by default).
+//
+// Compressed forms (compression.ts) are kept with the answer, so a hit is never compressed again.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { nextScheduledPublication } from '../projects/queries.ts';
+import {
+  addVary,
+  chooseEncoding,
+  compressSync,
+  compressThreshold,
+  type Encoding,
+  markEncoded,
+} from './compression.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The answer depends only on the project's content and the URL: cache it. */
     cache?: boolean;
+    /** The cached answer shows view counts of the `:slug` article, or of the whole project. */
+    viewCounts?: 'article' | 'project';
   }
   interface FastifyRequest {
     answerCacheKey: string | null;
+    answerViewsSeq: number;
   }
 }
 
+export const defaultViewCountLagMs = 2000;
+
 export interface CachedAnswer {
-  body: string;
+  /** The answer's UTF-8 bytes: a hit sends them as they are (measured: encoding the text on every
+   * send was the largest single cost of a hit, 17% of the CPU profile of the cached list). */
+  body: Buffer;
   etag: string;
   contentType: string;
   headers: Record<string, string>;
   /** Epoch milliseconds after which the answer may be wrong (a scheduled article went live). */
   expiresAt: number;
+  /** Epoch milliseconds when it was built. */
+  builtAt?: number;
+  /** The view clock's value when it was built, and what its view counts are of; null: none shown. */
+  views?: { seq: number; projectId: string; slug: string | null } | null;
+  encoded?: Partial<Record<Encoding, Buffer>>;
+}
+
+function sizeOf(entry: CachedAnswer): number {
+  return entry.body.length + (entry.encoded?.br?.length ?? 0) + (entry.encoded?.gzip?.length ?? 0);
 }
 
 export class AnswerCache {
@@ -41,7 +74,7 @@ export class AnswerCache {
     if (entry === undefined) return undefined;
     this.#entries.delete(key);
     if (entry.expiresAt <= now) {
-      this.#bytes -= entry.body.length;
+      this.#bytes -= sizeOf(entry);
       return undefined;
     }
     this.#entries.set(key, entry); // most recently used last
@@ -52,15 +85,28 @@ export class AnswerCache {
     if (entry.body.length > this.#maxBytes / 8) return;
     const previous = this.#entries.get(key);
     if (previous) {
-      this.#bytes -= previous.body.length;
+      this.#bytes -= sizeOf(previous);
       this.#entries.delete(key);
     }
     this.#entries.set(key, entry);
-    this.#bytes += entry.body.length;
+    this.#bytes += sizeOf(entry);
+    this.#evict();
+  }
+
+  /** Keeps a compressed form with the entry (if it is still cached). */
+  addEncoded(key: string, encoding: Encoding, bytes: Buffer): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || entry.encoded?.[encoding] !== undefined) return;
+    entry.encoded = { ...entry.encoded, [encoding]: bytes };
+    this.#bytes += bytes.length;
+    this.#evict();
+  }
+
+  #evict(): void {
     for (const [oldest, old] of this.#entries) {
       if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
       this.#entries.delete(oldest);
-      this.#bytes -= old.body.length;
+      this.#bytes -= sizeOf(old);
     }
   }
 
@@ -69,23 +115,99 @@ export class AnswerCache {
   }
 }
 
+/**
+ * Which page views were committed since when: a counter advanced by each touch, with the value of
+ * the last touch of each project and article. A touch of (null, null) means "maybe anything".
+ */
+export class ViewClock {
+  #seq = 0;
+  #all = 0;
+  readonly #projects = new Map<string, number>();
+  readonly #articles = new Map<string, number>();
+
+  get seq(): number {
+    return this.#seq;
+  }
+
+  touch(projectId: string | null, slug: string | null): void {
+    const seq = ++this.#seq;
+    if (projectId === null) {
+      this.#all = seq;
+      return;
+    }
+    this.#projects.set(projectId, seq);
+    if (slug !== null) this.#articles.set(`${projectId}\u0000${slug}`, seq);
+  }
+
+  changedSince(seq: number, projectId: string, slug: string | null): boolean {
+    if (this.#all > seq) return true;
+    const last =
+      slug === null ? this.#projects.get(projectId) : this.#articles.get(`${projectId}\u0000${slug}`);
+    return last !== undefined && last > seq;
+  }
+}
+
+export interface AnswerCacheOptions {
+  cache: AnswerCache;
+  clock: ViewClock;
+  viewCountLagMs: number;
+}
+
 const forwardedHeaders = ['link'];
 
-export function registerAnswerCache(app: FastifyInstance, db: Db, cache: AnswerCache): void {
+export function registerAnswerCache(app: FastifyInstance, db: Db, options: AnswerCacheOptions): void {
+  const { cache, clock, viewCountLagMs } = options;
   app.decorateRequest('answerCacheKey', null);
+  app.decorateRequest('answerViewsSeq', 0);
+  app.decorateRequest('compressedAnswer', null);
+  const unsubscribe = db.onViews((projectId, slug) => clock.touch(projectId, slug));
+  app.addHook('onClose', async () => unsubscribe());
+  // SQLite: a commit of another process may have added page views (PostgreSQL notifies instead).
+  // Asked at most every 100 ms (or the lag, if shorter): view counts may lag anyway, and each ask
+  // is a call into SQLite (3% of the cached list's CPU profile when asked on every hit).
+  let foreign = db.foreignStamp();
+  let foreignAskedAt = 0;
+  const foreignEveryMs = Math.min(100, viewCountLagMs);
+  const viewsChanged = (views: NonNullable<CachedAnswer['views']>, now: number): boolean => {
+    if (now - foreignAskedAt >= foreignEveryMs) {
+      foreignAskedAt = now;
+      const stamp = db.foreignStamp();
+      if (stamp !== foreign) {
+        foreign = stamp;
+        clock.touch(null, null);
+      }
+    }
+    return clock.changedSince(views.seq, views.projectId, views.slug);
+  };
 
   // After authentication (onRequest), before validation and the handler.
   app.addHook('preValidation', async (request, reply) => {
-    if (request.method !== 'GET' || request.routeOptions.config?.cache !== true || !request.auth) return;
+    const config = request.routeOptions.config;
+    if (request.method !== 'GET' || config?.cache !== true || !request.auth) return;
     const { project } = request.auth;
     const key = `${project.id}\u0000${project.content_version}\u0000${request.auth.key.kind}\u0000${request.url}`;
-    const hit = cache.get(key, Date.now());
+    const now = Date.now();
+    let hit = cache.get(key, now);
+    if (hit?.views && now - (hit.builtAt ?? 0) >= viewCountLagMs && viewsChanged(hit.views, now))
+      hit = undefined;
     if (hit === undefined) {
       request.answerCacheKey = key;
+      request.answerViewsSeq = clock.seq;
+      request.compressedAnswer = (encoding, bytes) => cache.addEncoded(key, encoding, bytes);
       return;
     }
     reply.header('ETag', hit.etag).type(hit.contentType).headers(hit.headers);
-    return reply.send(hit.body);
+    if (hit.body.length < compressThreshold) return reply.send(hit.body);
+    addVary(reply, 'Accept-Encoding');
+    const encoding = chooseEncoding(request.headers['accept-encoding']);
+    if (encoding === null) return reply.send(hit.body);
+    let bytes = hit.encoded?.[encoding];
+    if (bytes === undefined) {
+      bytes = compressSync(hit.body, encoding);
+      cache.addEncoded(key, encoding, bytes);
+    }
+    markEncoded(reply, encoding);
+    return reply.send(bytes);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -93,18 +215,34 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, cache: AnswerC
     if (key === null || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
     const etag = reply.getHeader('etag');
     if (typeof etag !== 'string') return payload;
-    const next = await nextScheduledPublication(db.kysely, request.auth.project.id, new Date().toISOString());
+    const now = Date.now();
+    const next = await nextScheduledPublication(
+      db.kysely,
+      request.auth.project.id,
+      new Date(now).toISOString(),
+    );
     const headers: Record<string, string> = {};
     for (const name of forwardedHeaders) {
       const value = reply.getHeader(name);
       if (typeof value === 'string') headers[name] = value;
     }
+    const scope = request.routeOptions.config?.viewCounts;
+    const slug = (request.params as { slug?: string } | undefined)?.slug ?? null;
     cache.set(key, {
-      body: payload,
+      body: Buffer.from(payload),
       etag,
       contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
       headers,
       expiresAt: next === null ? Number.POSITIVE_INFINITY : Date.parse(next),
+      builtAt: now,
+      views:
+        scope === undefined
+          ? null
+          : {
+              seq: request.answerViewsSeq,
+              projectId: request.auth.project.id,
+              slug: scope === 'article' ? slug : null,
+            },
     });
     return payload;
   });

@@ -2,6 +2,7 @@
 // the origins allowed to use it (a request from another one is a 403), CORS headers echo an allowed
 // origin, error answers carry them for any origin so that a page can read the real reason, and
 // preflight requests (which carry no key) are answered for any origin.
+import { addVary } from './compression.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError } from './errors.ts';
 
@@ -78,7 +79,7 @@ async function checkOrigin(request: FastifyRequest): Promise<void> {
 async function addCorsHeaders(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
   const mode = request.routeOptions.config?.cors;
   if (mode === undefined || request.method === 'OPTIONS') return payload;
-  reply.header('Vary', 'Origin');
+  addVary(reply, 'Origin'); // beside Accept-Encoding of a compressed cache hit
   const origin = request.headers.origin;
   if (parseOrigin(origin) === null) return payload;
   const readable =

@@ -18,16 +18,19 @@ export function registerHttpCaching(app: FastifyInstance): void {
       reply.code(304);
       reply.removeHeader('Content-Type');
       reply.removeHeader('Content-Length');
+      reply.removeHeader('Content-Encoding');
       return '';
     }
     return payload;
   });
 }
 
+/** If-None-Match compares weakly (RFC 9110): a compressed answer's W/ tag matches the plain one's. */
 function matches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
+  const opaque = etag.startsWith('W/') ? etag.slice(2) : etag;
   return header.split(',').some((candidate) => {
     const tag = candidate.trim();
-    return tag === '*' || tag === etag || tag === `W/${etag}`;
+    return tag === '*' || tag === opaque || tag === `W/${opaque}`;
   });
 }

@@ -24,7 +24,8 @@ export const ProjectInfo = Type.Object(
       totalArticles: Type.Integer({ description: 'all articles (for a public key: the published ones)' }),
       publishedArticles: Type.Integer({ description: 'articles whose `published` is true' }),
       totalViews: Type.Integer({
-        description: 'sum of viewCount (for a public key: of the published articles)',
+        description:
+          'sum of viewCount (for a public key: of the published articles); like it, may lag tracked page views by up to 2 seconds',
       }),
       storageUsed: Type.Optional(
         Type.String({
@@ -42,7 +43,7 @@ export function projectRoutes(app: FastifyInstance, db: Db): void {
   app.get(
     '/v1/project',
     {
-      config: { cache: true, ...browserRead },
+      config: { cache: true, viewCounts: 'project', ...browserRead },
       schema: {
         tags: ['Project'],
         summary: 'The project of the API key, with statistics',

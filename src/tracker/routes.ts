@@ -23,7 +23,8 @@ export function trackerRoutes(app: FastifyInstance): void {
   app.get(
     '/v1/analytics/script.js',
     {
-      config: { access: 'none', rateLimited: false },
+      // It sends its own gzip of the built script (compression.ts would encode it again per request).
+      config: { access: 'none', rateLimited: false, compress: false },
       schema: {
         tags: ['Analytics'],
         summary: 'The browser tracker script',

@@ -13,6 +13,7 @@ import { buildApp } from '../../src/app.ts';
 import { type Db, type DialectName, openDatabase } from '../../src/db/database.ts';
 import { content } from '../../src/db/migrations/0001-content.ts';
 import { analytics } from '../../src/db/migrations/0002-analytics.ts';
+import { changeNotifications } from '../../src/db/migrations/0003-change-notifications.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { createApiKey, createProject } from '../../src/projects/service.ts';
 import { configuredDialects, getJson, postgresUrl } from '../helpers.ts';
@@ -59,6 +60,7 @@ for (const dialect of configuredDialects()) {
         getMigrations: async () => ({
           '0001-content': content(dialect),
           '0002-analytics': analytics(dialect),
+          '0003-change-notifications': changeNotifications(dialect),
         }),
       },
     });

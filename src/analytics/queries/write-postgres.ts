@@ -1,7 +1,8 @@
 // The page-view writes on PostgreSQL: every column of a batch is sent as one array and expanded by
 // unnest(), so that a batch costs the same few round trips whatever its size. New page views are
 // one statement: the insert, resolving the slugs, and in data-modifying WITH clauses the visitor
-// sets, the rollups (computed in SQL by contribution-sql.ts), view counts and content versions.
+// sets, the rollups (computed in SQL by contribution-sql.ts) and view counts. No project row is
+// touched: page views do not change the content version (see the answer cache's view-count lag).
 import { CompiledQuery } from 'kysely';
 import { contributionFields } from '../contribution.ts';
 import { contributionSums } from './contribution-sql.ts';
@@ -91,9 +92,6 @@ const insertSql = `with inserted as (
   update articles set view_count = articles.view_count + c.views
   from (select article_id, count(*) as views from inserted group by article_id) as c
   where articles.id = c.article_id
-), versions as (
-  update projects set content_version = projects.content_version + 1
-  where id in (select project_id from inserted)
 )
 select id, article_id from inserted`;
 

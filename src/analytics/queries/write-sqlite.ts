@@ -31,7 +31,6 @@ const statements = {
   country:
     'insert into analytics_daily_countries (project_id, day, country, views) values (?, ?, ?, ?) on conflict (project_id, day, country) do update set views = analytics_daily_countries.views + excluded.views',
   viewCount: 'update articles set view_count = view_count + ? where id = ?',
-  version: 'update projects set content_version = content_version + 1 where id = ?',
 };
 
 function run(db: Executor, text: string, parameters: unknown[]) {
@@ -55,7 +54,8 @@ async function writeChanges(db: Executor, changes: RollupChanges): Promise<void>
   }
   for (const { article_id, views } of changes.viewCounts)
     await run(db, statements.viewCount, [views, article_id]);
-  for (const id of changes.projects) await run(db, statements.version, [id]);
+  // No project row is touched: page views do not change the content version, so cached content
+  // answers live on (view counts in them lag by at most the answer cache's viewCountLagMs).
 }
 
 export const sqliteStore: WriteStore = {

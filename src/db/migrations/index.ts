@@ -4,6 +4,7 @@ import { type Kysely, type Migration, Migrator } from 'kysely';
 import type { Db, DialectName } from '../database.ts';
 import { content } from './0001-content.ts';
 import { analytics } from './0002-analytics.ts';
+import { changeNotifications } from './0003-change-notifications.ts';
 import { searchText } from './0004-search-text.ts';
 import { articleHtml } from './0005-article-html.ts';
 import { insights } from './0006-insights.ts';
@@ -13,6 +14,7 @@ type DialectMigration = (dialect: DialectName) => Migration;
 const migrations: Record<string, DialectMigration> = {
   '0001-content': content,
   '0002-analytics': analytics,
+  '0003-change-notifications': changeNotifications,
   '0004-search-text': searchText,
   '0005-article-html': articleHtml,
   '0006-insights': insights,

@@ -1,0 +1,146 @@
+// PostgreSQL's LISTEN/NOTIFY as a cheap "has anything changed?" signal shared by every instance.
+// Triggers (migration 0003) notify `folio_keys` when a project or an API key changes (a content
+// import bumps its project's version, so it notifies too) and `folio_views` with "project slug"
+// for every article that got page views. While the listening connection is up, a read cached
+// since the last `folio_keys` notification is exact without asking the database; while it is
+// down (or not yet up) `stamp()` is null and every caller asks the database, as before.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+
+export type ViewsListener = (projectId: string | null, slug: string | null) => void;
+
+const reconnectMs = 1000;
+/** A statement that may change a project or an API key (false positives only cost a cache miss). */
+const writesKeys = /^\s*(?:insert|update|delete|truncate|with|merge)\b[\s\S]*\b(?:projects|api_keys)\b/i;
+
+export class PostgresChangeListener {
+  readonly #url: string;
+  #client: pg.Client | null = null;
+  #listening = false;
+  #starting = false;
+  #closed = false;
+  #generation = 0;
+  #timer: NodeJS.Timeout | null = null;
+  readonly #views = new Set<ViewsListener>();
+  readonly #barriers = new Map<string, () => void>();
+
+  constructor(url: string) {
+    this.#url = url;
+  }
+
+  /**
+   * Changes made through this process's own pool count at once, when the connection that made them
+   * is released (after its commit), without waiting for their notification: a request that follows
+   * an import or a revocation made here is answered from the database, not from a cache.
+   */
+  watchLocalWrites(pool: pg.Pool): void {
+    const wrote = new WeakSet<pg.PoolClient>();
+    pool.on('connect', (client) => {
+      const query = client.query as (...args: unknown[]) => unknown;
+      (client as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
+        const config = args[0] as string | { text?: unknown } | undefined;
+        const text = typeof config === 'string' ? config : config?.text;
+        if (typeof text === 'string' && writesKeys.test(text)) wrote.add(client);
+        return query.apply(this, args);
+      };
+    });
+    pool.on('release', (_error: unknown, client: pg.PoolClient) => {
+      if (!wrote.has(client)) return;
+      wrote.delete(client);
+      this.#generation++;
+    });
+  }
+
+  /** A value that changes with every notified change; null while not listening (ask the database). */
+  stamp(): string | null {
+    if (this.#listening) return String(this.#generation);
+    this.#start();
+    return null;
+  }
+
+  onViews(listener: ViewsListener): () => void {
+    this.#start();
+    this.#views.add(listener);
+    return () => this.#views.delete(listener);
+  }
+
+  /**
+   * Resolves once every change committed before the call has been notified to this listener:
+   * notifications arrive in commit order, so it sends one of its own and waits for it.
+   */
+  async seen(): Promise<void> {
+    if (!this.#listening || this.#client === null) return;
+    const token = `sync:${randomUUID()}`;
+    const arrived = new Promise<void>((resolve) => this.#barriers.set(token, resolve));
+    await this.#client.query('select pg_notify($1, $2)', ['folio_keys', token]);
+    await arrived;
+  }
+
+  #start(): void {
+    if (this.#starting || this.#listening || this.#closed || this.#timer !== null) return;
+    this.#starting = true;
+    const client = new pg.Client({ connectionString: this.#url });
+    const lost = () => {
+      if (this.#client !== client) return;
+      this.#client = null;
+      this.#listening = false;
+      this.#generation++;
+      for (const resolve of this.#barriers.values()) resolve();
+      this.#barriers.clear();
+      client.end().catch(() => {});
+      if (!this.#closed) {
+        this.#timer = setTimeout(() => {
+          this.#timer = null;
+        }, reconnectMs);
+        this.#timer.unref();
+      }
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', (message) => {
+      if (message.channel === 'folio_views') {
+        const payload = message.payload ?? '';
+        const space = payload.indexOf(' ');
+        for (const listener of this.#views) {
+          listener(payload.slice(0, space), payload.slice(space + 1));
+        }
+        return;
+      }
+      this.#generation++;
+      const barrier = this.#barriers.get(message.payload ?? '');
+      if (barrier !== undefined) {
+        this.#barriers.delete(message.payload ?? '');
+        barrier();
+      }
+    });
+    this.#client = client;
+    client
+      .connect()
+      .then(() => client.query('listen folio_keys; listen folio_views'))
+      .then(() => {
+        this.#starting = false;
+        if (this.#client !== client || this.#closed) return;
+        // Whatever changed while nobody listened: every cached read starts over.
+        this.#generation++;
+        this.#listening = true;
+        for (const listener of this.#views) listener(null, null);
+        // Kept open in the background: it must not hold a finished process (the CLI) alive.
+        (
+          client as unknown as { connection?: { stream?: { unref?: () => void } } }
+        ).connection?.stream?.unref?.();
+      })
+      .catch(() => {
+        this.#starting = false;
+        lost();
+      });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    const client = this.#client;
+    this.#client = null;
+    this.#listening = false;
+    if (client !== null) await client.end().catch(() => {});
+  }
+}

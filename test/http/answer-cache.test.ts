@@ -1,0 +1,246 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { type Db, openDatabase } from '../../src/db/database.ts';
+import { revokeApiKey } from '../../src/projects/service.ts';
+import { track } from '../analytics/support.ts';
+import {
+  articleInput,
+  configuredDialects,
+  createTestDatabase,
+  createTestKey,
+  createTestProject,
+  describeEachDialect,
+  getJson,
+  importArticles,
+  type TestDatabase,
+} from '../helpers.ts';
+
+async function contentVersion(db: Db, projectId: string): Promise<number> {
+  const row = await db.kysely
+    .selectFrom('projects')
+    .select('content_version')
+    .where('id', '=', projectId)
+    .executeTakeFirstOrThrow();
+  return Number(row.content_version);
+}
+
+// A lag far longer than any test: a cached answer keeps its view counts.
+describeEachDialect(
+  'page views and cached answers',
+  (ctx) => {
+    test('a page view neither bumps the content version nor changes cached answers within the lag', async () => {
+      const { project, headers } = await createTestProject(ctx.db);
+      await importArticles(ctx.db, project, [articleInput({ slug: 'read-me' })]);
+      const version = await contentVersion(ctx.db, project.id);
+      const list = await getJson(ctx.app, '/v1/articles?limit=10', headers);
+      const article = await getJson(ctx.app, '/v1/articles/read-me', headers);
+      assert.equal(article.body.data.viewCount, 0);
+
+      const tracked = await track(ctx.app, { slug: 'read-me' }, { headers });
+      assert.equal(tracked.statusCode, 201);
+
+      assert.equal(await contentVersion(ctx.db, project.id), version);
+      const listAgain = await getJson(ctx.app, '/v1/articles?limit=10', headers);
+      assert.equal(listAgain.headers.etag, list.headers.etag);
+      const articleAgain = await getJson(ctx.app, '/v1/articles/read-me', headers);
+      assert.equal(articleAgain.headers.etag, article.headers.etag);
+      assert.equal(articleAgain.body.data.viewCount, 0);
+    });
+
+    test('a content change is still seen on the next request', async () => {
+      const { project, headers } = await createTestProject(ctx.db);
+      await importArticles(ctx.db, project, [articleInput({ slug: 'first' })]);
+      assert.equal((await getJson(ctx.app, '/v1/articles', headers)).body.meta.total, 1);
+      await importArticles(ctx.db, project, [
+        articleInput({ slug: 'first' }),
+        articleInput({ slug: 'second' }),
+      ]);
+      assert.equal((await getJson(ctx.app, '/v1/articles', headers)).body.meta.total, 2);
+    });
+  },
+  { viewCountLagMs: 3_600_000 },
+);
+
+// No lag: the next read after an answered page view shows it.
+describeEachDialect(
+  'view counts in cached answers',
+  (ctx) => {
+    test('an answered page view refreshes the cached article, list and project that show its count', async () => {
+      const { project, headers } = await createTestProject(ctx.db);
+      await importArticles(ctx.db, project, [
+        articleInput({ slug: 'read-me' }),
+        articleInput({ slug: 'other' }),
+      ]);
+      const other = await getJson(ctx.app, '/v1/articles/other', headers);
+      assert.equal((await getJson(ctx.app, '/v1/articles/read-me', headers)).body.data.viewCount, 0);
+      assert.equal((await getJson(ctx.app, '/v1/project', headers)).body.data.stats.totalViews, 0);
+      await getJson(ctx.app, '/v1/articles', headers);
+
+      assert.equal((await track(ctx.app, { slug: 'read-me' }, { headers })).statusCode, 201);
+
+      assert.equal((await getJson(ctx.app, '/v1/articles/read-me', headers)).body.data.viewCount, 1);
+      assert.equal((await getJson(ctx.app, '/v1/project', headers)).body.data.stats.totalViews, 1);
+      const list = await getJson(ctx.app, '/v1/articles', headers);
+      assert.deepEqual(
+        Object.fromEntries(
+          list.body.data.map((article: { slug: string; viewCount: number }) => [
+            article.slug,
+            article.viewCount,
+          ]),
+        ),
+        { 'read-me': 1, other: 0 },
+      );
+      // Another article's answer was not concerned: still the same cached answer.
+      assert.equal((await getJson(ctx.app, '/v1/articles/other', headers)).headers.etag, other.headers.etag);
+    });
+  },
+  { viewCountLagMs: 0 },
+);
+
+// Two instances of the service on one database, as behind a load balancer (or the CLI beside it).
+for (const dialect of configuredDialects()) {
+  describe(`changes made through another instance [${dialect}]`, () => {
+    let database: TestDatabase;
+    let otherDb: Db;
+    let app: FastifyInstance;
+    let otherApp: FastifyInstance;
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      otherDb = openDatabase(database.url);
+      app = await buildApp({ db: database.db, viewCountLagMs: 0 });
+      otherApp = await buildApp({ db: otherDb, viewCountLagMs: 0 });
+    });
+    after(async () => {
+      await otherApp?.close();
+      await app?.close();
+      await otherDb?.close();
+      await database?.drop();
+    });
+
+    test('a key revoked, an import and a page view through another instance are seen on the next request', async () => {
+      const { project, headers, keyId } = await createTestProject(database.db);
+      await importArticles(database.db, project, [articleInput({ slug: 'one' })]);
+      // Twice: the first request may come before the instance listens (PostgreSQL).
+      for (let round = 0; round < 2; round++) {
+        assert.equal((await getJson(app, '/v1/articles/one', headers)).body.data.viewCount, 0);
+        assert.equal((await getJson(app, '/v1/articles', headers)).body.meta.total, 1);
+      }
+
+      assert.equal((await track(otherApp, { slug: 'one' }, { headers })).statusCode, 201);
+      await database.db.changesSeen();
+      assert.equal((await getJson(app, '/v1/articles/one', headers)).body.data.viewCount, 1);
+
+      await importArticles(otherDb, project, [articleInput({ slug: 'one' }), articleInput({ slug: 'two' })]);
+      await database.db.changesSeen();
+      assert.equal((await getJson(app, '/v1/articles', headers)).body.meta.total, 2);
+
+      await revokeApiKey(otherDb, keyId);
+      await database.db.changesSeen();
+      assert.equal((await getJson(app, '/v1/articles', headers)).status, 401);
+    });
+  });
+}
+
+describeEachDialect('compression', (ctx) => {
+  test('answers of 1 KB or more are compressed as accepted, decode to the same JSON, and keep their 304', async () => {
+    const { project, headers } = await createTestProject(ctx.db);
+    const articles = Array.from({ length: 12 }, (_, index) =>
+      articleInput({ slug: `long-${index}`, content: `Some long text. `.repeat(200) }),
+    );
+    await importArticles(ctx.db, project, articles);
+    const url = '/v1/articles?limit=12';
+    const plain = await ctx.app.inject({ method: 'GET', url, headers });
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.match(String(plain.headers.vary), /(^|, )Accept-Encoding(,|$)/);
+    const expected = plain.json();
+
+    for (const [encoding, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
+      // The first one may be built, the second one is served from the cache: both are encoded.
+      for (let round = 0; round < 2; round++) {
+        const response = await ctx.app.inject({
+          method: 'GET',
+          url,
+          headers: { ...headers, 'accept-encoding': encoding === 'br' ? 'gzip, deflate, br' : 'gzip' },
+        });
+        assert.equal(response.statusCode, 200);
+        assert.equal(response.headers['content-encoding'], encoding);
+        assert.match(String(response.headers.vary), /(^|, )Accept-Encoding(,|$)/);
+        assert.ok(response.rawPayload.length < plain.rawPayload.length / 4);
+        assert.deepEqual(JSON.parse(decode(response.rawPayload).toString('utf8')), expected);
+        const etag = String(response.headers.etag);
+        assert.equal(etag, `W/${plain.headers.etag}`);
+        const notModified = await ctx.app.inject({
+          method: 'GET',
+          url,
+          headers: { ...headers, 'accept-encoding': encoding, 'if-none-match': etag },
+        });
+        assert.equal(notModified.statusCode, 304);
+        assert.equal(notModified.rawPayload.length, 0);
+        assert.equal(notModified.headers['content-encoding'], undefined);
+        // The plain answer's tag matches too (If-None-Match compares weakly).
+        const plainTag = await ctx.app.inject({
+          method: 'GET',
+          url,
+          headers: { ...headers, 'accept-encoding': encoding, 'if-none-match': String(plain.headers.etag) },
+        });
+        assert.equal(plainTag.statusCode, 304);
+      }
+    }
+    // q=0 refuses an encoding; small answers are sent as they are.
+    const refused = await ctx.app.inject({
+      method: 'GET',
+      url,
+      headers: { ...headers, 'accept-encoding': 'br;q=0, gzip;q=0' },
+    });
+    assert.equal(refused.headers['content-encoding'], undefined);
+    assert.deepEqual(refused.json(), expected);
+    const small = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/tags',
+      headers: { ...headers, 'accept-encoding': 'br' },
+    });
+    assert.equal(small.statusCode, 200);
+    assert.equal(small.headers['content-encoding'], undefined);
+  });
+
+  test('a compressed answer to a browser keeps Vary: Origin beside Accept-Encoding, cached or not', async () => {
+    const { project } = await createTestProject(ctx.db);
+    const { headers } = await createTestKey(ctx.db, project, { kind: 'public' });
+    const articles = Array.from({ length: 6 }, (_, index) =>
+      articleInput({ slug: `vary-${index}`, content: 'Some long text. '.repeat(200) }),
+    );
+    await importArticles(ctx.db, project, articles);
+    for (let round = 0; round < 2; round++) {
+      const response = await ctx.app.inject({
+        method: 'GET',
+        url: '/v1/articles?limit=6',
+        headers: { ...headers, origin: 'https://blog.example.com', 'accept-encoding': 'gzip' },
+      });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers['content-encoding'], 'gzip');
+      const vary = String(response.headers.vary)
+        .split(/\s*,\s*/)
+        .sort();
+      assert.deepEqual(vary, ['Accept-Encoding', 'Origin']);
+    }
+  });
+
+  test('uncached answers are compressed too', async () => {
+    const { headers } = await createTestProject(ctx.db);
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/openapi.json',
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-encoding'], 'gzip');
+    assert.equal(JSON.parse(gunzipSync(response.rawPayload).toString('utf8')).openapi, '3.1.0');
+    void headers;
+  });
+});
