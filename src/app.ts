@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { analyticsRoutes } from './analytics/routes.ts';
 import type { TrustProxy } from './config.ts';
 import { contentRoutes } from './content/routes.ts';
+import { dashboardRoutes } from './dashboard/routes.ts';
 import type { Db } from './db/database.ts';
 import { AnswerCache, defaultViewCountLagMs, registerAnswerCache, ViewClock } from './http/answer-cache.ts';
 import { registerAuth } from './http/auth.ts';
@@ -155,6 +156,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
   trackerRoutes(app);
+  dashboardRoutes(app);
 
   app.addHook('onClose', async () => {
     await rateLimits.close();

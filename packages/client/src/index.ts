@@ -17,7 +17,7 @@ import type {
   articleSortFields,
   tagSortFields,
 } from '../../../src/content/schemas.ts';
-import type { ProjectInfo } from '../../../src/projects/routes.ts';
+import type { ProjectInfo } from '../../../src/projects/schemas.ts';
 import type { SeoArticle, SitemapJson, StructuredData } from '../../../src/seo/schemas.ts';
 import { type ErrorBody, FolioNetworkError, errorFor } from './errors.ts';
 

@@ -1,0 +1,2 @@
+// esbuild bundles imported style sheets into the dashboard's CSS asset.
+declare module '*.css';
