@@ -35,6 +35,18 @@ export type TrackCreated = Static<typeof TrackCreated>;
 export type PageViewUpdate = Static<typeof UpdateBody>;
 export type Stats = Static<typeof StatsAnswer>['data'];
 export type Funnel = Static<typeof FunnelAnswer>;
+export type TimeSeries = Static<typeof SeriesAnswer>['data'];
+export type Breakdown = Static<typeof BreakdownAnswer>;
+export type BreakdownDimension = (typeof breakdownDimensions)[number];
+export type ArticleReading = Static<typeof ReadingAnswer>['data'];
+export type Realtime = Static<typeof RealtimeAnswer>['data'];
+
+/** A period: the last `days` days (today included), or the UTC days `from` to `to` (YYYY-MM-DD). */
+export interface PeriodParams {
+  days?: number;
+  from?: string;
+  to?: string;
+}
 
 /** `select` as the object it stands for (the client sends its JSON), or the JSON string itself. */
 export type Select = Partial<Record<SelectableField, boolean>> | string;

@@ -1,5 +1,5 @@
 // What the dashboard reads, through the typed client: each panel's data in the shape it draws.
-import { FolioClient, type ProjectInfo } from '../../../packages/client/src/index.ts';
+import { type BreakdownDimension, FolioClient, type ProjectInfo } from '../../../packages/client/src/index.ts';
 import type { Series } from './charts.ts';
 
 export interface Breakdown {
@@ -31,14 +31,24 @@ export interface DashboardApi {
   realtime(): Promise<number>;
 }
 
+const panelRows = 10;
+
 export function connect(origin: string, key: string): DashboardApi {
   const client = new FolioClient({ baseUrl: origin, key });
+  const breakdown = async (dimension: BreakdownDimension, days: number): Promise<Breakdown[]> => {
+    const answer = await client.analytics.breakdown(dimension, { days, limit: panelRows });
+    return answer.data.map((row) => ({ name: row.value, views: row.views, visitors: row.visitors }));
+  };
   return {
     project: () => client.project(),
     async overview(days) {
-      const [stats, funnel] = await Promise.all([
+      const [stats, funnel, series, sources, countries, devices] = await Promise.all([
         client.analytics.stats({ days }),
         client.analytics.funnel({ days }),
+        client.analytics.timeseries({ days }),
+        breakdown('source', days),
+        breakdown('country', days),
+        breakdown('device', days),
       ]);
       return {
         summary: {
@@ -48,14 +58,22 @@ export function connect(origin: string, key: string): DashboardApi {
         },
         engagement: funnel.engagement,
         topArticles: stats.topArticles,
-        series: { times: [], views: [], visitors: [], hourly: days <= 2 },
-        sources: [],
-        countries: stats.topCountries.map((row) => ({ name: row.country, views: row.views, visitors: 0 })),
-        devices: [],
+        series: {
+          times: series.points.map((point) => Date.parse(point.time) / 1000),
+          views: series.points.map((point) => point.views),
+          visitors: series.points.map((point) => point.visitors),
+          hourly: series.interval === 'hour',
+        },
+        sources,
+        countries,
+        devices,
       };
     },
     async article(slug, days) {
-      const funnel = await client.analytics.funnel({ days, slug });
+      const [funnel, reading] = await Promise.all([
+        client.analytics.funnel({ days, slug }),
+        client.analytics.reading(slug, { days }),
+      ]);
       const depths = [25, 50, 75, 90] as const;
       return {
         funnel: depths.map((depth) => ({
@@ -63,10 +81,17 @@ export function connect(origin: string, key: string): DashboardApi {
           views: funnel.funnel[`reached${depth}`],
           percent: funnel.funnel.percentages[`reached${depth}`],
         })),
-        dropOff: { positions: [], shares: [] },
-        reading: { medianSeconds: null, estimatedSeconds: 0, readRatio: 0 },
+        dropOff: {
+          positions: reading.dropOff.map((point) => point.position),
+          shares: reading.dropOff.map((point) => point.percentage),
+        },
+        reading: {
+          medianSeconds: reading.readingTime.medianSeconds,
+          estimatedSeconds: reading.readingTime.estimatedSeconds,
+          readRatio: reading.readRatio.percentage,
+        },
       };
     },
-    realtime: async () => 0,
+    realtime: async () => (await client.analytics.realtime()).visitors,
   };
 }
