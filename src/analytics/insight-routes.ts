@@ -4,7 +4,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { ErrorBody } from '../http/errors.ts';
 import { toCsv, wantsCsv } from './csv.ts';
-import { deepFromCenti, type BreakdownDimension, mobileBelow, tabletBelow } from './insight-rules.ts';
+import {
+  deepFromCenti,
+  type BreakdownDimension,
+  maxSpanDays,
+  mobileBelow,
+  tabletBelow,
+} from './insight-rules.ts';
 import {
   BreakdownAnswer,
   BreakdownParams,
@@ -22,7 +28,6 @@ import {
   type BreakdownQuery as BreakdownQueryType,
   breakdown,
   type Interval,
-  maxSpanDays,
   type PeriodQuery,
   realtime,
   realtimeWindowMinutes,

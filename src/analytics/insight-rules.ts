@@ -10,6 +10,9 @@ export const unknown = '(unknown)';
 export const mobileBelow = 768;
 export const tabletBelow = 1024;
 
+/** The longest period of the insights endpoints, in days (a leap year and a day to spare). */
+export const maxSpanDays = 366;
+
 export const breakdownDimensions = [
   'source',
   'utm_source',

@@ -1,8 +1,7 @@
 // TypeBox schemas of the insights endpoints (time series, breakdowns, article reading, realtime).
 import { Type } from 'typebox';
 import { Nullable, StringEnum, Timestamp } from '../http/schema-helpers.ts';
-import { breakdownDimensions } from './insight-rules.ts';
-import { maxSpanDays } from './insights.ts';
+import { breakdownDimensions, maxSpanDays } from './insight-rules.ts';
 
 const Day = (description: string) => Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description });
 

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, Project } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../http/errors.ts';
-import type { BreakdownDimension } from './insight-rules.ts';
+import { type BreakdownDimension, maxSpanDays } from './insight-rules.ts';
 import { percentage, roundRatio } from './measures.ts';
 import { articleEstimate } from './queries/article-estimate.ts';
 import { articleReach } from './queries/article-reach.ts';
@@ -15,7 +15,6 @@ import { realtimeVisitors } from './queries/realtime-visitors.ts';
 import { seriesPoints } from './queries/series-points.ts';
 import { shiftDay, utcDay } from './visitor.ts';
 
-export const maxSpanDays = 366;
 export const maxHourlySpanDays = 2;
 export const realtimeWindowMinutes = 5;
 

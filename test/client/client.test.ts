@@ -186,6 +186,23 @@ describeEachDialect('client', (context) => {
     const funnel = await client.analytics.funnel({ slug: 'tracked' });
     assert.equal(funnel.funnel.reached75, 1);
     assert.match(recorder.calls[0].headers.get('x-folio-client')!, /^@folio\/client /);
+    const series = await client.analytics.timeseries({ days: 1 });
+    assert.equal(series.interval, 'hour');
+    assert.equal(
+      series.points.reduce((sum, point) => sum + point.views, 0),
+      1,
+    );
+    const devices = await client.analytics.breakdown('device', { days: 1 });
+    assert.deepEqual(
+      devices.data.map((row) => [row.value, row.views]),
+      [['(unknown)', 1]],
+    );
+    const csv = await client.analytics.breakdownCsv('device', { days: 1 });
+    assert.match(csv, /^value,views,visitors\r\n\(unknown\),1,1\r\n$/);
+    const reading = await client.analytics.reading('tracked', { days: 1 });
+    assert.equal(reading.pageViews, 1);
+    assert.equal(reading.readRatio.pageViews, 1);
+    assert.deepEqual(await client.analytics.realtime().then((now) => now.pageViews), 1);
   });
 
   test('client: no answer is a network error; a POST is not sent again', async () => {

@@ -9,6 +9,13 @@ import type {
   TrackCreated,
   UpdateBody,
 } from '../../../src/analytics/schemas.ts';
+import type { breakdownDimensions } from '../../../src/analytics/insight-rules.ts';
+import type {
+  BreakdownAnswer,
+  ReadingAnswer,
+  RealtimeAnswer,
+  SeriesAnswer,
+} from '../../../src/analytics/insight-schemas.ts';
 import type {
   Article,
   PageMeta,
@@ -171,6 +178,25 @@ export class FolioClient {
       (await this.get<{ data: Stats }>('/v1/analytics/stats', { ...params })).data,
     funnel: (params: { days?: number; slug?: string } = {}) =>
       this.get<Funnel>('/v1/analytics/funnel', { ...params }),
+    timeseries: async (params: PeriodParams & { interval?: 'hour' | 'day'; slug?: string } = {}) =>
+      (await this.get<{ data: TimeSeries }>('/v1/analytics/timeseries', { ...params })).data,
+    breakdown: (
+      dimension: BreakdownDimension,
+      params: PeriodParams & { page?: number; limit?: number } = {},
+    ) => this.get<Breakdown>(`/v1/analytics/breakdown/${dimension}`, { ...params }),
+    /** The breakdown as CSV text (every value when neither `page` nor `limit` is given). */
+    breakdownCsv: (
+      dimension: BreakdownDimension,
+      params: PeriodParams & { page?: number; limit?: number } = {},
+    ) => this.get<string>(`/v1/analytics/breakdown/${dimension}`, { ...params, format: 'csv' }, 'text'),
+    reading: async (slug: string, params: PeriodParams = {}) =>
+      (
+        await this.get<{ data: ArticleReading }>(
+          `/v1/analytics/articles/${encodeURIComponent(slug)}/reading`,
+          { ...params },
+        )
+      ).data,
+    realtime: async () => (await this.get<{ data: Realtime }>('/v1/analytics/realtime', {})).data,
   };
 
   /** A GET of any path, with the client's key, retries and ETag revalidation. */

@@ -1,5 +1,9 @@
 // What the dashboard reads, through the typed client: each panel's data in the shape it draws.
-import { type BreakdownDimension, FolioClient, type ProjectInfo } from '../../../packages/client/src/index.ts';
+import {
+  type BreakdownDimension,
+  FolioClient,
+  type ProjectInfo,
+} from '../../../packages/client/src/index.ts';
 import type { Series } from './charts.ts';
 
 export interface Breakdown {

@@ -279,7 +279,7 @@ function breakdownPanel(title: string, rows: Breakdown[], label: string, note?: 
               bar(
                 row.name,
                 (row.views / most) * 100,
-                `${format.count(row.views)} views · ${format.count(row.visitors)} visitors`,
+                `${plural(row.views, 'view')} · ${plural(row.visitors, 'visitor')}`,
               ),
             ),
         ),
@@ -291,6 +291,10 @@ function bar(name: string, percent: number, value: string): HTMLElement {
   const fill = h('span', { class: 'fill' });
   fill.style.width = `${Math.max(0, Math.min(100, percent))}%`;
   return h('li', {}, fill, h('span', { class: 'name' }, name), h('span', { class: 'value' }, value));
+}
+
+function plural(count: number, noun: string): string {
+  return `${format.count(count)} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 function card(label: string, value: string): HTMLElement {
