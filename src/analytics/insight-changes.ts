@@ -35,6 +35,22 @@ export type InsightView = Pick<
   | 'events'
 >;
 
+/** The columns of a new page view that its breakdown rows depend on. */
+export type BreakdownView = Pick<
+  PageViewTable,
+  | 'project_id'
+  | 'day'
+  | 'visitor_id'
+  | 'events'
+  | 'country'
+  | 'screen_width'
+  | 'referrer'
+  | 'page_url'
+  | 'utm_source'
+  | 'utm_medium'
+  | 'utm_campaign'
+>;
+
 export type CreatedView = InsightView &
   Pick<
     PageViewTable,
@@ -63,6 +79,12 @@ export class InsightChanges {
       row.time_on_page_ms += view.time_on_page_ms;
       row.scroll_depth_centi += view.scroll_depth_centi;
     }
+    this.addBreakdowns(view);
+    this.#addReading(view, 1);
+  }
+
+  /** A new page view's breakdown rows only (the rebuild sums the other rollups in SQL). */
+  addBreakdowns(view: BreakdownView): void {
     const values: Array<[BreakdownDimension, string]> = [
       ['source', referrerSource(view.referrer, view.page_url)],
       ['utm_source', utmValue(view.utm_source)],
@@ -77,7 +99,6 @@ export class InsightChanges {
       row.views++;
       row.events += count;
     }
-    this.#addReading(view, 1);
   }
 
   addUpdate(before: InsightView, after: InsightView): void {
@@ -163,7 +184,7 @@ export class InsightChanges {
   }
 
   #breakdown(
-    view: InsightView,
+    view: Pick<InsightView, 'project_id' | 'day' | 'visitor_id'>,
     dimension: BreakdownDimension,
     value: string,
     withVisitor = true,
@@ -213,7 +234,11 @@ export class InsightChanges {
     if (view.scroll_depth_centi >= deepFromCenti) time.deep_views += sign;
   }
 
-  #candidate(view: InsightView, scope: string, row: { visitors: number }): void {
+  #candidate(
+    view: Pick<InsightView, 'project_id' | 'day' | 'visitor_id'>,
+    scope: string,
+    row: { visitors: number },
+  ): void {
     const key = `${view.project_id}\u0000${view.day}\u0000${scope}\u0000${view.visitor_id}`;
     if (!this.#candidates.has(key)) {
       this.#candidates.set(key, {

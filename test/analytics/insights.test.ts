@@ -386,3 +386,35 @@ describeEachDialect('insights agree with the raw page views', (ctx) => {
     });
   }
 });
+
+describeEachDialect('the rebuild states the rules in SQL', (ctx) => {
+  test('its reach deciles, reading-time buckets and hours agree with the writes at every bound', async () => {
+    await awayFromMidnight();
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'alpha' })]);
+    // Times on both sides of each bucket width's change, depths and exits on both sides of decile
+    // bounds (an exit of 9.995% rounds to 10.00%), and the deep-view threshold.
+    const timesMs = [0, 999, 1000, 119_999, 120_000, 125_000, 1_199_999, 1_200_000, 1_215_000, 1_230_000];
+    const exits = [null, 0, 9.994, 9.995, 19.9949, 89.995, 99.994, 99.995, 100];
+    const depths = [0, 999, 1000, 8999, 9000, 9999, 10_000];
+    const writer = new PageViewWriter(ctx.db);
+    const writes: Promise<void>[] = [];
+    let index = 0;
+    for (const time of timesMs) {
+      for (const exit of exits) {
+        const depth = depths[index % depths.length];
+        const at = new Date(Date.now() - (index % 3) * 3_600_000);
+        const row = { ...factoryRow(owner.project, { slug: 'alpha', at }, index), exit_position: exit };
+        row.time_on_page_ms = time;
+        row.scroll_depth_centi = depth;
+        writes.push(writer.write({ kind: 'create', row, slug: 'alpha' }));
+        index++;
+      }
+    }
+    await Promise.all(writes);
+    await writer.idle();
+    const before = await storedInsights(ctx.db, owner.project.id);
+    await rebuildRollups(ctx.db.kysely, owner.project.id, dayOf(0));
+    assert.deepEqual(await storedInsights(ctx.db, owner.project.id), before);
+  });
+});

@@ -1,10 +1,15 @@
-// Recomputes a project's insights rollups from its raw page views of `fromDay` on, through the same
-// InsightChanges as the writes (one source of the rules). Rows are read a day at a time, in pages,
-// so each day's distinct visitors are counted in memory and the memory used stays bounded; the
-// visitor sets are written again for the days whose ids can still arrive (yesterday, today).
-import type { Kysely } from 'kysely';
+// Recomputes a project's insights rollups from its raw page views of `fromDay` on. The series,
+// reading and read-time rollups are sums over the rows, grouped in the database (insight-sql.ts
+// states their rules in SQL): an INSERT … SELECT writes each table in key order, where upserts a
+// day at a time would wander all over a table as large as the page views. The breakdowns need the
+// rules that parse URLs and event lists, and go through the same InsightChanges as the writes: rows
+// are read a day at a time, in pages, so each day's distinct visitors are counted in memory and the
+// memory used stays bounded. The visitor sets are written again for the days whose ids can still
+// arrive (yesterday, today).
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { type CreatedView, InsightChanges, type VisitorCandidate } from '../insight-changes.ts';
+import { InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
+import { deepViewSql, hourSql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
 import { addToVisitorSets, writeInsightRollups } from './write-insights.ts';
 
 const pageSize = 5000;
@@ -14,11 +19,7 @@ const columns = [
   'project_id',
   'article_id',
   'day',
-  'created_at',
   'visitor_id',
-  'time_on_page_ms',
-  'scroll_depth_centi',
-  'exit_position',
   'events',
   'country',
   'screen_width',
@@ -51,6 +52,8 @@ export async function rebuildInsights(
     .where('day', '>=', fromDay)
     .execute();
 
+  await sumInDatabase(trx, projectId, fromDay, setsFromDay);
+
   const days = await trx
     .selectFrom('page_views')
     .select('day')
@@ -60,7 +63,7 @@ export async function rebuildInsights(
     .orderBy('day')
     .execute();
   for (const { day } of days) {
-    // The distinct visitors of each scope of the day, counted in memory.
+    // The distinct visitors of each breakdown value of the day, counted in memory.
     const seen = new Set<string>();
     const inMemory = (candidates: VisitorCandidate[]) =>
       candidates.filter((candidate) => {
@@ -82,9 +85,7 @@ export async function rebuildInsights(
         .execute();
       if (rows.length === 0) break;
       const changes = new InsightChanges();
-      for (const row of rows) {
-        changes.addCreated({ ...row, time_on_page_ms: Number(row.time_on_page_ms) } as CreatedView);
-      }
+      for (const row of rows) changes.addBreakdowns(row);
       await changes.countVisitors(async (candidates) => {
         const counted = inMemory(candidates);
         if (day >= setsFromDay) await addToVisitorSets(trx, counted);
@@ -95,4 +96,42 @@ export async function rebuildInsights(
       if (rows.length < pageSize) break;
     }
   }
+}
+
+/** The series, reading and read-time rollups, and the series' visitor sets of the recent days. */
+async function sumInDatabase(
+  trx: Kysely<Database>,
+  projectId: string,
+  fromDay: string,
+  setsFromDay: string,
+): Promise<void> {
+  const rows = sql`page_views where project_id = ${projectId} and day >= ${fromDay}`;
+  // Each page view counts in four series: the project's and its article's, by day and by hour.
+  const seriesRows = (where: ReturnType<typeof sql>) => sql`
+    select project_id, '' as article_id, 'd' as granularity, day as bucket, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${where}
+    union all select project_id, article_id, 'd', day, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${where}
+    union all select project_id, '', 'h', ${sql.raw(hourSql)}, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${where}
+    union all select project_id, article_id, 'h', ${sql.raw(hourSql)}, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${where}`;
+  await sql`insert into analytics_series (project_id, article_id, granularity, bucket, views, visitors, time_on_page_ms, scroll_depth_centi)
+    select project_id, article_id, granularity, bucket, count(*), count(distinct visitor_id), sum(time_on_page_ms), sum(scroll_depth_centi)
+    from (${seriesRows(rows)}) as series group by project_id, article_id, granularity, bucket`.execute(trx);
+  // The scopes of InsightChanges' series rows, `s:<article>:<granularity>:<bucket>`.
+  await sql`insert into analytics_visitor_sets (project_id, day, scope, visitor_id)
+    select distinct project_id, day, 's:' || article_id || ':' || granularity || ':' || bucket, visitor_id
+    from (${seriesRows(sql`page_views where project_id = ${projectId} and day >= ${fromDay} and day >= ${setsFromDay}`)}) as series`.execute(
+    trx,
+  );
+
+  const reach = reachColumns.map(
+    (column, decile) => `sum(case when decile = ${decile} then 1 else 0 end) as ${column}`,
+  );
+  await sql`insert into analytics_reading (project_id, article_id, day, ${sql.raw(reachColumns.join(', '))})
+    select project_id, article_id, day, ${sql.raw(reach.join(', '))}
+    from (select project_id, article_id, day, ${sql.raw(reachDecileSql)} as decile from ${rows}) as reached
+    group by project_id, article_id, day`.execute(trx);
+  await sql`insert into analytics_read_times (project_id, article_id, day, seconds, views, deep_views)
+    select project_id, article_id, day, seconds, count(*), sum(deep)
+    from (select project_id, article_id, day, ${sql.raw(readTimeBucketSql)} as seconds, ${sql.raw(deepViewSql)} as deep
+      from ${rows}) as timed
+    group by project_id, article_id, day, seconds`.execute(trx);
 }
