@@ -38,11 +38,6 @@ export class SqliteConnection {
 
   constructor(path: string, options: { readOnly?: boolean } = {}) {
     this.raw = new DatabaseSync(path, { timeout: 0, readOnly: options.readOnly === true });
-    this.raw.function('folio_icontains', { deterministic: true }, (haystack, needle) =>
-      typeof haystack === 'string' && typeof needle === 'string' && haystack.toLowerCase().includes(needle)
-        ? 1
-        : 0,
-    );
   }
 
   prepare(sql: string): StatementSync {
