@@ -59,6 +59,16 @@ const generatedFields = `case g.i % 3 when 0 then 390 when 1 then 820 else 1440 
     when 1 then '[{"type":"copy","timeOffset":2000},{"type":"share","timeOffset":3000}]' else '[]' end`;
 
 /**
+ * The second of its day at which page view `i` was made, as SQL of both dialects over `i`: spread
+ * over the day, and for today's (those with i % historyDays = 0) over the part of it that has
+ * passed, so that none is stamped in the future and the realtime window holds its share.
+ */
+function secondOfDaySql(i: string, now: Date): string {
+  const passed = Math.max(1, Math.floor((now.getTime() - Date.parse(now.toISOString().slice(0, 10))) / 1000));
+  return `((${i} / ${historyDays}) * 7919 % case when ${i} % ${historyDays} = 0 then ${passed} else 86400 end)`;
+}
+
+/**
  * Page views spread evenly over the last year, articles skewed towards low numbers (the smaller of
  * two uniform draws), ~20,000 visitors a day, a quarter from the SDK, 90% with one of 20 countries,
  * uniform times (0–300 s) and depths, `bounced` sent for two thirds of them.
@@ -74,13 +84,14 @@ async function generatePageViews(
   for (let from = 0; from < pageViewCount; from += chunk) {
     const to = Math.min(pageViewCount, from + chunk) - 1;
     const started = performance.now();
+    const second = secondOfDaySql(db.dialect === 'postgres' ? 'g.i' : 'i', new Date());
     if (db.dialect === 'postgres') {
       await sql`insert into page_views (id, project_id, article_id, day, created_at, updated_at, visitor_id,
           session_id, source, country, time_on_page_ms, scroll_depth_centi, exit_position, bounced, screen_width,
           screen_height, event_count, page_url, page_title, referrer, utm_source, utm_medium, utm_campaign, events)
         select g.id, ${projectId}, (${articleIds}::text[])[1 + least(floor(random() * ${articleIds.length}),
             floor(random() * ${articleIds.length}))::int],
-          g.day, g.day || 'T' || lpad(((g.i / ${historyDays}) % 24)::text, 2, '0') || ':00:00.000Z',
+          g.day, g.day || 'T' || to_char(make_interval(secs => ${sql.raw(second)}), 'HH24:MI:SS') || '.000Z',
           g.day || 'T12:00:30.000Z', 'v' || floor(random() * 20000)::int,
           's' || g.i, case when g.i % 4 = 0 then 'sdk' else 'direct' end,
           case when g.i % 10 = 0 then null else substr(${countries}, 1 + 2 * floor(random() * 20)::int, 2) end,
@@ -97,7 +108,8 @@ async function generatePageViews(
           source, country, time_on_page_ms, scroll_depth_centi, exit_position, bounced, screen_width, screen_height,
           event_count, page_url, page_title, referrer, utm_source, utm_medium, utm_campaign, events)
         select printf('%012x', i) || hex(randomblob(11)), ${projectId}, bench_articles.id, day,
-          printf('%sT%02d:00:00.000Z', day, (i / ${historyDays}) % 24), day || 'T12:00:30.000Z',
+          printf('%sT%02d:%02d:%02d.000Z', day, ${sql.raw(second)} / 3600, ${sql.raw(second)} / 60 % 60, ${sql.raw(second)} % 60),
+          day || 'T12:00:30.000Z',
           'v' || (abs(random()) % 20000), 's' || i,
           case when i % 4 = 0 then 'sdk' else 'direct' end,
           case when i % 10 = 0 then null else substr(${countries}, 1 + 2 * (abs(random()) % 20), 2) end,

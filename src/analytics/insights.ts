@@ -254,7 +254,7 @@ export async function articleReading(db: Db, project: Project, slug: string, que
 
 export async function realtime(db: Db, project: Project, now: Date) {
   const since = new Date(now.getTime() - realtimeWindowMinutes * 60_000).toISOString();
-  const counts = await realtimeVisitors(db.kysely, project.id, since);
+  const counts = await realtimeVisitors(db.kysely, project.id, since, now.toISOString());
   return {
     data: { ...counts, windowMinutes: realtimeWindowMinutes, since, until: now.toISOString() },
   };

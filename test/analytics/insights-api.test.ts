@@ -291,6 +291,26 @@ describeEachDialect('insights endpoints', (ctx) => {
     assert.match(String(bad.headers['content-type']), /^application\/json/);
   });
 
+  test('realtime counts the page views of the window only, not those stamped later than now', async () => {
+    await awayFromMidnight();
+    const owner = await projectWithViews();
+    const writer = new PageViewWriter(ctx.db);
+    const at = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+    const rows = [
+      factoryRow(owner.project, { slug: 'alpha', at: at(-1), visitor: 'a' }, 0),
+      factoryRow(owner.project, { slug: 'alpha', at: at(-2), visitor: 'a' }, 1),
+      factoryRow(owner.project, { slug: 'alpha', at: at(-3), visitor: 'b' }, 2),
+      factoryRow(owner.project, { slug: 'alpha', at: at(-6), visitor: 'before' }, 3),
+      // A clock that stepped back, or a row written by a tool: not yet in any window.
+      factoryRow(owner.project, { slug: 'alpha', at: at(10), visitor: 'later' }, 4),
+    ];
+    await Promise.all(rows.map((row) => writer.write({ kind: 'create', row, slug: 'alpha' })));
+    await writer.idle();
+    const { body } = await getJson(ctx.app, '/v1/analytics/realtime', owner.headers);
+    assert.equal(body.data.pageViews, 3);
+    assert.equal(body.data.visitors, 2);
+  });
+
   test('retention: expired raw page views go in small batches; rollups and answers stay', async () => {
     await awayFromMidnight();
     const owner = await projectWithViews();
