@@ -125,9 +125,7 @@ export class PostgresChangeListener {
         this.#listening = true;
         for (const listener of this.#views) listener(null, null);
         // Kept open in the background: it must not hold a finished process (the CLI) alive.
-        (
-          client as unknown as { connection?: { stream?: { unref?: () => void } } }
-        ).connection?.stream?.unref?.();
+        streamOf(client)?.unref?.();
       })
       .catch(() => {
         this.#starting = false;
@@ -141,6 +139,16 @@ export class PostgresChangeListener {
     const client = this.#client;
     this.#client = null;
     this.#listening = false;
-    if (client !== null) await client.end().catch(() => {});
+    if (client === null) return;
+    // Its socket was unref'd to run in the background: waited for now, the end of a socket that
+    // nothing holds could otherwise let the process exit under the await (exit code 13, seen when a
+    // server that failed to start closed on a loaded machine).
+    streamOf(client)?.ref?.();
+    await client.end().catch(() => {});
   }
+}
+
+function streamOf(client: pg.Client): { ref?: () => void; unref?: () => void } | undefined {
+  return (client as unknown as { connection?: { stream?: { ref?: () => void; unref?: () => void } } })
+    .connection?.stream;
 }

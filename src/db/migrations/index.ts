@@ -8,7 +8,7 @@ import { changeNotifications } from './0003-change-notifications.ts';
 import { searchText } from './0004-search-text.ts';
 import { articleHtml } from './0005-article-html.ts';
 import { insights } from './0006-insights.ts';
-import { pageViewsByDay } from './0007-page-views-by-day.ts';
+import { coveringIndexes } from './0007-covering-indexes.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -19,7 +19,7 @@ const migrations: Record<string, DialectMigration> = {
   '0004-search-text': searchText,
   '0005-article-html': articleHtml,
   '0006-insights': insights,
-  '0007-page-views-by-day': pageViewsByDay,
+  '0007-covering-indexes': coveringIndexes,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -1,0 +1,37 @@
+// Checkpoints of a SQLite database in WAL mode, off the event loop: a worker thread
+// (checkpoint-thread.ts) checkpoints every `intervalMs`, and the writer's automatic checkpoint is
+// raised to a backstop that only a stalled thread lets the WAL reach. Should the thread fail to
+// start or die, the writer checkpoints by itself again, as SQLite does by default.
+import { Worker } from 'node:worker_threads';
+import type { SqliteConnection } from './sqlite-driver.ts';
+
+const defaultAutoCheckpointPages = 1000;
+/** About 40 MiB of WAL with 4 KiB pages. */
+const backstopPages = 10_000;
+
+export class SqliteCheckpointer {
+  readonly #worker: Worker;
+  #stopped = false;
+
+  constructor(path: string, writer: SqliteConnection, intervalMs = 250) {
+    writer.raw.exec(`PRAGMA wal_autocheckpoint = ${backstopPages}`);
+    this.#worker = new Worker(new URL('./checkpoint-thread.ts', import.meta.url), {
+      workerData: { path, intervalMs },
+    });
+    const fallBack = () => {
+      if (this.#stopped || !writer.raw.isOpen) return;
+      writer.raw.exec(`PRAGMA wal_autocheckpoint = ${defaultAutoCheckpointPages}`);
+    };
+    this.#worker.on('error', fallBack);
+    this.#worker.on('exit', fallBack);
+    // It must not keep a finished process (the CLI) alive.
+    this.#worker.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    // Held while it stops, so that the process cannot exit under this await.
+    this.#worker.ref();
+    await this.#worker.terminate();
+  }
+}
