@@ -1,4 +1,4 @@
-// The changes a batch of writes makes to the rollups, view counts and content versions, summed per
+// The changes a batch of writes makes to the rollups and view counts, summed per
 // row, so that each rollup row is written once per batch, in key order (two instances then lock
 // shared rows in the same order).
 import type { PageViewTable } from '../db/schema.ts';
@@ -17,7 +17,6 @@ export class RollupChanges {
   readonly #countries = new Map<string, CountryRollup>();
   readonly #visitors = new Map<string, VisitorKey>();
   readonly #viewCounts = new Map<string, number>();
-  readonly #projects = new Set<string>();
 
   /** Adds `sign × change` to the article's rollup of the day, and to the project's. */
   addArticle(projectId: string, day: string, articleId: string, change: Contribution, sign = 1): void {
@@ -58,7 +57,6 @@ export class RollupChanges {
       visitor_id: row.visitor_id,
     });
     this.#viewCounts.set(row.article_id, (this.#viewCounts.get(row.article_id) ?? 0) + 1);
-    this.#projects.add(row.project_id);
   }
 
   /** A visitor id that was not yet in its day's set. */
@@ -94,10 +92,6 @@ export class RollupChanges {
 
   get viewCounts(): Array<{ article_id: string; views: number }> {
     return sortedKeys(this.#viewCounts).map((id) => ({ article_id: id, views: this.#viewCounts.get(id)! }));
-  }
-
-  get projects(): string[] {
-    return [...this.#projects].sort();
   }
 }
 
