@@ -11,14 +11,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { rebuildRollups } from '../src/analytics/queries/rebuild-rollups.ts';
 import { utcDay } from '../src/analytics/visitor.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
 import { createApiKey } from '../src/projects/service.ts';
 import { seedAnalytics } from './analytics-data.ts';
-import { forkServer, type LoadResult, load, report } from './lib.ts';
+import { forkServer, load, type LoadResult, report, withPostgresDatabase } from './lib.ts';
 
 // The insights endpoints (issue 10), each at its heaviest usual period.
 const insightPaths = [
@@ -194,27 +193,13 @@ async function recentPageViewIds(databaseUrl: string, limit: number): Promise<st
   return rows.map((row) => row.id);
 }
 
-/** A database of its own on the server of BENCH_POSTGRES_URL, dropped afterwards. */
-async function withPostgresDatabase(url: string, run: (databaseUrl: string) => Promise<void>): Promise<void> {
-  const name = `folio_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const databaseUrl = new URL(url);
-  databaseUrl.pathname = `/${name}`;
-  try {
-    await run(databaseUrl.toString());
-  } finally {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  }
-}
-
 const work = mkdtempSync(join(tmpdir(), 'folio-bench-'));
 try {
   await measure('SQLite', join(work, 'bench.db'), work);
   if (process.env.BENCH_POSTGRES_URL) {
-    await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, (url) => measure('PostgreSQL', url, work));
+    await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, 'folio_bench', (url) =>
+      measure('PostgreSQL', url, work),
+    );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -3,6 +3,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 export interface LoadResult {
   name: string;
@@ -163,4 +164,27 @@ export async function loadAverage(): Promise<string> {
   return loadavg()
     .map((value) => value.toFixed(2))
     .join(', ');
+}
+
+/**
+ * A fresh database, named `prefix` and the process id, on the PostgreSQL server of `adminUrl`
+ * (BENCH_POSTGRES_URL); `run` gets its URL, and it is dropped afterwards.
+ */
+export async function withPostgresDatabase(
+  adminUrl: string,
+  prefix: string,
+  run: (databaseUrl: string) => Promise<void>,
+): Promise<void> {
+  const name = `${prefix}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  try {
+    await run(url.toString());
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
 }

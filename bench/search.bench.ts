@@ -11,14 +11,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { searchTextOf } from '../src/content/search-text.ts';
 import { type Db, openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
 import type { ArticleTable } from '../src/db/schema.ts';
 import { bumpContentVersion } from '../src/projects/queries.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
-import { forkServer } from './lib.ts';
+import { forkServer, withPostgresDatabase } from './lib.ts';
 
 const articleCount = Number(process.env.BENCH_SEARCH_ARTICLES ?? 100_000);
 const runs = Number(process.env.BENCH_SEARCH_RUNS ?? 40);
@@ -269,22 +268,6 @@ async function measure(label: string, databaseUrl: string): Promise<void> {
   }
 }
 
-/** A fresh PostgreSQL database next to the one BENCH_POSTGRES_URL names; dropped afterwards. */
-async function withPostgresDatabase(adminUrl: string, run: (url: string) => Promise<void>): Promise<void> {
-  const name = `folio_search_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  try {
-    await run(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
-
 console.log(
   `load average at start: ${loadavg()
     .map((n) => n.toFixed(2))
@@ -295,7 +278,9 @@ try {
   if (process.env.BENCH_SEARCH_SKIP_SQLITE !== '1')
     await measure('SQLite', process.env.BENCH_SEARCH_SQLITE_FILE ?? join(work, 'bench.db'));
   if (process.env.BENCH_POSTGRES_URL) {
-    await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, (url) => measure('PostgreSQL', url));
+    await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, 'folio_search_bench', (url) =>
+      measure('PostgreSQL', url),
+    );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

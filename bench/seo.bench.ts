@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { searchTextOf } from '../src/content/search-text.ts';
 import { summarize, textStats } from '../src/content/text-stats.ts';
@@ -17,7 +16,7 @@ import { migrateToLatest } from '../src/db/migrations/index.ts';
 import type { ArticleTable } from '../src/db/schema.ts';
 import { bumpContentVersion } from '../src/projects/queries.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
-import { forkServer, load, report } from './lib.ts';
+import { forkServer, load, report, withPostgresDatabase } from './lib.ts';
 
 const publishedCount = Number(process.env.BENCH_ARTICLES ?? 50_000);
 const draftCount = Math.round(publishedCount / 10);
@@ -268,27 +267,13 @@ async function measure(label: string, databaseUrl: string): Promise<void> {
   }
 }
 
-/** A fresh PostgreSQL database next to the one BENCH_POSTGRES_URL names; dropped afterwards. */
-async function withPostgresDatabase(adminUrl: string, run: (url: string) => Promise<void>): Promise<void> {
-  const name = `folio_seo_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  try {
-    await run(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
-
 const work = mkdtempSync(join(tmpdir(), 'folio-seo-bench-'));
 try {
   await measure('SQLite', join(work, 'bench.db'));
   if (process.env.BENCH_POSTGRES_URL) {
-    await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, (url) => measure('PostgreSQL', url));
+    await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, 'folio_seo_bench', (url) =>
+      measure('PostgreSQL', url),
+    );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -9,26 +9,18 @@ import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { PageViewTable, Project } from '../../src/db/schema.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
-import { awayFromMidnight, factoryRow, otherBrowser, rawPageViews, track, update } from './support.ts';
-import { browser } from './support.ts';
+import {
+  awayFromMidnight,
+  browser,
+  factoryRow,
+  ips,
+  otherBrowser,
+  random,
+  rawPageViews,
+  track,
+  update,
+} from './support.ts';
 
-function random(seed: number) {
-  let state = seed;
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    below: (n: number) => Math.floor(next() * n),
-    pick: <T>(items: T[]) => items[Math.floor(next() * items.length)],
-    chance: (p: number) => next() < p,
-    measure: (max: number) => Math.round(next() * max * 1000) / 1000,
-  };
-}
-
-const ips = ['8.8.8.8', '1.1.1.1', '81.2.69.142', '5.9.0.1', '10.0.0.1', '2a00:1450:4001:81b::200e'];
 const slugs = ['alpha', 'beta', 'gamma'];
 const referrers = [
   undefined,

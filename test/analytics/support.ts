@@ -254,3 +254,23 @@ export async function pageViewCount(db: Db, projectId: string): Promise<number> 
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** A seeded pseudo-random sequence (mulberry32), so that a failing run can be replayed. */
+export function random(seed: number) {
+  let state = seed;
+  const next = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    below: (n: number) => Math.floor(next() * n),
+    pick: <T>(items: T[]) => items[Math.floor(next() * items.length)],
+    chance: (p: number) => next() < p,
+    measure: (max: number) => Math.round(next() * max * 1000) / 1000,
+  };
+}
+
+/** Client addresses that geolocate to several countries, one private and one IPv6. */
+export const ips = ['8.8.8.8', '1.1.1.1', '81.2.69.142', '5.9.0.1', '10.0.0.1', '2a00:1450:4001:81b::200e'];
