@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { buildOnce } from '../http/build-once.ts';
 
 export interface Asset {
   body: Buffer;
@@ -21,15 +22,7 @@ export interface DashboardAssets {
 
 const entryPoint = fileURLToPath(new URL('./ui/main.ts', import.meta.url));
 
-let built: Promise<DashboardAssets> | null = null;
-
-export function dashboardAssets(): Promise<DashboardAssets> {
-  built ??= bundle().catch((error) => {
-    built = null; // a failed build is tried again by the next request
-    throw error;
-  });
-  return built;
-}
+export const dashboardAssets = buildOnce(bundle);
 
 async function bundle(): Promise<DashboardAssets> {
   const result = await build({

@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { stop, transform } from 'esbuild';
+import { transform } from 'esbuild';
+import { buildOnce } from '../http/build-once.ts';
 
 export interface TrackerScript {
   code: Buffer;
@@ -36,20 +37,8 @@ export async function buildTrackerScript(): Promise<TrackerScript> {
   };
 }
 
-let built: Promise<TrackerScript> | undefined;
-
-/** The script, built once per process; a failed build is tried again on the next call. */
-export function trackerScript(): Promise<TrackerScript> {
-  built ??= buildTrackerScript().then(
-    async (script) => {
-      // esbuild keeps a helper process for further builds: none will come.
-      await stop();
-      return script;
-    },
-    (error: unknown) => {
-      built = undefined;
-      throw error;
-    },
-  );
-  return built;
-}
+/**
+ * The script, built once per process. esbuild's service process is left running: the dashboard may
+ * be bundling at the same moment, and an idle service does not keep the process alive.
+ */
+export const trackerScript = buildOnce(buildTrackerScript);
