@@ -173,6 +173,11 @@ export function optionalText(ctx: Ctx, value: unknown, path: Path, maxLength?: n
   }
   const trimmed = value.trim();
   if (trimmed === '') return null;
+  return withinLength(ctx, trimmed, path, maxLength);
+}
+
+/** The trimmed text, after reporting it when it is longer than `maxLength` characters. */
+function withinLength(ctx: Ctx, trimmed: string, path: Path, maxLength: number | undefined): string {
   if (maxLength !== undefined && charLength(trimmed) > maxLength) {
     report(
       ctx,
@@ -197,14 +202,7 @@ export function requiredText(ctx: Ctx, value: unknown, path: Path, maxLength?: n
     report(ctx, path, `${formatPath(path)} must not be empty`);
     return null;
   }
-  if (maxLength !== undefined && charLength(trimmed) > maxLength) {
-    report(
-      ctx,
-      path,
-      `${formatPath(path)} must be at most ${maxLength} characters, got ${charLength(trimmed)}`,
-    );
-  }
-  return trimmed;
+  return withinLength(ctx, trimmed, path, maxLength);
 }
 
 function optionalDate(ctx: Ctx, value: unknown, path: Path): string | null {
