@@ -3,7 +3,9 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
+import type { Database } from '../src/db/schema.ts';
 
 export interface LoadResult {
   name: string;
@@ -187,4 +189,28 @@ export async function withPostgresDatabase(
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
   }
+}
+
+/** Tags `Topic 0` … of the project, with these ids: the benches that seed articles in bulk tag them. */
+export async function insertTopics(
+  db: Kysely<Database>,
+  projectId: string,
+  tagIds: string[],
+  now: string,
+): Promise<void> {
+  await db
+    .insertInto('tags')
+    .values(
+      tagIds.map((id, i) => ({
+        id,
+        project_id: projectId,
+        name: `Topic ${i}`,
+        name_key: `topic ${i}`,
+        color: null,
+        icon: null,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .execute();
 }

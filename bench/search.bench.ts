@@ -17,7 +17,7 @@ import { migrateToLatest } from '../src/db/migrations/index.ts';
 import type { ArticleTable } from '../src/db/schema.ts';
 import { bumpContentVersion } from '../src/projects/queries.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
-import { forkServer, withPostgresDatabase } from './lib.ts';
+import { forkServer, insertTopics, withPostgresDatabase } from './lib.ts';
 
 const articleCount = Number(process.env.BENCH_SEARCH_ARTICLES ?? 100_000);
 const runs = Number(process.env.BENCH_SEARCH_RUNS ?? 40);
@@ -70,21 +70,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
   const tagIds = Array.from({ length: tagCount }, () => randomUUID());
   const next = random(42);
   await db.kysely.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('tags')
-      .values(
-        tagIds.map((id, i) => ({
-          id,
-          project_id: projectId,
-          name: `Topic ${i}`,
-          name_key: `topic ${i}`,
-          color: null,
-          icon: null,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute();
+    await insertTopics(trx, projectId, tagIds, now);
     for (let first = 0; first < articleCount; first += 250) {
       const rows: Array<Omit<ArticleTable, 'view_count' | 'search_rowid'>> = [];
       const links: Array<{ article_id: string; tag_id: string }> = [];

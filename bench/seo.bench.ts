@@ -16,7 +16,7 @@ import { migrateToLatest } from '../src/db/migrations/index.ts';
 import type { ArticleTable } from '../src/db/schema.ts';
 import { bumpContentVersion } from '../src/projects/queries.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
-import { forkServer, load, report, withPostgresDatabase } from './lib.ts';
+import { forkServer, insertTopics, load, report, withPostgresDatabase } from './lib.ts';
 
 const publishedCount = Number(process.env.BENCH_ARTICLES ?? 50_000);
 const draftCount = Math.round(publishedCount / 10);
@@ -59,21 +59,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
   const now = new Date().toISOString();
   const tagIds = Array.from({ length: 30 }, () => randomUUID());
   await db.kysely.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('tags')
-      .values(
-        tagIds.map((id, i) => ({
-          id,
-          project_id: projectId,
-          name: `Topic ${i}`,
-          name_key: `topic ${i}`,
-          color: null,
-          icon: null,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute();
+    await insertTopics(trx, projectId, tagIds, now);
     const total = publishedCount + draftCount;
     for (let first = 0; first < total; first += 400) {
       const rows: ArticleRow[] = [];
