@@ -11,17 +11,12 @@
 // any commit of another process. So a view count lags by at most that long (2 s by default).
 //
 // Compressed forms (compression.ts) are kept with the answer, so a hit is never compressed again.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { nextScheduledPublication } from '../projects/queries.ts';
-import {
-  addVary,
-  chooseEncoding,
-  compressSync,
-  compressThreshold,
-  type Encoding,
-  markEncoded,
-} from './compression.ts';
+import { chooseEncoding, compressSync, compressThreshold, type Encoding } from './compression.ts';
+import { corsHeadersFor, exposeHeaders } from './cors.ts';
+import { cacheControl, matches } from './http-caching.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -180,10 +175,11 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
     return clock.changedSince(views.seq, views.projectId, views.slug);
   };
 
-  // After authentication (onRequest), before validation and the handler.
-  app.addHook('preValidation', async (request, reply) => {
+  // onRequest, after authentication and the origin check (registered after both): a hit is
+  // answered before validation and the handler, and written by sendHit.
+  app.addHook('onRequest', (request, reply, done) => {
     const config = request.routeOptions.config;
-    if (request.method !== 'GET' || config?.cache !== true || !request.auth) return;
+    if (request.method !== 'GET' || config?.cache !== true || !request.auth) return done();
     const { project } = request.auth;
     const key = `${project.id}\u0000${project.content_version}\u0000${request.auth.key.kind}\u0000${request.url}`;
     const now = Date.now();
@@ -194,20 +190,10 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
       request.answerCacheKey = key;
       request.answerViewsSeq = clock.seq;
       request.compressedAnswer = (encoding, bytes) => cache.addEncoded(key, encoding, bytes);
-      return;
+    } else {
+      sendHit(request, reply, hit, (encoding, bytes) => cache.addEncoded(key, encoding, bytes));
     }
-    reply.header('ETag', hit.etag).type(hit.contentType).headers(hit.headers);
-    if (hit.body.length < compressThreshold) return reply.send(hit.body);
-    addVary(reply, 'Accept-Encoding');
-    const encoding = chooseEncoding(request.headers['accept-encoding']);
-    if (encoding === null) return reply.send(hit.body);
-    let bytes = hit.encoded?.[encoding];
-    if (bytes === undefined) {
-      bytes = compressSync(hit.body, encoding);
-      cache.addEncoded(key, encoding, bytes);
-    }
-    markEncoded(reply, encoding);
-    return reply.send(bytes);
+    done();
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -246,4 +232,61 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
     });
     return payload;
   });
+}
+
+/**
+ * Writes a cached answer to the socket with the headers that the onSend hooks give an answer
+ * (ETag, Cache-Control, Vary, the encoding the client accepts, CORS, 304 for a matching
+ * If-None-Match; test/http/answer-cache.test.ts compares the two), without reply.send and those
+ * hooks: measured with wrk on the cached list, they were about a third of a hit's CPU. The
+ * onResponse hooks (metrics, the request log) still run.
+ */
+function sendHit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  hit: CachedAnswer,
+  keepEncoded: (encoding: Encoding, bytes: Buffer) => void,
+): void {
+  const headers: Record<string, string | number | string[] | undefined> = reply.getHeaders();
+  let body = hit.body;
+  let etag = hit.etag;
+  const vary: string[] = [];
+  if (hit.body.length >= compressThreshold) {
+    vary.push('Accept-Encoding');
+    const encoding = chooseEncoding(request.headers['accept-encoding']);
+    if (encoding !== null) {
+      let bytes = hit.encoded?.[encoding];
+      if (bytes === undefined) {
+        bytes = compressSync(hit.body, encoding);
+        keepEncoded(encoding, bytes);
+      }
+      body = bytes;
+      headers['content-encoding'] = encoding;
+      if (!etag.startsWith('W/')) etag = `W/${etag}`;
+    }
+  }
+  const cors = corsHeadersFor(request, 200);
+  if (cors !== null) {
+    vary.push('Origin');
+    if (cors.allowOrigin !== null) {
+      headers['access-control-allow-origin'] = cors.allowOrigin;
+      headers['access-control-expose-headers'] = exposeHeaders;
+    }
+  }
+  if (vary.length > 0) headers.vary = vary.join(', ');
+  headers.etag = etag;
+  headers['cache-control'] = cacheControl;
+  Object.assign(headers, hit.headers);
+  reply.hijack();
+  if (matches(request.headers['if-none-match'], etag)) {
+    delete headers['content-encoding'];
+    headers['content-length'] = 0;
+    reply.raw.writeHead(304, headers);
+    reply.raw.end();
+    return;
+  }
+  headers['content-type'] = hit.contentType;
+  headers['content-length'] = body.length;
+  reply.raw.writeHead(200, headers);
+  reply.raw.end(body);
 }

@@ -65,6 +65,19 @@ function isStream(payload: unknown): payload is Readable {
   return typeof (payload as Readable | null)?.pipe === 'function';
 }
 
+/**
+ * Whether an answer of this type and size is sent encoded when the client accepts it, so that it
+ * varies by Accept-Encoding (a 304 names that too, as its 200 would: RFC 9110 §15.4.5).
+ */
+export function negotiatesEncoding(request: FastifyRequest, type: unknown, size: number): boolean {
+  return (
+    request.routeOptions.config?.compress !== false &&
+    typeof type === 'string' &&
+    compressible.test(type) &&
+    size >= compressThreshold
+  );
+}
+
 export function registerCompression(app: FastifyInstance): void {
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (request.method === 'HEAD' || reply.statusCode === 304 || reply.statusCode === 204) return payload;

@@ -23,7 +23,7 @@ declare module 'fastify' {
 export const browserRead = { access: 'public', cors: 'read' } as const;
 
 const allowHeaders = 'Content-Type, X-API-Key, Authorization, X-Folio-Client, X-Request-Id, If-None-Match';
-const exposeHeaders =
+export const exposeHeaders =
   'ETag, Link, Retry-After, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
 const preflightMaxAge = '86400';
 
@@ -72,23 +72,35 @@ async function checkOrigin(request: FastifyRequest): Promise<void> {
 }
 
 /**
- * onSend: CORS headers. An error answer (401, 403, 404, 429, ...) gets them for any origin: it holds
+ * The CORS headers of an answer with this status to this request, or null when the route is not a
+ * browser route. An error answer (401, 403, 404, 429, ...) gets them for any origin: it holds
  * nothing of the project, and without them a page sees only an opaque network error. A successful
- * one only for an origin the key allows (and, on reads, only for a public key).
+ * one only for an origin the key allows (and, on reads, only for a public key). Every answer of a
+ * browser route varies by Origin.
  */
-async function addCorsHeaders(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+export function corsHeadersFor(
+  request: FastifyRequest,
+  statusCode: number,
+): { allowOrigin: string | null } | null {
   const mode = request.routeOptions.config?.cors;
-  if (mode === undefined || request.method === 'OPTIONS') return payload;
-  addVary(reply, 'Origin'); // beside Accept-Encoding of a compressed cache hit
+  if (mode === undefined || request.method === 'OPTIONS') return null;
   const origin = request.headers.origin;
-  if (parseOrigin(origin) === null) return payload;
+  if (parseOrigin(origin) === null) return { allowOrigin: null };
   const readable =
-    reply.statusCode >= 400 ||
+    statusCode >= 400 ||
     (request.auth &&
       (mode === 'track' || request.auth.key.kind === 'public') &&
       isOriginAllowed(request.auth.key.allowed_origins, origin));
-  if (readable) {
-    reply.header('Access-Control-Allow-Origin', origin);
+  return { allowOrigin: readable && origin !== undefined ? origin : null };
+}
+
+/** onSend: the CORS headers of corsHeadersFor. */
+async function addCorsHeaders(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  const cors = corsHeadersFor(request, reply.statusCode);
+  if (cors === null) return payload;
+  addVary(reply, 'Origin'); // beside Accept-Encoding of a compressed answer
+  if (cors.allowOrigin !== null) {
+    reply.header('Access-Control-Allow-Origin', cors.allowOrigin);
     reply.header('Access-Control-Expose-Headers', exposeHeaders);
   }
   return payload;

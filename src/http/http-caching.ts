@@ -2,11 +2,14 @@
 // key), and a matching If-None-Match gets 304 with no body.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { addVary, chooseEncoding, negotiatesEncoding } from './compression.ts';
+
+export const cacheControl = 'private, no-cache';
 
 export function registerHttpCaching(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
-    reply.header('Cache-Control', 'private, no-cache');
+    reply.header('Cache-Control', cacheControl);
     if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload)))
       return payload;
     let etag = reply.getHeader('etag');
@@ -15,6 +18,12 @@ export function registerHttpCaching(app: FastifyInstance): void {
       reply.header('ETag', etag);
     }
     if (matches(request.headers['if-none-match'], etag)) {
+      // The 304 names what its 200 would: Vary, and the weak tag of an encoded answer.
+      if (negotiatesEncoding(request, reply.getHeader('content-type'), Buffer.byteLength(payload))) {
+        addVary(reply, 'Accept-Encoding');
+        if (chooseEncoding(request.headers['accept-encoding']) !== null && !etag.startsWith('W/'))
+          reply.header('ETag', `W/${etag}`);
+      }
       reply.code(304);
       reply.removeHeader('Content-Type');
       reply.removeHeader('Content-Length');
@@ -26,7 +35,7 @@ export function registerHttpCaching(app: FastifyInstance): void {
 }
 
 /** If-None-Match compares weakly (RFC 9110): a compressed answer's W/ tag matches the plain one's. */
-function matches(header: string | undefined, etag: string): boolean {
+export function matches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   const opaque = etag.startsWith('W/') ? etag.slice(2) : etag;
   return header.split(',').some((candidate) => {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
+import { AnswerCache } from '../../src/http/answer-cache.ts';
 import { revokeApiKey } from '../../src/projects/service.ts';
 import { track } from '../analytics/support.ts';
 import {
@@ -242,5 +244,95 @@ describeEachDialect('compression', (ctx) => {
     assert.equal(response.headers['content-encoding'], 'gzip');
     assert.equal(JSON.parse(gunzipSync(response.rawPayload).toString('utf8')).openapi, '3.1.0');
     void headers;
+  });
+});
+
+// A cache hit is written by its own code (answer-cache.ts sendHit), not by reply.send and the onSend
+// hooks: it must answer exactly what the hooks answer. An app whose cache keeps nothing gives the
+// hooks' answer to the same request.
+describeEachDialect('a cache hit answers as the hooks do', (ctx) => {
+  test('same status, headers and bytes for every key kind, origin, encoding and If-None-Match', async () => {
+    const uncached = await buildApp({ db: ctx.db, answerCache: new AnswerCache(0), sitemapPageSize: 2 });
+    const cached = await buildApp({ db: ctx.db, sitemapPageSize: 2 });
+    try {
+      const { project } = await createTestProject(ctx.db, { siteUrl: 'https://blog.example.com' });
+      await importArticles(ctx.db, project, [
+        ...Array.from({ length: 5 }, (_, index) =>
+          articleInput({ slug: `hit-${index}`, content: 'Some long text. '.repeat(100) }),
+        ),
+        articleInput({ slug: 'short', content: 'Short.' }),
+      ]);
+      const secret = await createTestKey(ctx.db, project);
+      const open = await createTestKey(ctx.db, project, { kind: 'public' });
+      const listed = await createTestKey(ctx.db, project, {
+        kind: 'public',
+        origins: ['https://blog.example.com'],
+      });
+      const plain = await uncached.inject({ url: '/v1/articles?limit=5', headers: secret.headers });
+      const tags = { strong: String(plain.headers.etag), weak: `W/${plain.headers.etag}`, other: '"other"' };
+      const urls = [
+        '/v1/articles?limit=5',
+        '/v1/articles/short',
+        '/v1/articles/hit-1',
+        '/v1/tags',
+        '/v1/project',
+        '/v1/seo/sitemap?page=1',
+        '/v1/seo/rss',
+      ];
+      const variable = new Set(['date', 'x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
+      const shown = (response: Awaited<ReturnType<typeof cached.inject>>) => ({
+        status: response.statusCode,
+        headers: Object.fromEntries(
+          Object.entries(response.headers)
+            .filter(([name]) => !variable.has(name))
+            // The order of Vary's names means nothing.
+            .map(([name, value]) => [
+              name,
+              name === 'vary' ? String(value).split(', ').sort().join(', ') : String(value),
+            ])
+            .sort(([a], [b]) => a.localeCompare(b)),
+        ),
+        body: createHash('sha1').update(response.rawPayload).digest('hex'),
+      });
+      let compared = 0;
+      for (const key of [secret, open, listed]) {
+        for (const origin of [undefined, 'https://blog.example.com', 'not an origin']) {
+          for (const encoding of [undefined, 'gzip', 'gzip, deflate, br', 'br;q=0, gzip;q=0']) {
+            for (const ifNoneMatch of [undefined, tags.strong, tags.weak, tags.other]) {
+              for (const url of urls) {
+                const headers: Record<string, string> = { ...key.headers };
+                if (origin !== undefined) headers.origin = origin;
+                if (encoding !== undefined) headers['accept-encoding'] = encoding;
+                if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch;
+                const expected = shown(await uncached.inject({ url, headers }));
+                await cached.inject({ url, headers }); // built, or already cached
+                const hit = shown(await cached.inject({ url, headers }));
+                assert.deepEqual(hit, expected, `${url} ${JSON.stringify(headers)}`);
+                compared++;
+              }
+            }
+          }
+        }
+      }
+      // The matrix reaches what it is meant to: hits, 304s, encodings, CORS and the sitemap's Link.
+      const hit = await cached.inject({
+        url: '/v1/seo/sitemap?page=1',
+        headers: { ...open.headers, origin: 'https://blog.example.com', 'accept-encoding': 'br' },
+      });
+      assert.match(String(hit.headers.link), /rel="next"/);
+      assert.equal(hit.headers['access-control-allow-origin'], 'https://blog.example.com');
+      const notModified = await cached.inject({
+        url: '/v1/articles?limit=5',
+        headers: { ...secret.headers, 'accept-encoding': 'gzip', 'if-none-match': tags.strong },
+      });
+      assert.equal(notModified.statusCode, 304);
+      assert.equal(compared, 3 * 3 * 4 * 4 * urls.length);
+      const metrics = (await cached.inject({ url: '/metrics' })).body;
+      const hits = Number(/folio_answer_cache_requests_total\{result="hit"\} (\d+)/.exec(metrics)?.[1]);
+      assert.ok(hits >= compared, `${hits} hits for ${compared} compared answers`);
+    } finally {
+      await uncached.close();
+      await cached.close();
+    }
   });
 });
