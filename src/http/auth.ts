@@ -4,8 +4,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import type { ApiKeyTable, Project } from '../db/schema.ts';
-import { hashKey, looksLikeKey } from '../projects/keys.ts';
-import { findActiveKeyByHash, touchApiKey } from '../projects/queries.ts';
+import { looksLikeKey } from '../projects/keys.ts';
+import { findActiveKey, touchApiKey } from '../projects/queries.ts';
 import { ForbiddenError, HttpError, UnauthorizedError } from './errors.ts';
 import type { Decision, RateLimitStore } from './rate-limit.ts';
 
@@ -73,9 +73,7 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
     }
     const presented = presentedKey(request, config.keyInQuery === true);
     const found =
-      presented !== null && looksLikeKey(presented)
-        ? await findActiveKeyByHash(db, hashKey(presented))
-        : undefined;
+      presented !== null && looksLikeKey(presented) ? await findActiveKey(db, presented) : undefined;
     if (found === undefined) {
       await spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit);
       throw new UnauthorizedError(presented === null ? 'Missing API key' : 'Invalid API key');

@@ -61,14 +61,13 @@ export function isOriginAllowed(allowedOrigins: string | null, originHeader: str
 }
 
 /** onRequest, after authentication: refuses a request from an origin the key does not allow. */
-async function checkOrigin(request: FastifyRequest): Promise<void> {
-  if (request.method === 'OPTIONS' || !request.auth || !request.routeOptions.config?.cors) return;
+function checkOrigin(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  if (request.method === 'OPTIONS' || !request.auth || !request.routeOptions.config?.cors) return done();
   const origin = request.headers.origin;
-  if (!isOriginAllowed(request.auth.key.allowed_origins, origin)) {
-    const shown =
-      origin === undefined ? 'A request without an Origin header' : `Origin '${origin.slice(0, 200)}'`;
-    throw new ForbiddenError(`${shown} is not allowed to use this key`);
-  }
+  if (isOriginAllowed(request.auth.key.allowed_origins, origin)) return done();
+  const shown =
+    origin === undefined ? 'A request without an Origin header' : `Origin '${origin.slice(0, 200)}'`;
+  done(new ForbiddenError(`${shown} is not allowed to use this key`));
 }
 
 /**
