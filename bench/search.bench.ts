@@ -72,7 +72,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
   await db.kysely.transaction().execute(async (trx) => {
     await insertTopics(trx, projectId, tagIds, now);
     for (let first = 0; first < articleCount; first += 250) {
-      const rows: Array<Omit<ArticleTable, 'view_count' | 'search_rowid'>> = [];
+      const rows: Array<Omit<ArticleTable, 'search_rowid'>> = [];
       const links: Array<{ article_id: string; tag_id: string }> = [];
       for (let i = first; i < Math.min(articleCount, first + 250); i++) {
         const { title, markdown, plain } = article(i, next);

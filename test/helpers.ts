@@ -220,3 +220,28 @@ export async function makeContentFolder(files: Record<string, string>): Promise<
 export async function removeContentFolders(): Promise<void> {
   for (const dir of contentFolders.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
+
+/** Sets an article's view count, as that many page views would have; it must exist. */
+export async function setViewCount(db: Db, projectId: string, slug: string, count: number): Promise<void> {
+  const article = await db.kysely
+    .selectFrom('articles')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('slug', '=', slug)
+    .executeTakeFirstOrThrow();
+  await db.kysely
+    .insertInto('article_views')
+    .values({ article_id: article.id, project_id: projectId, view_count: count })
+    .onConflict((conflict) => conflict.column('article_id').doUpdateSet({ view_count: count }))
+    .execute();
+}
+
+/** An article's view count as stored (0 before its first page view). */
+export async function storedViewCount(db: Db, articleId: string): Promise<number> {
+  const row = await db.kysely
+    .selectFrom('article_views')
+    .select('view_count')
+    .where('article_id', '=', articleId)
+    .executeTakeFirst();
+  return Number(row?.view_count ?? 0);
+}

@@ -16,7 +16,7 @@ export class RollupChanges {
   readonly #days = new Map<string, DayRollup>();
   readonly #countries = new Map<string, CountryRollup>();
   readonly #visitors = new Map<string, VisitorKey>();
-  readonly #viewCounts = new Map<string, number>();
+  readonly #viewCounts = new Map<string, { project_id: string; views: number }>();
 
   /** Adds `sign × change` to the article's rollup of the day, and to the project's. */
   addArticle(projectId: string, day: string, articleId: string, change: Contribution, sign = 1): void {
@@ -56,7 +56,9 @@ export class RollupChanges {
       day: row.day,
       visitor_id: row.visitor_id,
     });
-    this.#viewCounts.set(row.article_id, (this.#viewCounts.get(row.article_id) ?? 0) + 1);
+    const counted = this.#viewCounts.get(row.article_id);
+    if (counted === undefined) this.#viewCounts.set(row.article_id, { project_id: row.project_id, views: 1 });
+    else counted.views++;
   }
 
   /** A visitor id that was not yet in its day's set. */
@@ -90,8 +92,8 @@ export class RollupChanges {
     return sorted(this.#countries);
   }
 
-  get viewCounts(): Array<{ article_id: string; views: number }> {
-    return sortedKeys(this.#viewCounts).map((id) => ({ article_id: id, views: this.#viewCounts.get(id)! }));
+  get viewCounts(): Array<{ article_id: string; project_id: string; views: number }> {
+    return sortedKeys(this.#viewCounts).map((id) => ({ article_id: id, ...this.#viewCounts.get(id)! }));
   }
 }
 

@@ -33,12 +33,15 @@ export interface ArticleOrder {
   order: 'asc' | 'desc';
 }
 
+/** An article's view count: its row in article_views, or 0 before its first page view. */
+const viewCount = sql<number>`coalesce((select v.view_count from article_views as v where v.article_id = articles.id), 0)`;
+
 const sortColumns = {
   createdAt: 'articles.created_at',
   updatedAt: 'articles.updated_at',
   publishedAt: 'articles.published_at',
   title: 'articles.title_key',
-  viewCount: 'articles.view_count',
+  viewCount: viewCount,
   readTimeMinutes: 'articles.read_time_minutes',
   wordCount: 'articles.word_count',
 } as const;
@@ -54,7 +57,7 @@ export const summaryColumns = [
   'articles.published_at',
   'articles.created_at',
   'articles.updated_at',
-  'articles.view_count',
+  viewCount.as('view_count'),
   'articles.word_count',
   'articles.character_count',
   'articles.read_time_minutes',
@@ -75,7 +78,6 @@ export type ArticleRow = Pick<
   | 'published_at'
   | 'created_at'
   | 'updated_at'
-  | 'view_count'
   | 'word_count'
   | 'character_count'
   | 'read_time_minutes'
@@ -83,7 +85,7 @@ export type ArticleRow = Pick<
   | 'author_image'
   | 'last_updated_by_name'
   | 'last_updated_by_image'
-> & { content?: string; html?: string | null };
+> & { view_count: number; content?: string; html?: string | null };
 
 /**
  * How a page is found. `driven`: from the sets its filters match (trigram index, tag postings),

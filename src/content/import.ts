@@ -273,7 +273,7 @@ function articleRow(
   { input, hash, html, storageBytes, stats }: PreparedArticle,
   previous: { id: string; created_at: string; published_at: string | null } | undefined,
   now: string,
-): Omit<ArticleTable, 'view_count' | 'search_rowid'> {
+): Omit<ArticleTable, 'search_rowid'> {
   // A published article without a date is published from its first import on, and keeps that date.
   const publishedAt =
     input.publishedAt ?? (input.status === 'published' ? (previous?.published_at ?? now) : null);

@@ -64,7 +64,6 @@ export interface ArticleTable {
   published_at: string | null;
   created_at: string;
   updated_at: string;
-  view_count: Generated<number>;
   word_count: number;
   character_count: number;
   read_time_minutes: number;
@@ -182,11 +181,19 @@ export interface AnalyticsDailyCountryTable {
   views: number;
 }
 
+/** An article's tracked page views (migration 0008); no row: none yet. */
+export interface ArticleViewsTable {
+  article_id: string;
+  project_id: string;
+  view_count: number;
+}
+
 export interface Database {
   projects: ProjectTable;
   api_keys: ApiKeyTable;
   tags: TagTable;
   articles: ArticleTable;
+  article_views: ArticleViewsTable;
   article_tags: ArticleTagTable;
   article_variants: ArticleVariantTable;
   page_views: PageViewTable;

@@ -172,7 +172,8 @@ export interface ProjectCounts {
 export async function projectCounts(db: Executor, projectId: string, now: string): Promise<ProjectCounts> {
   const row = await db
     .selectFrom('articles')
-    .where('project_id', '=', projectId)
+    .leftJoin('article_views', 'article_views.article_id', 'articles.id')
+    .where('articles.project_id', '=', projectId)
     .select((eb) => [
       eb.fn.countAll<number>().as('total'),
       eb.fn
@@ -185,13 +186,13 @@ export async function projectCounts(db: Executor, projectId: string, now: string
             .end(),
         )
         .as('published'),
-      eb.fn.sum<number>('view_count').as('views'),
+      eb.fn.sum<number>('article_views.view_count').as('views'),
       eb.fn
         .sum<number>(
           eb
             .case()
             .when(hasReportedStatus(eb, 'published', now))
-            .then(eb.ref('view_count'))
+            .then(eb.ref('article_views.view_count'))
             .else(0)
             .end(),
         )

@@ -239,11 +239,12 @@ export async function storedRollups(db: Db, projectId: string): Promise<Rollups>
 export async function viewCountOf(db: Db, projectId: string, slug: string): Promise<number> {
   const row = await db.kysely
     .selectFrom('articles')
-    .select('view_count')
-    .where('project_id', '=', projectId)
-    .where('slug', '=', slug)
+    .leftJoin('article_views', 'article_views.article_id', 'articles.id')
+    .select('article_views.view_count')
+    .where('articles.project_id', '=', projectId)
+    .where('articles.slug', '=', slug)
     .executeTakeFirstOrThrow();
-  return Number(row.view_count);
+  return Number(row.view_count ?? 0);
 }
 
 export async function pageViewCount(db: Db, projectId: string): Promise<number> {

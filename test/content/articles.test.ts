@@ -14,6 +14,7 @@ import {
   getJson,
   importArticles,
   type TestProject,
+  setViewCount,
 } from '../helpers.ts';
 
 type Params = Record<string, string | number | boolean | Array<string | number>>;
@@ -88,7 +89,12 @@ describeEachDialect('articles', (ctx: DialectContext) => {
   }
 
   async function setViews(id: string, views: number) {
-    await ctx.db.kysely.updateTable('articles').set({ view_count: views }).where('id', '=', id).execute();
+    const { project_id: projectId, slug } = await ctx.db.kysely
+      .selectFrom('articles')
+      .select(['project_id', 'slug'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    await setViewCount(ctx.db, projectId, slug, views);
   }
 
   const get = (project: TestProject, path: string, params: Params = {}) =>

@@ -10,6 +10,7 @@ import {
   describeEachDialect,
   getJson,
   importArticles,
+  setViewCount,
 } from '../helpers.ts';
 
 const future = '2999-01-01T00:00:00.000Z';
@@ -36,12 +37,7 @@ describeEachDialect('public keys read published content', (ctx) => {
       ['scheduled', 200],
       ['archived', 300],
     ] as const) {
-      await ctx.db.kysely
-        .updateTable('articles')
-        .set({ view_count: views })
-        .where('project_id', '=', secret.project.id)
-        .where('slug', '=', slug)
-        .execute();
+      await setViewCount(ctx.db, secret.project.id, slug, views);
     }
     const publicKey = await createTestKey(ctx.db, secret.project, { kind: 'public', origins });
     return { secret: secret.headers, pub: publicKey.headers };

@@ -10,6 +10,7 @@ import {
   getJson,
   importArticles,
   type TestProject,
+  setViewCount,
 } from '../helpers.ts';
 
 type Params = Record<string, string | number | string[]>;
@@ -99,12 +100,7 @@ describeEachDialect('tenancy', (ctx: DialectContext) => {
       [b, 'only-b', 4],
     ] as const;
     for (const [project, slug, count] of views) {
-      await ctx.db.kysely
-        .updateTable('articles')
-        .set({ view_count: count })
-        .where('project_id', '=', project.project.id)
-        .where('slug', '=', slug)
-        .execute();
+      await setViewCount(ctx.db, project.project.id, slug, count);
     }
     return {
       a: { ...a, ids: await ids(a), tagIds: await tagIds(a), articles: aArticles },

@@ -3,7 +3,14 @@ import { test } from 'node:test';
 import { StorageLimitError } from '../../src/content/import.ts';
 import type { ArticleInput } from '../../src/content/import/records.ts';
 import type { Db } from '../../src/db/database.ts';
-import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
+import {
+  articleInput,
+  createTestProject,
+  describeEachDialect,
+  getJson,
+  importArticles,
+  setViewCount,
+} from '../helpers.ts';
 
 /** What the helpers below need of a project. */
 type ProjectRef = { id: string };
@@ -36,13 +43,7 @@ function articleOfSize(slug: string, bytes: number, overrides: Partial<ArticleIn
 
 async function setViews(db: Db, project: ProjectRef, views: Record<string, number>): Promise<void> {
   for (const [slug, count] of Object.entries(views)) {
-    const result = await db.kysely
-      .updateTable('articles')
-      .set({ view_count: count })
-      .where('project_id', '=', project.id)
-      .where('slug', '=', slug)
-      .executeTakeFirst();
-    assert.equal(Number(result.numUpdatedRows), 1, slug);
+    await setViewCount(db, project.id, slug, count);
   }
 }
 

@@ -11,7 +11,7 @@ export async function insertPublishedArticles(db: Db, project: Project, count: n
   const batchSize = 500;
   await db.kysely.transaction().execute(async (trx) => {
     for (let first = 0; first < count; first += batchSize) {
-      const rows: Array<Omit<ArticleTable, 'view_count' | 'search_rowid'>> = [];
+      const rows: Array<Omit<ArticleTable, 'search_rowid'>> = [];
       for (let i = first; i < Math.min(count, first + batchSize); i++) {
         const moment = new Date(start + i * 1000).toISOString();
         rows.push({

@@ -89,9 +89,9 @@ const insertSql = `with inserted as (
   group by project_id, day, country order by project_id, day, country
   on conflict (project_id, day, country) do update set views = analytics_daily_countries.views + excluded.views
 ), view_counts as (
-  update articles set view_count = articles.view_count + c.views
-  from (select article_id, count(*) as views from inserted group by article_id) as c
-  where articles.id = c.article_id
+  insert into article_views (article_id, project_id, view_count)
+  select article_id, project_id, count(*) from inserted group by article_id, project_id order by article_id
+  on conflict (article_id) do update set view_count = article_views.view_count + excluded.view_count
 )
 select id, article_id from inserted`;
 

@@ -30,7 +30,8 @@ const statements = {
   articleRollup: `insert into analytics_daily_articles (project_id, day, article_id, ${contributionFields.join(', ')}) values (${placeholders(3 + contributionFields.length)}) on conflict (project_id, day, article_id) do update set ${addExcluded('analytics_daily_articles', contributionFields)}`,
   country:
     'insert into analytics_daily_countries (project_id, day, country, views) values (?, ?, ?, ?) on conflict (project_id, day, country) do update set views = analytics_daily_countries.views + excluded.views',
-  viewCount: 'update articles set view_count = view_count + ? where id = ?',
+  viewCount:
+    'insert into article_views (article_id, project_id, view_count) values (?, ?, ?) on conflict (article_id) do update set view_count = article_views.view_count + excluded.view_count',
 };
 
 function run(db: Executor, text: string, parameters: unknown[]) {
@@ -52,8 +53,8 @@ async function writeChanges(db: Executor, changes: RollupChanges): Promise<void>
   for (const row of changes.countries) {
     await run(db, statements.country, [row.project_id, row.day, row.country, row.views]);
   }
-  for (const { article_id, views } of changes.viewCounts)
-    await run(db, statements.viewCount, [views, article_id]);
+  for (const { article_id, project_id, views } of changes.viewCounts)
+    await run(db, statements.viewCount, [article_id, project_id, views]);
   // No project row is touched: page views do not change the content version, so cached content
   // answers live on (view counts in them lag by at most the answer cache's viewCountLagMs).
 }

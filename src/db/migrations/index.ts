@@ -9,10 +9,11 @@ import { searchText } from './0004-search-text.ts';
 import { articleHtml } from './0005-article-html.ts';
 import { insights } from './0006-insights.ts';
 import { coveringIndexes } from './0007-covering-indexes.ts';
+import { articleViews } from './0008-article-views.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
-const migrations: Record<string, DialectMigration> = {
+export const migrations: Record<string, DialectMigration> = {
   '0001-content': content,
   '0002-analytics': analytics,
   '0003-change-notifications': changeNotifications,
@@ -20,6 +21,7 @@ const migrations: Record<string, DialectMigration> = {
   '0005-article-html': articleHtml,
   '0006-insights': insights,
   '0007-covering-indexes': coveringIndexes,
+  '0008-article-views': articleViews,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

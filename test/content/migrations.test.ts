@@ -1,6 +1,7 @@
-// Migration 0004 on a database made before it: articles imported under 0001/0002 get their search
-// text (title, excerpt, plain text) and are found by it, no longer by their Markdown syntax, on
-// every configured database.
+// Migrations on a database made before them, on every configured database:
+// - 0004: articles imported under 0001/0002 get their search text (title, excerpt, plain text) and
+//   are found by it, no longer by their Markdown syntax;
+// - 0008: view counts move to their own table, kept, and go on counting.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,9 +15,10 @@ import { type Db, type DialectName, openDatabase } from '../../src/db/database.t
 import { content } from '../../src/db/migrations/0001-content.ts';
 import { analytics } from '../../src/db/migrations/0002-analytics.ts';
 import { changeNotifications } from '../../src/db/migrations/0003-change-notifications.ts';
-import { migrateToLatest } from '../../src/db/migrations/index.ts';
+import { migrateToLatest, migrations } from '../../src/db/migrations/index.ts';
 import { createApiKey, createProject } from '../../src/projects/service.ts';
-import { configuredDialects, getJson, postgresUrl } from '../helpers.ts';
+import { track } from '../analytics/support.ts';
+import { articleInput, configuredDialects, getJson, importArticles, postgresUrl } from '../helpers.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
@@ -138,5 +140,68 @@ for (const dialect of configuredDialects()) {
     assert.deepEqual(await slugs('o'), ['one', 'two']);
     assert.deepEqual(await slugs('nt'), ['one']);
     assert.deepEqual(await slugs('nothing'), ['two']);
+  });
+}
+
+for (const dialect of configuredDialects()) {
+  test(`migration 0008 [${dialect}]: view counts stored in articles are kept, sorted by and counted on`, async () => {
+    const db = await emptyDatabase(dialect);
+    const before = new Migrator({
+      db: db.kysely as Kysely<any>,
+      provider: {
+        getMigrations: async () =>
+          Object.fromEntries(
+            Object.entries(migrations)
+              .filter(([name]) => name < '0008')
+              .map(([name, make]) => [name, make(dialect)]),
+          ),
+      },
+    });
+    assert.equal((await before.migrateToLatest()).error, undefined);
+    const project = await createProject(db, { name: 'Old', slug: 'old', siteUrl: null });
+    await importArticles(db, project, [
+      articleInput({ slug: 'few' }),
+      articleInput({ slug: 'many' }),
+      articleInput({ slug: 'none' }),
+    ]);
+    for (const [slug, views] of [
+      ['few', 3],
+      ['many', 40],
+    ] as const) {
+      await (db.kysely as Kysely<any>)
+        .updateTable('articles')
+        .set({ view_count: views })
+        .where('slug', '=', slug)
+        .execute();
+    }
+
+    assert.deepEqual(await migrateToLatest(db), ['0008-article-views']);
+    const { key } = await createApiKey(db, 'old', { kind: 'secret' });
+    const headers = { 'x-api-key': key };
+    const app = await buildApp({ db, viewCountLagMs: 0 });
+    cleanups.unshift(() => app.close());
+    const counts = async () => {
+      const response = await getJson(app, '/v1/articles?sort=viewCount&order=desc', headers);
+      assert.equal(response.status, 200);
+      return response.body.data.map((article: { slug: string; viewCount: number }) => [
+        article.slug,
+        article.viewCount,
+      ]);
+    };
+    assert.deepEqual(await counts(), [
+      ['many', 40],
+      ['few', 3],
+      ['none', 0],
+    ]);
+    for (const slug of ['none', 'none', 'few']) {
+      assert.equal((await track(app, { slug }, { headers })).statusCode, 201);
+    }
+    assert.deepEqual(await counts(), [
+      ['many', 40],
+      ['few', 4],
+      ['none', 2],
+    ]);
+    const stats = await getJson(app, '/v1/project', headers);
+    assert.equal(stats.body.data.stats.totalViews, 46);
   });
 }
