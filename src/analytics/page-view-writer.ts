@@ -278,7 +278,7 @@ export async function applyBatch(
     const articleId = inserted.get(row.id);
     if (articleId !== undefined) insights.addCreated({ ...row, article_id: articleId });
   }
-  await writeInsights(db, insights);
+  await writeInsights(db, insights, { oneStatement: store.dataModifyingWith });
   return jobs.map((job, index) =>
     job.kind === 'create' && !inserted.has(job.row.id)
       ? new NotFoundError(`Article '${job.slug}' not found`)

@@ -64,6 +64,7 @@ export const sqliteStore: WriteStore = {
   // upgraded when another process (the CLI) wrote in between.
   begin: 'begin immediate',
   atomicInserts: false,
+  dataModifyingWith: false,
 
   async lockPageViews(db, ids) {
     const rows: StoredPageView[] = [];

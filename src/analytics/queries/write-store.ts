@@ -86,6 +86,8 @@ export interface WriteStore {
   readonly begin: string;
   /** Whether `insertPageViews` is a single statement, atomic without a transaction of its own. */
   readonly atomicInserts: boolean;
+  /** Whether several writes may go as one statement of data-modifying WITH clauses (PostgreSQL). */
+  readonly dataModifyingWith: boolean;
   /** Reads the page views to update, locked against other instances until the commit. */
   lockPageViews(db: Executor, ids: string[]): Promise<StoredPageView[]>;
   /** Writes updated page views and the changes they make to the rollups. */
