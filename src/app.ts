@@ -105,7 +105,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerDraining(app, lifecycle);
   registerStrictQueries(app);
   const metrics = registerMetrics(app, { db: options.db, rateLimits });
-  if (options.logLevel) registerRequestLog(app);
+  // Its lines are at level info: below that level (warn, silent) it would build lines none writes.
+  if (options.logLevel && ['trace', 'debug', 'info'].includes(options.logLevel)) registerRequestLog(app);
   registerErrorHandling(app, failures);
   registerAuth(app, { db: options.db, rateLimits });
   registerCors(app);
