@@ -30,13 +30,16 @@ export function configuredDialects(): DialectName[] {
   return postgresUrl ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
-/** A new, migrated, empty database of the dialect. */
-export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
+/** A new, empty database of the dialect, migrated unless `migrate` is false. */
+export async function createTestDatabase(
+  dialect: DialectName,
+  { migrate = true }: { migrate?: boolean } = {},
+): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'folio-test-'));
     const url = join(dir, 'folio.db');
     const db = openDatabase(url);
-    await migrateToLatest(db);
+    if (migrate) await migrateToLatest(db);
     return {
       db,
       url,
@@ -55,7 +58,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   const url = new URL(postgresUrl!);
   url.pathname = `/${name}`;
   const db = openDatabase(url.toString(), { poolSize: 5 });
-  await migrateToLatest(db);
+  if (migrate) await migrateToLatest(db);
   return {
     db,
     url: url.toString(),

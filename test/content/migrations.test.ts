@@ -3,22 +3,17 @@
 //   are found by it, no longer by their Markdown syntax;
 // - 0008: view counts move to their own table, kept, and go on counting.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { type Kysely, Migrator } from 'kysely';
-import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
-import { type Db, type DialectName, openDatabase } from '../../src/db/database.ts';
+import type { Db, DialectName } from '../../src/db/database.ts';
 import { content } from '../../src/db/migrations/0001-content.ts';
 import { analytics } from '../../src/db/migrations/0002-analytics.ts';
 import { changeNotifications } from '../../src/db/migrations/0003-change-notifications.ts';
 import { migrateToLatest, migrations } from '../../src/db/migrations/index.ts';
 import { createApiKey, createProject } from '../../src/projects/service.ts';
 import { track } from '../analytics/support.ts';
-import { articleInput, configuredDialects, getJson, importArticles, postgresUrl } from '../helpers.ts';
+import { articleInput, configuredDialects, createTestDatabase, getJson, importArticles } from '../helpers.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
@@ -26,31 +21,9 @@ after(async () => {
 });
 
 async function emptyDatabase(dialect: DialectName): Promise<Db> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'folio-migration-'));
-    const db = openDatabase(join(dir, 'folio.db'));
-    cleanups.push(async () => {
-      await db.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    return db;
-  }
-  const name = `folio_migration_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl! });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(postgresUrl!);
-  url.pathname = `/${name}`;
-  const db = openDatabase(url.toString(), { poolSize: 2 });
-  cleanups.push(async () => {
-    await db.close();
-    const client = new pg.Client({ connectionString: postgresUrl! });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await client.end();
-  });
-  return db;
+  const database = await createTestDatabase(dialect, { migrate: false });
+  cleanups.push(() => database.drop());
+  return database.db;
 }
 
 for (const dialect of configuredDialects()) {

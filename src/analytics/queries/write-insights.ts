@@ -6,7 +6,6 @@ import type { Database } from '../../db/schema.ts';
 import { type InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
 
 type Executor = Kysely<Database>;
-type Counted = 'views' | 'visitors' | 'time_on_page_ms' | 'scroll_depth_centi' | 'events' | 'deep_views';
 
 // Well under SQLite's 32,766 and PostgreSQL's 65,535 parameters for the widest row (14 columns).
 const rowsPerStatement = 1000;
@@ -87,55 +86,42 @@ function insightUpserts(db: Executor, changes: InsightChanges) {
   const set = (table: string, columns: readonly string[]) => (eb: any) =>
     Object.fromEntries(Object.entries(add(table, columns)).map(([column, make]) => [column, make(eb)]));
 
-  const seriesCounted: Counted[] = ['views', 'visitors', 'time_on_page_ms', 'scroll_depth_centi'];
-  const upserts: Array<{ execute(): Promise<unknown> }> = [];
-  for (const chunk of chunks(changes.series)) {
-    upserts.push(
-      db
-        .insertInto('analytics_series')
-        .values(chunk)
-        .onConflict((conflict) =>
-          conflict
-            .columns(['project_id', 'article_id', 'granularity', 'bucket'])
-            .doUpdateSet(set('analytics_series', seriesCounted)),
-        ),
-    );
-  }
-  for (const chunk of chunks(changes.breakdowns)) {
-    upserts.push(
-      db
-        .insertInto('analytics_breakdowns')
-        .values(chunk)
-        .onConflict((conflict) =>
-          conflict
-            .columns(['project_id', 'dimension', 'day', 'value'])
-            .doUpdateSet(set('analytics_breakdowns', ['views', 'visitors', 'events'])),
-        ),
-    );
-  }
-  for (const chunk of chunks(changes.reading)) {
-    upserts.push(
-      db
-        .insertInto('analytics_reading')
-        .values(chunk)
-        .onConflict((conflict) =>
-          conflict
-            .columns(['project_id', 'article_id', 'day'])
-            .doUpdateSet(set('analytics_reading', reachColumns)),
-        ),
-    );
-  }
-  for (const chunk of chunks(changes.readTimes)) {
-    upserts.push(
-      db
-        .insertInto('analytics_read_times')
-        .values(chunk)
-        .onConflict((conflict) =>
-          conflict
-            .columns(['project_id', 'article_id', 'day', 'seconds'])
-            .doUpdateSet(set('analytics_read_times', ['views', 'deep_views'])),
-        ),
-    );
+  const tables = [
+    {
+      table: 'analytics_series',
+      rows: changes.series,
+      key: ['project_id', 'article_id', 'granularity', 'bucket'],
+      counted: ['views', 'visitors', 'time_on_page_ms', 'scroll_depth_centi'],
+    },
+    {
+      table: 'analytics_breakdowns',
+      rows: changes.breakdowns,
+      key: ['project_id', 'dimension', 'day', 'value'],
+      counted: ['views', 'visitors', 'events'],
+    },
+    {
+      table: 'analytics_reading',
+      rows: changes.reading,
+      key: ['project_id', 'article_id', 'day'],
+      counted: reachColumns,
+    },
+    {
+      table: 'analytics_read_times',
+      rows: changes.readTimes,
+      key: ['project_id', 'article_id', 'day', 'seconds'],
+      counted: ['views', 'deep_views'],
+    },
+  ] as const;
+  const upserts = [];
+  for (const { table, rows, key, counted } of tables) {
+    for (const chunk of chunks<object>(rows)) {
+      upserts.push(
+        (db as Kysely<any>)
+          .insertInto(table)
+          .values(chunk)
+          .onConflict((conflict) => conflict.columns(key).doUpdateSet(set(table, counted))),
+      );
+    }
   }
   return upserts;
 }
