@@ -1,6 +1,7 @@
 // Content API under load: a project of 10,000 articles, four read scenarios, next to a raw
 // node:http server sending a precomputed body of the same size as the plain list, in the same run.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ArticleInput } from '../src/content/import/records.ts';
@@ -12,8 +13,8 @@ import { createApiKey, createProject } from '../src/projects/service.ts';
 import { forkServer, type LoadResult, load, loadAverage, report, type RunningServer, wrk } from './lib.ts';
 
 const articleCount = Number(process.env.BENCH_ARTICLES ?? 10_000);
-// BENCH_ONLY=list,mix,ingest,scenarios (default: all) picks the parts to run.
-const parts = new Set((process.env.BENCH_ONLY ?? 'list,mix,ingest,scenarios').split(','));
+// BENCH_ONLY=list,mix,ingest,import,scenarios (default: all) picks the parts to run.
+const parts = new Set((process.env.BENCH_ONLY ?? 'list,mix,ingest,import,scenarios').split(','));
 const browserAgent =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const words =
@@ -177,6 +178,61 @@ async function measureIngest(label: string, databaseUrl: string, key: string, wo
   );
 }
 
+/**
+ * Issue 8 item 3: reads while the CLI imports 4,000 Markdown files into the same project in
+ * another process (its one transaction holds SQLite's write lock while it writes): the read mix
+ * at 1,000 requests a second with the answer cache off, so that every read runs its queries,
+ * quiet and during the import (and the moment after it, when its commit is seen).
+ */
+async function measureImport(
+  label: string,
+  databaseUrl: string,
+  key: string,
+  project: string,
+  work: string,
+): Promise<void> {
+  const folder = join(work, 'import-4000');
+  mkdirSync(folder, { recursive: true });
+  const paragraph = words.join(' ').repeat(12);
+  for (let i = 0; i < 4000; i++) {
+    writeFileSync(
+      join(folder, `imported-${i}.md`),
+      `---\ntitle: "Imported ${i}"\nstatus: published\npublishedAt: "2025-06-01T00:00:00.000Z"\ntags: [imported, topic-${i % 7}]\n---\n\n# Imported ${i}\n\n${paragraph}\n\n${paragraph}\n`,
+    );
+  }
+  const headers = { 'x-api-key': key };
+  const pages = [
+    ...Array.from({ length: 1000 }, (_, i) => `/v1/articles/article-${i}`),
+    ...Array.from({ length: 20 }, (_, i) => `/v1/articles?limit=10&page=${i + 1}`),
+  ];
+  const app = await forkServer(appScript, { DATABASE_URL: databaseUrl, BENCH_ANSWER_CACHE: 'off' });
+  const reads = (name: string) =>
+    load(name, app.url, headers, { paths: pages, random: true, connections: 10, rate: 1000 });
+  await load('warm-up', app.url, headers, { seconds: 2, paths: pages, random: true });
+  const quiet = await reads('uncached read mix at 1,000/s, quiet');
+  const cli = new URL('../src/cli/main.ts', import.meta.url).pathname;
+  const started = performance.now();
+  const importing = new Promise<number>((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, 'import', '--project', project, folder], {
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(`import exited ${code}`)),
+    );
+  });
+  const during = await reads('uncached read mix at 1,000/s, during the import');
+  const loadEnded = (performance.now() - started) / 1000;
+  const importSeconds = await importing;
+  await app.stop();
+  report(
+    `Reads during a CLI import of 4,000 files, ${label}, ${articleCount} articles (import took ${importSeconds.toFixed(1)} s; the loaded window was its first ${Math.min(loadEnded, importSeconds).toFixed(1)} s; load ${await loadAverage()})`,
+    [quiet, during],
+    quiet,
+  );
+}
+
 async function measure(label: string, databaseUrl: string, work: string): Promise<void> {
   const key = await prepare(databaseUrl);
   const db = openDatabase(databaseUrl);
@@ -190,11 +246,12 @@ async function measure(label: string, databaseUrl: string, work: string): Promis
       .executeTakeFirstOrThrow()
   ).slug;
   const keyFor = async () => (await createApiKey(db, project, { kind: 'secret', rateLimit: 1_000_000 })).key;
-  const keys = { list: await keyFor(), mix: await keyFor(), ingest: await keyFor() };
+  const keys = { list: await keyFor(), mix: await keyFor(), ingest: await keyFor(), import: await keyFor() };
   await db.close();
   if (parts.has('list')) await measureList(label, databaseUrl, keys.list, work);
   if (parts.has('mix')) await measureMix(label, databaseUrl, keys.mix);
   if (parts.has('ingest')) await measureIngest(label, databaseUrl, keys.ingest, work);
+  if (parts.has('import')) await measureImport(label, databaseUrl, keys.import, project, work);
   if (parts.has('scenarios')) await measureScenarios(label, databaseUrl, key, work);
 }
 
