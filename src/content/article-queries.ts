@@ -41,7 +41,7 @@ const sortColumns = {
   updatedAt: 'articles.updated_at',
   publishedAt: 'articles.published_at',
   title: 'articles.title_key',
-  viewCount: viewCount,
+  viewCount,
   readTimeMinutes: 'articles.read_time_minutes',
   wordCount: 'articles.word_count',
 } as const;

@@ -14,7 +14,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { nextScheduledPublication } from '../projects/queries.ts';
-import { chooseEncoding, compressSync, compressThreshold, type Encoding } from './compression.ts';
+import { chooseEncoding, compressSync, type Encoding, negotiatesEncoding, weakTag } from './compression.ts';
 import { corsHeadersFor, exposeHeaders } from './cors.ts';
 import { cacheControl, matches } from './http-caching.ts';
 
@@ -251,7 +251,7 @@ function sendHit(
   let body = hit.body;
   let etag = hit.etag;
   const vary: string[] = [];
-  if (hit.body.length >= compressThreshold) {
+  if (negotiatesEncoding(request, hit.contentType, hit.body.length)) {
     vary.push('Accept-Encoding');
     const encoding = chooseEncoding(request.headers['accept-encoding']);
     if (encoding !== null) {
@@ -262,7 +262,7 @@ function sendHit(
       }
       body = bytes;
       headers['content-encoding'] = encoding;
-      if (!etag.startsWith('W/')) etag = `W/${etag}`;
+      etag = weakTag(etag);
     }
   }
   const cors = corsHeadersFor(request, 200);

@@ -52,13 +52,18 @@ export function addVary(reply: FastifyReply, name: string): void {
   reply.header('Vary', [...names, name].join(', '));
 }
 
+/** The weak form of an entity tag: an encoded answer's bytes differ from the identity answer's. */
+export function weakTag(etag: string): string {
+  return etag.startsWith('W/') ? etag : `W/${etag}`;
+}
+
 /** Marks the reply as encoded: header, Vary, weak ETag. */
 export function markEncoded(reply: FastifyReply, encoding: Encoding): void {
   reply.header('Content-Encoding', encoding);
   addVary(reply, 'Accept-Encoding');
   reply.removeHeader('Content-Length');
   const etag = reply.getHeader('etag');
-  if (typeof etag === 'string' && !etag.startsWith('W/')) reply.header('ETag', `W/${etag}`);
+  if (typeof etag === 'string') reply.header('ETag', weakTag(etag));
 }
 
 function isStream(payload: unknown): payload is Readable {

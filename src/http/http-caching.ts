@@ -2,7 +2,7 @@
 // key), and a matching If-None-Match gets 304 with no body.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { addVary, chooseEncoding, negotiatesEncoding } from './compression.ts';
+import { addVary, chooseEncoding, negotiatesEncoding, weakTag } from './compression.ts';
 
 export const cacheControl = 'private, no-cache';
 
@@ -21,8 +21,7 @@ export function registerHttpCaching(app: FastifyInstance): void {
       // The 304 names what its 200 would: Vary, and the weak tag of an encoded answer.
       if (negotiatesEncoding(request, reply.getHeader('content-type'), Buffer.byteLength(payload))) {
         addVary(reply, 'Accept-Encoding');
-        if (chooseEncoding(request.headers['accept-encoding']) !== null && !etag.startsWith('W/'))
-          reply.header('ETag', `W/${etag}`);
+        if (chooseEncoding(request.headers['accept-encoding']) !== null) reply.header('ETag', weakTag(etag));
       }
       reply.code(304);
       reply.removeHeader('Content-Type');
