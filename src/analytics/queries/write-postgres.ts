@@ -148,7 +148,6 @@ function columnsOf<T>(rows: readonly T[], columns: ReadonlyArray<keyof T>): unkn
 
 export const postgresStore: WriteStore = {
   begin: 'begin',
-  atomicInserts: true,
   dataModifyingWith: true,
 
   async lockPageViews(db, ids) {

@@ -63,7 +63,6 @@ export const sqliteStore: WriteStore = {
   // IMMEDIATE takes the write lock at once: a deferred transaction that reads first could not be
   // upgraded when another process (the CLI) wrote in between.
   begin: 'begin immediate',
-  atomicInserts: false,
   dataModifyingWith: false,
 
   async lockPageViews(db, ids) {

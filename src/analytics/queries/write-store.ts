@@ -84,8 +84,6 @@ export interface CountryRollup {
 export interface WriteStore {
   /** Statement that opens a batch's transaction. */
   readonly begin: string;
-  /** Whether `insertPageViews` is a single statement, atomic without a transaction of its own. */
-  readonly atomicInserts: boolean;
   /** Whether several writes may go as one statement of data-modifying WITH clauses (PostgreSQL). */
   readonly dataModifyingWith: boolean;
   /** Reads the page views to update, locked against other instances until the commit. */
