@@ -239,12 +239,14 @@ export async function setViewCount(db: Db, projectId: string, slug: string, coun
     .execute();
 }
 
-/** An article's view count as stored (0 before its first page view). */
-export async function storedViewCount(db: Db, articleId: string): Promise<number> {
+/** An article's view count as stored (0 before its first page view); it must exist. */
+export async function viewCountOf(db: Db, projectId: string, slug: string): Promise<number> {
   const row = await db.kysely
-    .selectFrom('article_views')
-    .select('view_count')
-    .where('article_id', '=', articleId)
-    .executeTakeFirst();
-  return Number(row?.view_count ?? 0);
+    .selectFrom('articles')
+    .leftJoin('article_views', 'article_views.article_id', 'articles.id')
+    .select('article_views.view_count')
+    .where('articles.project_id', '=', projectId)
+    .where('articles.slug', '=', slug)
+    .executeTakeFirstOrThrow();
+  return Number(row.view_count ?? 0);
 }

@@ -7,8 +7,14 @@ import { once } from 'node:events';
 import { test } from 'node:test';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
-import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
-import { browser, rawPageViews, referenceRollups, storedRollups, viewCountOf } from './support.ts';
+import {
+  articleInput,
+  createTestProject,
+  describeEachDialect,
+  importArticles,
+  viewCountOf,
+} from '../helpers.ts';
+import { browser, rawPageViews, referenceRollups, storedRollups } from './support.ts';
 
 const serverScript = new URL('./crash-server.ts', import.meta.url).pathname;
 

@@ -236,17 +236,6 @@ export async function storedRollups(db: Db, projectId: string): Promise<Rollups>
   return { articles, days, countries };
 }
 
-export async function viewCountOf(db: Db, projectId: string, slug: string): Promise<number> {
-  const row = await db.kysely
-    .selectFrom('articles')
-    .leftJoin('article_views', 'article_views.article_id', 'articles.id')
-    .select('article_views.view_count')
-    .where('articles.project_id', '=', projectId)
-    .where('articles.slug', '=', slug)
-    .executeTakeFirstOrThrow();
-  return Number(row.view_count ?? 0);
-}
-
 export async function pageViewCount(db: Db, projectId: string): Promise<number> {
   const row = await db.kysely
     .selectFrom('page_views')

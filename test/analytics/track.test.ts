@@ -5,8 +5,15 @@ import { test } from 'node:test';
 import { bundledGeoDatabasePath } from '../../src/analytics/geo.ts';
 import { buildApp } from '../../src/app.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
-import { otherBrowser, pageViewCount, rawPageViews, track, viewCountOf } from './support.ts';
+import {
+  articleInput,
+  createTestProject,
+  describeEachDialect,
+  getJson,
+  importArticles,
+  viewCountOf,
+} from '../helpers.ts';
+import { otherBrowser, pageViewCount, rawPageViews, track } from './support.ts';
 
 describeEachDialect('tracking: POST /v1/analytics/track', (ctx) => {
   async function blog() {

@@ -5,15 +5,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
 import { HttpError } from '../../src/http/errors.ts';
-import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
 import {
-  factoryRow,
-  pageViewCount,
-  rawPageViews,
-  referenceRollups,
-  storedRollups,
+  articleInput,
+  createTestProject,
+  describeEachDialect,
+  importArticles,
   viewCountOf,
-} from './support.ts';
+} from '../helpers.ts';
+import { factoryRow, pageViewCount, rawPageViews, referenceRollups, storedRollups } from './support.ts';
 
 describeEachDialect('page-view writer', (ctx) => {
   async function blog() {

@@ -23,7 +23,7 @@ import {
   getJson,
   importArticles,
   setViewCount,
-  storedViewCount,
+  viewCountOf,
 } from '../helpers.ts';
 
 /** What the helpers below need of a project. */
@@ -73,8 +73,10 @@ async function articleRows(db: Db, project: ProjectRef) {
 }
 
 /** The rows with their stored view counts. */
-async function withViewCounts<T extends { id: string }>(db: Db, rows: T[]) {
-  return Promise.all(rows.map(async (row) => ({ ...row, view_count: await storedViewCount(db, row.id) })));
+async function withViewCounts<T extends { project_id: string; slug: string }>(db: Db, rows: T[]) {
+  return Promise.all(
+    rows.map(async (row) => ({ ...row, view_count: await viewCountOf(db, row.project_id, row.slug) })),
+  );
 }
 
 async function articleRow(db: Db, project: ProjectRef, slug: string) {
