@@ -62,6 +62,11 @@ async function prepare(databaseUrl: string): Promise<string> {
 }
 
 const appScript = new URL('./serve-app.ts', import.meta.url).pathname;
+/** A blog's read mix: 1,000 article pages and 20 list pages, requested at random. */
+const pages = [
+  ...Array.from({ length: 1000 }, (_, i) => `/v1/articles/article-${i}`),
+  ...Array.from({ length: 20 }, (_, i) => `/v1/articles?limit=10&page=${i + 1}`),
+];
 const rawScript = new URL('./serve-raw.ts', import.meta.url).pathname;
 
 /** A raw node:http server sending `body` to every request. */
@@ -104,10 +109,6 @@ async function measureList(label: string, databaseUrl: string, key: string, work
  */
 async function measureMix(label: string, databaseUrl: string, key: string): Promise<void> {
   const headers = { 'x-api-key': key };
-  const pages = [
-    ...Array.from({ length: 1000 }, (_, i) => `/v1/articles/article-${i}`),
-    ...Array.from({ length: 20 }, (_, i) => `/v1/articles?limit=10&page=${i + 1}`),
-  ];
   const app = await forkServer(appScript, { DATABASE_URL: databaseUrl });
   const trackHeaders = { ...headers, 'content-type': 'application/json', 'user-agent': browserAgent };
   const randomSlug = () => `article-${Math.floor(Math.random() * articleCount)}`;
@@ -201,10 +202,6 @@ async function measureImport(
     );
   }
   const headers = { 'x-api-key': key };
-  const pages = [
-    ...Array.from({ length: 1000 }, (_, i) => `/v1/articles/article-${i}`),
-    ...Array.from({ length: 20 }, (_, i) => `/v1/articles?limit=10&page=${i + 1}`),
-  ];
   const app = await forkServer(appScript, { DATABASE_URL: databaseUrl, BENCH_ANSWER_CACHE: 'off' });
   const reads = (name: string) =>
     load(name, app.url, headers, { paths: pages, random: true, connections: 10, rate: 1000 });
