@@ -29,6 +29,8 @@ export interface AppOptions {
   answerCache?: AnswerCache;
   /** How long a cached answer may show an outdated view count (default 2 s); tests set 0 or more. */
   viewCountLagMs?: number;
+  /** How soon after a tracking write its view count and rollups are summed (default 0.5 s). */
+  rollupDelayMs?: number;
   trustProxy?: TrustProxy;
   /** The log level, or false for no log (tests). */
   logLevel?: string | false;
@@ -153,6 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     db: options.db,
     geoipDatabase: options.geoipDatabase,
     retentionDays: options.analyticsRetentionDays,
+    rollupDelayMs: options.rollupDelayMs,
     onViews: (projectId, slug) => viewClock.touch(projectId, slug),
   });
   seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });

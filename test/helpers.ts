@@ -15,6 +15,7 @@ import { migrateToLatest } from '../src/db/migrations/index.ts';
 import type { Project } from '../src/db/schema.ts';
 import type { KeyKind } from '../src/projects/keys.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
+import { rollUpQueued } from '../src/analytics/rollup-queue.ts';
 
 export const postgresUrl = process.env.TEST_POSTGRES_URL || null;
 export const redisUrl = process.env.TEST_REDIS_URL || null;
@@ -239,8 +240,12 @@ export async function setViewCount(db: Db, projectId: string, slug: string, coun
     .execute();
 }
 
-/** An article's view count as stored (0 before its first page view); it must exist. */
+/**
+ * An article's view count as stored (0 before its first page view) once the page views queued so
+ * far are rolled up; it must exist.
+ */
 export async function viewCountOf(db: Db, projectId: string, slug: string): Promise<number> {
+  await rollUpQueued(db);
   const row = await db.kysely
     .selectFrom('articles')
     .leftJoin('article_views', 'article_views.article_id', 'articles.id')

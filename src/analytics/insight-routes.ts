@@ -36,7 +36,7 @@ import {
 
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ErrorBody]));
 
-const periodNotes = `The period is \`days\` (today, UTC, and the \`days − 1\` days before it; default 30), or \`from\` and \`to\` (UTC dates, both included; \`to\` defaults to today). \`from\` after \`to\`, a date after today, a span over ${maxSpanDays} days, \`to\` without \`from\`, or \`days\` together with \`from\`/\`to\` is a 400 naming the parameter. Page views belong to the hour and day of their creation (UTC). Figures come from rollups kept by every tracking write, kept forever even once raw page views pass their retention. Answers are not cached: they depend on the clock.`;
+const periodNotes = `The period is \`days\` (today, UTC, and the \`days − 1\` days before it; default 30), or \`from\` and \`to\` (UTC dates, both included; \`to\` defaults to today). \`from\` after \`to\`, a date after today, a span over ${maxSpanDays} days, \`to\` without \`from\`, or \`days\` together with \`from\`/\`to\` is a 400 naming the parameter. Page views belong to the hour and day of their creation (UTC). Figures come from rollups, kept forever even once raw page views pass their retention; tracking writes are summed into them in batches shortly after, and before any read of them, so an answer counts every page view and update answered before it was asked. Answers are not cached: they depend on the clock.`;
 
 const dimensionNotes = [
   '`source`: the host of the referrer, lower case, without `www.` (`google.com`, `news.ycombinator.com`); `(direct)` when there is no referrer, it is not a URL with a host, or its host is that of the page (`pageUrl`) itself.',

@@ -14,6 +14,7 @@ import { breakdownValues } from './queries/breakdown-values.ts';
 import { realtimeVisitors } from './queries/realtime-visitors.ts';
 import { seriesPoints } from './queries/series-points.ts';
 import { shiftDay, utcDay } from './visitor.ts';
+import { rollUpBeforeReading } from './rollup-queue.ts';
 
 export const maxHourlySpanDays = 2;
 export const realtimeWindowMinutes = 5;
@@ -99,6 +100,7 @@ export async function timeSeries(
   query: PeriodQuery & { interval?: Interval; slug?: string },
   now: Date,
 ) {
+  await rollUpBeforeReading(db);
   const period = resolvePeriod(query, now);
   const interval = query.interval ?? (period.days <= maxHourlySpanDays ? 'hour' : 'day');
   if (interval === 'hour' && period.days > maxHourlySpanDays) {
@@ -172,6 +174,7 @@ export async function breakdown(
   now: Date,
   all = false,
 ) {
+  await rollUpBeforeReading(db);
   const period = resolvePeriod(query, now);
   const page = query.page ?? 1;
   const limit = query.limit ?? defaultBreakdownLimit;
@@ -214,6 +217,7 @@ function medianSeconds(buckets: Array<{ seconds: number; views: number }>, views
 }
 
 export async function articleReading(db: Db, project: Project, slug: string, query: PeriodQuery, now: Date) {
+  await rollUpBeforeReading(db);
   const period = resolvePeriod(query, now);
   const article = await articleEstimate(db.kysely, project.id, slug);
   if (article === null) throw new NotFoundError(`Article '${slug}' not found`);

@@ -1,7 +1,8 @@
 // Group commit of page-view writes. Requests queue their write and wait; one transaction at a time
 // applies every write queued meanwhile and commits, then each request is answered. So an answered
 // POST or PUT is committed (durable), while a busy server commits hundreds of writes at once, and the
-// rollup rows and view counts touched by a batch are updated once per batch.
+// view counts touched by a batch are updated once per batch. Each write also queues an entry for the
+// rollups, which rollup-queue.ts sums shortly after, in larger batches still.
 import { channel } from 'node:diagnostics_channel';
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.ts';
@@ -15,10 +16,8 @@ import {
 } from '../http/errors.ts';
 import { postgresStore } from './queries/write-postgres.ts';
 import { sqliteStore } from './queries/write-sqlite.ts';
-import type { Executor, StoredPageView, WriteStore } from './queries/write-store.ts';
-import { InsightChanges } from './insight-changes.ts';
-import { writeInsights } from './queries/write-insights.ts';
-import { RollupChanges } from './rollup-changes.ts';
+import type { Executor, PageViewUpdate, StoredPageView, WriteStore } from './queries/write-store.ts';
+import { defaultRollupDelayMs, rollUpQueued, scheduleRollUp } from './rollup-queue.ts';
 import { closedDayViews, lastClosedDay } from './top-articles.ts';
 import { utcDay } from './visitor.ts';
 
@@ -72,11 +71,12 @@ export class PageViewWriter {
   readonly #loops = new Set<Promise<void>>();
   #starting = false;
   #commits = 0;
-  readonly #onViews: ((projectId: string, slug: string) => void) | undefined;
+  readonly #rollupDelayMs: number;
 
-  constructor(db: Db, options: { onViews?: (projectId: string, slug: string) => void } = {}) {
+  /** `rollupDelayMs`: how soon after a commit its writes are rolled up (rollup-queue.ts). */
+  constructor(db: Db, options: { rollupDelayMs?: number } = {}) {
     this.#db = db;
-    this.#onViews = options.onViews;
+    this.#rollupDelayMs = options.rollupDelayMs ?? defaultRollupDelayMs;
     this.#store = db.dialect === 'postgres' ? postgresStore : sqliteStore;
     // Measured on PostgreSQL: while one batch waits for its commit (the WAL flush), the next one is
     // already being written, instead of queueing behind it.
@@ -116,9 +116,19 @@ export class PageViewWriter {
     return this.#commits;
   }
 
-  /** Resolves when every queued write has been committed or refused. */
+  /** Resolves when every queued write has been committed or refused, and rolled up. */
   async idle(): Promise<void> {
     while (this.#loops.size > 0) await Promise.all(this.#loops);
+    await rollUpQueued(this.#db);
+  }
+
+  /**
+   * At shutdown: waits for the queued writes and rolls up, if this writer committed any (an
+   * instance that wrote nothing leaves the database alone, so that a failed start ends at once).
+   */
+  async close(): Promise<void> {
+    while (this.#loops.size > 0) await Promise.all(this.#loops);
+    if (this.#commits > 0) await rollUpQueued(this.#db);
   }
 
   async #drain(): Promise<void> {
@@ -148,13 +158,14 @@ export class PageViewWriter {
     for (let attempt = 1; ; attempt++) {
       try {
         const jobs = batch.map((queued) => queued.job);
-        // Always a transaction: the insights rollups are a statement of their own after the inserts.
+        // Always a transaction: updates and inserts are statements of their own.
         outcomes = await this.#db.kysely
           .connection()
           .execute((connection) =>
             inTransaction(connection, this.#store.begin, () => applyBatch(connection, this.#store, jobs)),
           );
         this.#commits++;
+        scheduleRollUp(this.#db, this.#rollupDelayMs);
         break;
       } catch (error) {
         if (isRetryable(error) && attempt < maxRetries) continue;
@@ -171,9 +182,6 @@ export class PageViewWriter {
     }
     batch.forEach((queued, index) => {
       const refusal = outcomes[index];
-      if (refusal === null && queued.job.kind === 'create') {
-        this.#onViews?.(queued.job.row.project_id, queued.job.slug);
-      }
       if (refusal === null) queued.resolve();
       else queued.reject(refusal);
     });
@@ -260,25 +268,15 @@ export async function applyBatch(
     return null;
   });
 
-  const changed: StoredPageView[] = [];
-  const changes = new RollupChanges();
-  const insights = new InsightChanges();
-  for (const [id, row] of current) {
+  const updates: PageViewUpdate[] = [];
+  for (const [id, after] of current) {
     const before = original.get(id)!;
-    if (row === before) continue;
-    changed.push(row);
-    changes.addUpdate(before, row);
-    insights.addUpdate(before, row);
+    if (after !== before) updates.push({ before, after });
   }
-  await store.updatePageViews(db, changed, changes);
+  await store.updatePageViews(db, updates);
 
   const created = jobs.flatMap((job) => (job.kind === 'create' ? [{ row: job.row, slug: job.slug }] : []));
   const inserted = await store.insertPageViews(db, created);
-  for (const { row } of created) {
-    const articleId = inserted.get(row.id);
-    if (articleId !== undefined) insights.addCreated({ ...row, article_id: articleId });
-  }
-  await writeInsights(db, insights, { oneStatement: store.dataModifyingWith });
   return jobs.map((job, index) =>
     job.kind === 'create' && !inserted.has(job.row.id)
       ? new NotFoundError(`Article '${job.slug}' not found`)

@@ -1,6 +1,6 @@
-// The changes a batch of writes makes to the rollups and view counts, summed per
-// row, so that each rollup row is written once per batch, in key order (two instances then lock
-// shared rows in the same order).
+// The changes a batch of writes makes to the daily rollups and view counts, summed per row, so that
+// each row is written once per batch, in key order (two instances then lock shared rows in the same
+// order).
 import type { PageViewTable } from '../db/schema.ts';
 import {
   addContribution,
@@ -9,14 +9,49 @@ import {
   emptyContribution,
   isZero,
 } from './contribution.ts';
-import type { ArticleRollup, CountryRollup, DayKey, DayRollup, VisitorKey } from './queries/write-store.ts';
+
+export interface VisitorKey {
+  project_id: string;
+  day: string;
+  visitor_id: string;
+}
+
+export interface DayKey {
+  project_id: string;
+  day: string;
+}
+
+export interface ArticleRollup extends Contribution {
+  project_id: string;
+  day: string;
+  article_id: string;
+}
+
+export interface DayRollup extends Contribution {
+  project_id: string;
+  day: string;
+  visitors: number;
+}
+
+export interface ArticleViews {
+  article_id: string;
+  project_id: string;
+  view_count: number;
+}
+
+export interface CountryRollup {
+  project_id: string;
+  day: string;
+  country: string;
+  views: number;
+}
 
 export class RollupChanges {
   readonly #articles = new Map<string, ArticleRollup>();
   readonly #days = new Map<string, DayRollup>();
   readonly #countries = new Map<string, CountryRollup>();
   readonly #visitors = new Map<string, VisitorKey>();
-  readonly #viewCounts = new Map<string, { project_id: string; views: number }>();
+  readonly #viewCounts = new Map<string, ArticleViews>();
 
   /** Adds `sign × change` to the article's rollup of the day, and to the project's. */
   addArticle(projectId: string, day: string, articleId: string, change: Contribution, sign = 1): void {
@@ -36,8 +71,8 @@ export class RollupChanges {
     this.addArticle(before.project_id, before.day, before.article_id, contributionOf(before), -1);
   }
 
-  /** A new page view: its contribution, its country, its visitor id, a view of its article. */
-  addCreated(row: PageViewTable): void {
+  /** A new page view: its contribution, its country, its visitor id. */
+  addCreated(row: StoredMeasures & Pick<PageViewTable, 'country' | 'visitor_id'>): void {
     this.addArticle(row.project_id, row.day, row.article_id, contributionOf(row));
     if (row.country !== null) {
       const key = `${row.project_id}\u0000${row.day}\u0000${row.country}`;
@@ -56,9 +91,18 @@ export class RollupChanges {
       day: row.day,
       visitor_id: row.visitor_id,
     });
+  }
+
+  /** A new page view of an article that still exists: one more on its count. */
+  addView(row: Pick<PageViewTable, 'project_id' | 'article_id'>): void {
     const counted = this.#viewCounts.get(row.article_id);
-    if (counted === undefined) this.#viewCounts.set(row.article_id, { project_id: row.project_id, views: 1 });
-    else counted.views++;
+    if (counted === undefined)
+      this.#viewCounts.set(row.article_id, {
+        article_id: row.article_id,
+        project_id: row.project_id,
+        view_count: 1,
+      });
+    else counted.view_count++;
   }
 
   /** A visitor id that was not yet in its day's set. */
@@ -92,8 +136,9 @@ export class RollupChanges {
     return sorted(this.#countries);
   }
 
-  get viewCounts(): Array<{ article_id: string; project_id: string; views: number }> {
-    return sortedKeys(this.#viewCounts).map((id) => ({ article_id: id, ...this.#viewCounts.get(id)! }));
+  /** The views to add to each article's count (table article_views). */
+  get viewCounts(): ArticleViews[] {
+    return sorted(this.#viewCounts);
   }
 }
 
@@ -102,10 +147,6 @@ type StoredMeasures = Pick<
   'project_id' | 'day' | 'article_id' | 'source' | 'time_on_page_ms' | 'scroll_depth_centi' | 'bounced'
 >;
 
-function sortedKeys<T>(entries: Map<string, T>): string[] {
-  return [...entries.keys()].sort();
-}
-
 function sorted<T>(entries: Map<string, T>): T[] {
-  return sortedKeys(entries).map((key) => entries.get(key)!);
+  return [...entries.keys()].sort().map((key) => entries.get(key)!);
 }

@@ -8,6 +8,7 @@ import { ErrorBody, HttpError, ValidationError } from '../http/errors.ts';
 import { bundledGeoDatabasePath, CountryLookup } from './geo.ts';
 import { insightRoutes } from './insight-routes.ts';
 import { PageViewWriter } from './page-view-writer.ts';
+import { onRolledUpViews } from './rollup-queue.ts';
 import { startRetention } from './retention.ts';
 import { DailySalts } from './salts.ts';
 import {
@@ -35,8 +36,10 @@ export interface AnalyticsOptions {
   geoipDatabase?: string | null;
   /** Days raw page views are kept (deleted hourly past that); none: kept forever. */
   retentionDays?: number | null;
-  /** Told of each article's committed page views (the answer cache refreshes view counts). */
+  /** Told of each article whose view count grew (the answer cache refreshes view counts). */
   onViews?: (projectId: string, slug: string) => void;
+  /** How soon after a tracking write the rollups and view counts include it (rollup-queue.ts). */
+  rollupDelayMs?: number;
 }
 
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ErrorBody]));
@@ -45,13 +48,20 @@ export async function analyticsRoutes(app: FastifyInstance, options: AnalyticsOp
   const { db } = options;
   const deps: TrackingDeps = {
     db,
-    writer: new PageViewWriter(db, { onViews: options.onViews }),
+    writer: new PageViewWriter(db, { rollupDelayMs: options.rollupDelayMs }),
     salts: new DailySalts(db),
     geo: options.geoipDatabase
       ? new CountryLookup(options.geoipDatabase, { eager: true })
       : new CountryLookup(bundledGeoDatabasePath()),
   };
-  app.addHook('onClose', async () => deps.writer.idle());
+  const stopViews = options.onViews ? onRolledUpViews(db, options.onViews) : () => {};
+  app.addHook('onClose', async () => {
+    await deps.writer.close().catch((error: unknown) => {
+      // The queued entries stay in the database: the next instance rolls them up.
+      app.log.warn({ err: error }, 'page views not rolled up at close');
+    });
+    stopViews();
+  });
   if (options.retentionDays) {
     const stop = startRetention(db, options.retentionDays, app.log);
     app.addHook('onClose', async () => stop());
@@ -67,7 +77,7 @@ export async function analyticsRoutes(app: FastifyInstance, options: AnalyticsOp
         tags: ['Analytics'],
         summary: 'Page-view statistics of a period',
         description: [
-          'Computed from daily rollups kept up to date by every tracking write, so the answer takes milliseconds whatever the number of page views.',
+          'Computed from daily rollups, so the answer takes milliseconds whatever the number of page views. Tracking writes are summed into the rollups in batches shortly after they are answered, and before any read of statistics: an answer counts every page view and update answered before it was asked.',
           'The period starts at 00:00 UTC of the day `days − 1` days before today and ends now; a page view belongs to it by its creation time.',
           '`uniqueVisitors` sums the distinct visitor ids of each day (ids change daily, so one person on two days counts twice, as in Plausible). `requestSource` percentages are rounded separately and may not add up to exactly 100.',
           '`topArticles`: the 10 articles with most views in the period, ties by slug; page views of an article that has since been removed count in `totalViews` but it is not listed. `topCountries`: the 10 countries with most views, ties by code; views without a country are left out.',

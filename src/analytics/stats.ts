@@ -11,6 +11,7 @@ import { periodTotals } from './queries/period-totals.ts';
 import { topCountries } from './queries/top-countries.ts';
 import { topArticles } from './top-articles.ts';
 import { shiftDay, utcDay } from './visitor.ts';
+import { rollUpBeforeReading } from './rollup-queue.ts';
 
 export interface Period {
   days: number;
@@ -37,6 +38,7 @@ function readSnapshot<T>(db: Db, work: (trx: Kysely<Database>) => Promise<T>): P
 }
 
 export async function projectStats(db: Db, project: Project, days: number, now: Date) {
+  await rollUpBeforeReading(db);
   const period = periodOf(days, now);
   const { firstDay, lastDay } = period;
   const [totals, articles, countries] = await readSnapshot(
@@ -73,6 +75,7 @@ export async function scrollFunnel(
   slug: string | undefined,
   now: Date,
 ) {
+  await rollUpBeforeReading(db);
   const period = periodOf(days, now);
   let articleId: string | null = null;
   if (slug !== undefined) {

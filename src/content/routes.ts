@@ -49,7 +49,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
       schema: {
         tags: ['Articles'],
         summary: 'List articles',
-        description: `Paginated, filtered and sorted list. All filters combine with AND. Tag names match case-insensitively after trimming; a name that matches no tag matches no article. A page past the end returns \`data: []\` with correct \`meta\`. Unknown query parameters are a 400 naming them. Answers are cached until the project’s content changes (seen on the next request, from any instance or the CLI); \`viewCount\` may lag tracked page views by up to 2 seconds. Answers of 1 KB or more are compressed (br or gzip) when \`Accept-Encoding\` allows.\n\n${publicKeyRule}`,
+        description: `Paginated, filtered and sorted list. All filters combine with AND. Tag names match case-insensitively after trimming; a name that matches no tag matches no article. A page past the end returns \`data: []\` with correct \`meta\`. Unknown query parameters are a 400 naming them. Answers are cached until the project’s content changes (seen on the next request, from any instance or the CLI); \`viewCount\` may lag tracked page views by up to 3 seconds (they are summed within 0.5 s, and cached answers refresh their counts at most every 2 s). Answers of 1 KB or more are compressed (br or gzip) when \`Accept-Encoding\` allows.\n\n${publicKeyRule}`,
         querystring: ArticleListQuery,
         response: { 200: Type.Object({ data: Type.Array(Article), meta: PageMeta }), ...errorResponses },
       },
@@ -68,7 +68,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
       schema: {
         tags: ['Articles'],
         summary: 'Get one article by slug',
-        description: `Any status for a secret key; published only for a public key. 404 with message \`Article 'SLUG' not found\` when the project has no such slug (or, for a public key, no such published article). Answers are cached until the project’s content changes (seen on the next request, from any instance or the CLI); \`viewCount\` may lag tracked page views by up to 2 seconds. Answers of 1 KB or more are compressed (br or gzip) when \`Accept-Encoding\` allows.\n\n${publicKeyRule}`,
+        description: `Any status for a secret key; published only for a public key. 404 with message \`Article 'SLUG' not found\` when the project has no such slug (or, for a public key, no such published article). Answers are cached until the project’s content changes (seen on the next request, from any instance or the CLI); \`viewCount\` may lag tracked page views by up to 3 seconds (they are summed within 0.5 s, and cached answers refresh their counts at most every 2 s). Answers of 1 KB or more are compressed (br or gzip) when \`Accept-Encoding\` allows.\n\n${publicKeyRule}`,
         params: Type.Object({ slug: Type.String({ maxLength: 1000 }) }),
         querystring: ArticleQuery,
         response: { 200: Type.Object({ data: Article }), ...errorResponses },

@@ -207,6 +207,27 @@ export interface Database {
   analytics_reading: AnalyticsReadingTable;
   analytics_read_times: AnalyticsReadTimeTable;
   analytics_visitor_sets: AnalyticsVisitorSetTable;
+  rollup_queue: RollupQueueTable;
+}
+
+/** A tracking write waiting to be rolled up: the measures after it, and before it for an update. */
+export interface RollupQueueTable {
+  seq: Generated<number>;
+  page_view_id: string;
+  project_id: string;
+  day: string;
+  /** 1: a new page view, 0: an update. */
+  created: number;
+  time_on_page_ms: number;
+  scroll_depth_centi: number;
+  exit_position: number | null;
+  bounced: number | null;
+  event_count: number;
+  was_time_on_page_ms: number | null;
+  was_scroll_depth_centi: number | null;
+  was_exit_position: number | null;
+  was_bounced: number | null;
+  was_event_count: number | null;
 }
 
 /** Views, visitors and sums of one hour or day, of a project (`article_id` '') or one article. */

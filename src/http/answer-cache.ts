@@ -6,9 +6,10 @@
 // Page views do not bump the version: a blog being read would otherwise lose its whole cache many
 // times a second. Answers that show view counts (`config.viewCounts`) are instead rebuilt once
 // they are `viewCountLagMs` old and a page view of their article ('article') or project
-// ('project') was committed after they were built: told by the page-view writer of this
-// instance, by PostgreSQL's notifications for the others (db/change-listener.ts), and on SQLite by
-// any commit of another process. So a view count lags by at most that long (2 s by default).
+// ('project') grew after they were built: told by the roll-up of this instance that summed the
+// page views (analytics/rollup-queue.ts, within 0.5 s of them), by PostgreSQL's notifications for
+// the others (db/change-listener.ts), and on SQLite by any commit of another process. So a view
+// count lags by at most that long (2 s by default) after it is summed.
 //
 // Compressed forms (compression.ts) are kept with the answer, so a hit is never compressed again.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -20,7 +20,7 @@ export const ProjectInfo = Type.Object(
       publishedArticles: Type.Integer({ description: 'articles whose `published` is true' }),
       totalViews: Type.Integer({
         description:
-          'sum of viewCount (for a public key: of the published articles); like it, may lag tracked page views by up to 2 seconds',
+          'sum of viewCount (for a public key: of the published articles); like it, may lag tracked page views by up to 3 seconds',
       }),
       storageUsed: Type.Optional(
         Type.String({

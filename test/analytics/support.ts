@@ -5,6 +5,7 @@
 import { type Contribution, contributionFields } from '../../src/analytics/contribution.ts';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
+import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
 import { newPageViewId } from '../../src/analytics/visitor.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { PageViewTable, Project } from '../../src/db/schema.ts';
@@ -201,8 +202,9 @@ export async function referenceRollups(db: Db, projectId: string): Promise<Rollu
   return { articles, days, countries };
 }
 
-/** Every rollup of a project as stored. */
+/** Every rollup of a project as stored, once the writes queued so far are rolled up. */
 export async function storedRollups(db: Db, projectId: string): Promise<Rollups> {
+  await rollUpQueued(db);
   const articles: Rollups['articles'] = {};
   const days: Rollups['days'] = {};
   const countries: Rollups['countries'] = {};

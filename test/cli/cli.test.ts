@@ -368,6 +368,7 @@ describe('folio CLI', { concurrency: 4 }, () => {
           slug: 'hello',
         });
       }
+      await writer.idle();
       const good = await rollups();
       assert.equal(good.length, 8);
       await db.kysely.updateTable('analytics_series').set({ views: 99 }).execute();

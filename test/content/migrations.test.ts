@@ -14,6 +14,7 @@ import { migrateToLatest, migrations } from '../../src/db/migrations/index.ts';
 import { createApiKey, createProject } from '../../src/projects/service.ts';
 import { track } from '../analytics/support.ts';
 import { articleInput, configuredDialects, createTestDatabase, getJson, importArticles } from '../helpers.ts';
+import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
@@ -148,7 +149,8 @@ for (const dialect of configuredDialects()) {
         .execute();
     }
 
-    assert.deepEqual(await migrateToLatest(db), ['0008-article-views']);
+    // Later migrations may follow in the same run.
+    assert.equal((await migrateToLatest(db))[0], '0008-article-views');
     const { key } = await createApiKey(db, 'old', { kind: 'secret' });
     const headers = { 'x-api-key': key };
     const app = await buildApp({ db, viewCountLagMs: 0 });
@@ -169,6 +171,7 @@ for (const dialect of configuredDialects()) {
     for (const slug of ['none', 'none', 'few']) {
       assert.equal((await track(app, { slug }, { headers })).statusCode, 201);
     }
+    await rollUpQueued(db);
     assert.deepEqual(await counts(), [
       ['many', 40],
       ['few', 4],

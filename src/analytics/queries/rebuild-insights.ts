@@ -10,7 +10,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
 import { deepViewSql, hourSql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
-import { addToVisitorSets, writeInsightRollups } from './write-insights.ts';
+import { addToVisitorSets, writeInsightRollups } from './write-rollups.ts';
 
 const pageSize = 5000;
 

@@ -8,6 +8,7 @@ import type { Database } from '../../db/schema.ts';
 import { contributionFields } from '../contribution.ts';
 import { closedDayViews } from '../top-articles.ts';
 import { shiftDay } from '../visitor.ts';
+import { rollupLockKey } from '../rollup-queue.ts';
 import { contributionSums } from './contribution-sql.ts';
 import { rebuildInsights } from './rebuild-insights.ts';
 
@@ -22,7 +23,14 @@ export async function rebuildRollups(
     // Writes wait for the rebuild (SQLite's one writer does so anyway), so none is counted twice.
     if (trx.getExecutor().adapter instanceof PostgresAdapter) {
       await sql`lock table page_views in share mode`.execute(trx);
+      await sql`select pg_advisory_xact_lock(${rollupLockKey})`.execute(trx);
     }
+    // The raw rows already hold what the queued writes of these days changed.
+    await trx
+      .deleteFrom('rollup_queue')
+      .where('project_id', '=', projectId)
+      .where('day', '>=', fromDay)
+      .execute();
     for (const table of [
       'analytics_daily_articles',
       'analytics_daily_countries',

@@ -1,16 +1,14 @@
 // The page-view writes on PostgreSQL: every column of a batch is sent as one array and expanded by
 // unnest(), so that a batch costs the same few round trips whatever its size. New page views are
-// one statement: the insert, resolving the slugs, and in data-modifying WITH clauses the visitor
-// sets, the rollups (computed in SQL by contribution-sql.ts) and view counts. No project row is
-// touched: page views do not change the content version (see the answer cache's view-count lag).
+// one statement: the insert, resolving the slugs, and in a data-modifying WITH clause their
+// rollup-queue entries.
 import { CompiledQuery } from 'kysely';
-import { contributionFields } from '../contribution.ts';
-import { contributionSums } from './contribution-sql.ts';
 import {
-  addExcluded,
   type Executor,
   type NewPageView,
   pageViewColumns,
+  queueColumns,
+  queueEntryOf,
   type StoredPageView,
   storedColumns,
   type WriteStore,
@@ -50,12 +48,10 @@ function unnest(types: readonly string[], names: readonly string[]): string {
   return `unnest(${types.map((type, index) => `$${index + 1}::${type}[]`).join(', ')}) as u(${names.join(', ')})`;
 }
 
-const counters = contributionFields.join(', ');
-const dayFields = ['visitors', ...contributionFields];
-
 // The new page views are `input`; `article_id` comes from the slug (rows without an article are
 // not inserted, and the caller answers 404 for them).
 const inputColumns = [...pageViewColumns.filter((column) => column !== 'article_id'), 'slug'] as const;
+const measures = 'time_on_page_ms, scroll_depth_centi, exit_position, bounced, event_count';
 const insertSql = `with inserted as (
   insert into page_views (${pageViewColumns.join(', ')})
   select ${pageViewColumns.map((column) => (column === 'article_id' ? 'a.id' : `u.${column}`)).join(', ')}
@@ -64,34 +60,10 @@ const insertSql = `with inserted as (
     inputColumns,
   )}
   join articles as a on a.project_id = u.project_id and a.slug = u.slug
-  returning *
-), new_visitors as (
-  insert into analytics_daily_visitors (project_id, day, visitor_id)
-  select distinct project_id, day, visitor_id from inserted order by project_id, day, visitor_id
-  on conflict do nothing
-  returning project_id, day
-), day_rollups as (
-  insert into analytics_daily_totals (project_id, day, ${dayFields.join(', ')})
-  select t.project_id, t.day, coalesce(v.visitors, 0), ${contributionFields.map((field) => `t.${field}`).join(', ')}
-  from (select project_id, day, ${contributionSums} from inserted group by project_id, day) as t
-  left join (select project_id, day, count(*) as visitors from new_visitors group by project_id, day) as v
-    on v.project_id = t.project_id and v.day = t.day
-  order by t.project_id, t.day
-  on conflict (project_id, day) do update set ${addExcluded('analytics_daily_totals', dayFields)}
-), article_rollups as (
-  insert into analytics_daily_articles (project_id, day, article_id, ${counters})
-  select project_id, day, article_id, ${contributionSums} from inserted
-  group by project_id, day, article_id order by project_id, day, article_id
-  on conflict (project_id, day, article_id) do update set ${addExcluded('analytics_daily_articles', contributionFields)}
-), country_rollups as (
-  insert into analytics_daily_countries (project_id, day, country, views)
-  select project_id, day, country, count(*) from inserted where country is not null
-  group by project_id, day, country order by project_id, day, country
-  on conflict (project_id, day, country) do update set views = analytics_daily_countries.views + excluded.views
-), view_counts as (
-  insert into article_views (article_id, project_id, view_count)
-  select article_id, project_id, count(*) from inserted group by article_id, project_id order by article_id
-  on conflict (article_id) do update set view_count = article_views.view_count + excluded.view_count
+  returning id, project_id, article_id, day, ${measures}
+), queued as (
+  insert into rollup_queue (page_view_id, project_id, day, created, ${measures})
+  select id, project_id, day, 1, ${measures} from inserted
 )
 select id, article_id from inserted`;
 
@@ -106,9 +78,24 @@ const updateColumns = [
   'events',
 ] as const satisfies ReadonlyArray<keyof StoredPageView>;
 
-// Parameters: the updated rows, then the rollup changes per day, then per article.
-const dayChangeOffset = updateColumns.length;
-const articleChangeOffset = dayChangeOffset + 2 + dayFields.length;
+const queueTypes: Record<(typeof queueColumns)[number], string> = {
+  page_view_id: 'text',
+  project_id: 'text',
+  day: 'text',
+  created: 'int4',
+  time_on_page_ms: 'int8',
+  scroll_depth_centi: 'int4',
+  exit_position: 'float8',
+  bounced: 'int4',
+  event_count: 'int4',
+  was_time_on_page_ms: 'int8',
+  was_scroll_depth_centi: 'int4',
+  was_exit_position: 'float8',
+  was_bounced: 'int4',
+  was_event_count: 'int4',
+};
+
+// Parameters: the updated rows, then their queue entries.
 function numbered(types: readonly string[], offset: number, names: readonly string[]): string {
   return `unnest(${types.map((type, index) => `$${offset + index + 1}::${type}[]`).join(', ')}) as u(${names.join(', ')})`;
 }
@@ -123,18 +110,13 @@ const updateSql = `with updated as (
     updateColumns,
   )}
   where p.id = u.id
-), day_rollups as (
-  insert into analytics_daily_totals (project_id, day, ${dayFields.join(', ')})
-  select * from ${numbered(['text', 'text', ...dayFields.map(() => 'int8')], dayChangeOffset, ['project_id', 'day', ...dayFields])}
-  on conflict (project_id, day) do update set ${addExcluded('analytics_daily_totals', dayFields)}
 )
-insert into analytics_daily_articles (project_id, day, article_id, ${counters})
+insert into rollup_queue (${queueColumns.join(', ')})
 select * from ${numbered(
-  ['text', 'text', 'text', ...contributionFields.map(() => 'int8')],
-  articleChangeOffset,
-  ['project_id', 'day', 'article_id', ...contributionFields],
-)}
-on conflict (project_id, day, article_id) do update set ${addExcluded('analytics_daily_articles', contributionFields)}`;
+  queueColumns.map((column) => queueTypes[column]),
+  updateColumns.length,
+  queueColumns,
+)}`;
 
 const lockSql = `select ${storedColumns.join(', ')} from page_views where id = any($1::text[]) order by id for update`;
 
@@ -148,7 +130,6 @@ function columnsOf<T>(rows: readonly T[], columns: ReadonlyArray<keyof T>): unkn
 
 export const postgresStore: WriteStore = {
   begin: 'begin',
-  dataModifyingWith: true,
 
   async lockPageViews(db, ids) {
     if (ids.length === 0) return [];
@@ -159,16 +140,15 @@ export const postgresStore: WriteStore = {
     }));
   },
 
-  async updatePageViews(db, rows, changes) {
-    if (rows.length === 0) return;
+  async updatePageViews(db, updates) {
+    if (updates.length === 0) return;
+    const entries = updates.map(({ before, after }) => queueEntryOf(after, before));
     await run(db, updateSql, [
-      ...columnsOf(rows, updateColumns),
-      ...columnsOf(changes.days, [
-        'project_id',
-        'day',
-        ...(dayFields as Array<keyof (typeof changes.days)[number]>),
-      ]),
-      ...columnsOf(changes.articles, ['project_id', 'day', 'article_id', ...contributionFields]),
+      ...columnsOf(
+        updates.map(({ after }) => after),
+        updateColumns,
+      ),
+      ...columnsOf(entries, queueColumns),
     ]);
   },
 

@@ -2,10 +2,10 @@
 // (write-sqlite.ts, write-postgres.ts): SQLite runs one cached prepared statement per row, a call of
 // microseconds in process; PostgreSQL sends a whole batch as arrays expanded by unnest(), in one
 // statement for the new page views, so that a batch costs a round trip or two whatever its size.
+// A batch writes the raw page views and one rollup-queue entry per write; the rollups and view
+// counts are summed later, in large batches, by rollup-queue.ts.
 import type { Kysely } from 'kysely';
-import type { Database, PageViewTable } from '../../db/schema.ts';
-import type { Contribution } from '../contribution.ts';
-import type { RollupChanges } from '../rollup-changes.ts';
+import type { Database, PageViewTable, RollupQueueTable } from '../../db/schema.ts';
 
 export type Executor = Kysely<Database>;
 
@@ -51,51 +51,76 @@ export interface NewPageView {
   slug: string;
 }
 
-export interface VisitorKey {
-  project_id: string;
-  day: string;
-  visitor_id: string;
-}
-
-export interface DayKey {
-  project_id: string;
-  day: string;
-}
-
-export interface ArticleRollup extends Contribution {
-  project_id: string;
-  day: string;
-  article_id: string;
-}
-
-export interface DayRollup extends Contribution {
-  project_id: string;
-  day: string;
-  visitors: number;
-}
-
-export interface CountryRollup {
-  project_id: string;
-  day: string;
-  country: string;
-  views: number;
-}
-
 export interface WriteStore {
   /** Statement that opens a batch's transaction. */
   readonly begin: string;
-  /** Whether several writes may go as one statement of data-modifying WITH clauses (PostgreSQL). */
-  readonly dataModifyingWith: boolean;
   /** Reads the page views to update, locked against other instances until the commit. */
   lockPageViews(db: Executor, ids: string[]): Promise<StoredPageView[]>;
-  /** Writes updated page views and the changes they make to the rollups. */
-  updatePageViews(db: Executor, rows: StoredPageView[], changes: RollupChanges): Promise<void>;
+  /** Writes updated page views, each with its rollup-queue entry. */
+  updatePageViews(db: Executor, updates: PageViewUpdate[]): Promise<void>;
   /**
-   * Inserts the new page views whose article exists, with their share of every rollup, one view
-   * each on their article and a new content version of their project. Returns the ids inserted,
-   * each with the id of its article.
+   * Inserts the new page views whose article exists, each with its rollup-queue entry. Returns the
+   * ids inserted, each with the id of its article.
    */
   insertPageViews(db: Executor, views: NewPageView[]): Promise<Map<string, string>>;
+}
+
+/** A page view as it was stored and as an update leaves it. */
+export interface PageViewUpdate {
+  before: StoredPageView;
+  after: StoredPageView;
+}
+
+export type QueueEntry = Omit<RollupQueueTable, 'seq'>;
+
+/** The columns of a rollup-queue entry, in the order the stores send them. */
+export const queueColumns = [
+  'page_view_id',
+  'project_id',
+  'day',
+  'created',
+  'time_on_page_ms',
+  'scroll_depth_centi',
+  'exit_position',
+  'bounced',
+  'event_count',
+  'was_time_on_page_ms',
+  'was_scroll_depth_centi',
+  'was_exit_position',
+  'was_bounced',
+  'was_event_count',
+] as const satisfies ReadonlyArray<keyof QueueEntry>;
+
+type Measured = Pick<
+  PageViewTable,
+  | 'id'
+  | 'project_id'
+  | 'day'
+  | 'time_on_page_ms'
+  | 'scroll_depth_centi'
+  | 'exit_position'
+  | 'bounced'
+  | 'event_count'
+>;
+
+/** The queue entry of a write: the measures after it, and those before it for an update. */
+export function queueEntryOf(after: Measured, before: Measured | null): QueueEntry {
+  return {
+    page_view_id: after.id,
+    project_id: after.project_id,
+    day: after.day,
+    created: before === null ? 1 : 0,
+    time_on_page_ms: after.time_on_page_ms,
+    scroll_depth_centi: after.scroll_depth_centi,
+    exit_position: after.exit_position,
+    bounced: after.bounced,
+    event_count: after.event_count,
+    was_time_on_page_ms: before?.time_on_page_ms ?? null,
+    was_scroll_depth_centi: before?.scroll_depth_centi ?? null,
+    was_exit_position: before?.exit_position ?? null,
+    was_bounced: before?.bounced ?? null,
+    was_event_count: before?.event_count ?? null,
+  };
 }
 
 export const pageViewColumns = [
@@ -126,7 +151,3 @@ export const pageViewColumns = [
   'utm_content',
   'events',
 ] as const satisfies ReadonlyArray<keyof PageViewTable>;
-
-export function addExcluded(table: string, fields: readonly string[]): string {
-  return fields.map((field) => `${field} = ${table}.${field} + excluded.${field}`).join(', ');
-}

@@ -10,6 +10,7 @@ import { articleHtml } from './0005-article-html.ts';
 import { insights } from './0006-insights.ts';
 import { coveringIndexes } from './0007-covering-indexes.ts';
 import { articleViews } from './0008-article-views.ts';
+import { rollupQueue } from './0009-rollup-queue.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -22,6 +23,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0006-insights': insights,
   '0007-covering-indexes': coveringIndexes,
   '0008-article-views': articleViews,
+  '0009-rollup-queue': rollupQueue,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

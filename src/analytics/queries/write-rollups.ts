@@ -1,0 +1,179 @@
+// Writes the changes of a batch to the rollups, in both databases: the visitor sets first (the ids
+// they did not hold yet are the new distinct visitors), then every rollup row once, in key order
+// (two instances then lock shared rows in the same order), as multi-row upserts that add the
+// changes to the stored sums.
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { contributionFields } from '../contribution.ts';
+import { type InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
+import type { RollupChanges, VisitorKey } from '../rollup-changes.ts';
+
+type Executor = Kysely<Database>;
+
+// Well under SQLite's 32,766 and PostgreSQL's 65,535 parameters for the widest row (14 columns).
+const rowsPerStatement = 1000;
+
+function chunks<T>(rows: T[]): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < rows.length; start += rowsPerStatement) {
+    result.push(rows.slice(start, start + rowsPerStatement));
+  }
+  return result;
+}
+
+/** The candidates whose visitor id was not yet in the set of their scope and day; adds them. */
+export async function addToVisitorSets(
+  db: Executor,
+  candidates: VisitorCandidate[],
+): Promise<VisitorCandidate[]> {
+  const added: VisitorCandidate[] = [];
+  for (const chunk of chunks(candidates)) {
+    const byKey = new Map(
+      chunk.map((c) => [`${c.project_id}\u0000${c.day}\u0000${c.scope}\u0000${c.visitor_id}`, c]),
+    );
+    const rows = await db
+      .insertInto('analytics_visitor_sets')
+      .values(chunk.map(({ project_id, day, scope, visitor_id }) => ({ project_id, day, scope, visitor_id })))
+      .onConflict((conflict) => conflict.doNothing())
+      .returning(['project_id', 'day', 'scope', 'visitor_id'])
+      .execute();
+    for (const row of rows)
+      added.push(byKey.get(`${row.project_id}\u0000${row.day}\u0000${row.scope}\u0000${row.visitor_id}`)!);
+  }
+  return added;
+}
+
+/** The keys whose visitor id was not yet in the day's set of the project; adds them. */
+async function addToDailyVisitors(db: Executor, keys: VisitorKey[]): Promise<VisitorKey[]> {
+  const added: VisitorKey[] = [];
+  for (const chunk of chunks(keys)) {
+    const rows = await db
+      .insertInto('analytics_daily_visitors')
+      .values(chunk)
+      .onConflict((conflict) => conflict.doNothing())
+      .returning(['project_id', 'day', 'visitor_id'])
+      .execute();
+    added.push(...rows);
+  }
+  return added;
+}
+
+/**
+ * Adds a batch's changes to the daily and insights rollups and the view counts. `oneStatement`: the upserts go as one
+ * statement of data-modifying WITH clauses (PostgreSQL; SQLite has none), a round trip per table
+ * fewer.
+ */
+export async function writeRollups(
+  db: Executor,
+  daily: RollupChanges,
+  insights: InsightChanges,
+  options: { oneStatement?: boolean } = {},
+): Promise<void> {
+  for (const key of await addToDailyVisitors(db, daily.visitors)) daily.addNewVisitor(key);
+  await insights.countVisitors((candidates) => addToVisitorSets(db, candidates));
+  await runUpserts(db, [...dailyUpserts(db, daily), ...insightUpserts(db, insights)], options);
+}
+
+/** The insights rollup rows of `changes`, added to those stored (visitors already counted). */
+export async function writeInsightRollups(db: Executor, changes: InsightChanges): Promise<void> {
+  await runUpserts(db, insightUpserts(db, changes), {});
+}
+
+async function runUpserts(
+  db: Executor,
+  upserts: ReturnType<typeof sumUpserts>,
+  options: { oneStatement?: boolean },
+): Promise<void> {
+  if (options.oneStatement === true && upserts.length > 1) {
+    // Each upsert a WITH clause of one statement; they write different tables.
+    // Kysely types each WITH clause from the last; the clauses are only written here.
+    let combined: any = db;
+    upserts.forEach((upsert, index) => {
+      combined = combined.with(`u${index}`, () => upsert);
+    });
+    await combined.selectNoFrom(sql<number>`1`.as('one')).execute();
+    return;
+  }
+  for (const upsert of upserts) await upsert.execute();
+}
+
+interface SummedTable {
+  table: string;
+  rows: object[];
+  /** The primary key: a row with the same key adds its other columns to the stored ones. */
+  key: readonly string[];
+  counted: readonly string[];
+}
+
+function dailyUpserts(db: Executor, changes: RollupChanges) {
+  return sumUpserts(db, [
+    {
+      table: 'analytics_daily_totals',
+      rows: changes.days,
+      key: ['project_id', 'day'],
+      counted: ['visitors', ...contributionFields],
+    },
+    {
+      table: 'analytics_daily_articles',
+      rows: changes.articles,
+      key: ['project_id', 'day', 'article_id'],
+      counted: contributionFields,
+    },
+    {
+      table: 'analytics_daily_countries',
+      rows: changes.countries,
+      key: ['project_id', 'day', 'country'],
+      counted: ['views'],
+    },
+    { table: 'article_views', rows: changes.viewCounts, key: ['article_id'], counted: ['view_count'] },
+  ]);
+}
+
+function insightUpserts(db: Executor, changes: InsightChanges) {
+  return sumUpserts(db, [
+    {
+      table: 'analytics_series',
+      rows: changes.series,
+      key: ['project_id', 'article_id', 'granularity', 'bucket'],
+      counted: ['views', 'visitors', 'time_on_page_ms', 'scroll_depth_centi'],
+    },
+    {
+      table: 'analytics_breakdowns',
+      rows: changes.breakdowns,
+      key: ['project_id', 'dimension', 'day', 'value'],
+      counted: ['views', 'visitors', 'events'],
+    },
+    {
+      table: 'analytics_reading',
+      rows: changes.reading,
+      key: ['project_id', 'article_id', 'day'],
+      counted: reachColumns,
+    },
+    {
+      table: 'analytics_read_times',
+      rows: changes.readTimes,
+      key: ['project_id', 'article_id', 'day', 'seconds'],
+      counted: ['views', 'deep_views'],
+    },
+  ]);
+}
+
+/** The upserts of `tables`' rows, a statement per table (per 1,000 rows). */
+function sumUpserts(db: Executor, tables: SummedTable[]) {
+  const set = (table: string, columns: readonly string[]) => (eb: any) =>
+    Object.fromEntries(
+      columns.map((column) => [column, eb(`${table}.${column}`, '+', eb.ref(`excluded.${column}`))]),
+    );
+  const upserts = [];
+  for (const { table, rows, key, counted } of tables) {
+    for (const chunk of chunks<object>(rows)) {
+      upserts.push(
+        (db as Kysely<any>)
+          .insertInto(table)
+          .values(chunk)
+          .onConflict((conflict) => conflict.columns(key).doUpdateSet(set(table, counted))),
+      );
+    }
+  }
+  return upserts;
+}

@@ -1,0 +1,271 @@
+// Rolls the queued tracking writes (migration 0009) up into the daily and insights rollups and the
+// view counts, in large batches. A tracking write commits its raw page view and a queue entry; the
+// rows it changes (about a dozen: view count, days, hours, breakdowns, reading, visitor sets) are
+// summed here, shortly after by a timer, and before any read of them: every statistics read first
+// rolls up what was queued before it started (`rollUpQueued`), so statistics stay exact while the
+// write path stays short. A batch of entries, its rollup changes and the deletion of the entries
+// are one transaction, so an entry is counted exactly once, even across a crash or several
+// instances (PostgreSQL: one roller at a time, by an advisory lock).
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { Selectable } from 'kysely';
+import type { PageViewTable, RollupQueueTable } from '../db/schema.ts';
+import { databaseUnavailableMessage } from '../http/errors.ts';
+import { InsightChanges } from './insight-changes.ts';
+import type { Executor } from './queries/write-store.ts';
+import { writeRollups } from './queries/write-rollups.ts';
+import { RollupChanges } from './rollup-changes.ts';
+import { closedDayViews, lastClosedDay } from './top-articles.ts';
+import { utcDay } from './visitor.ts';
+
+/** Entries rolled up in one transaction: large enough to share rollup rows, short enough not to
+ * keep the page-view writes waiting long for SQLite's one writer. */
+const entriesPerTransaction = 2000;
+/** How soon after a write the timer rolls it up (a read of statistics does so at once). */
+export const defaultRollupDelayMs = 500;
+/** PostgreSQL advisory lock held by the roller (and the rebuild) for its transaction. */
+export const rollupLockKey = 7_406_151;
+
+/** The columns of a page view that its rollups depend on and no update changes. */
+const fixedColumns = [
+  'id',
+  'project_id',
+  'article_id',
+  'day',
+  'created_at',
+  'visitor_id',
+  'source',
+  'country',
+  'screen_width',
+  'referrer',
+  'page_url',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'event_count',
+  'events',
+] as const satisfies ReadonlyArray<keyof PageViewTable>;
+type FixedColumns = Pick<PageViewTable, (typeof fixedColumns)[number]>;
+
+type Measures = Pick<
+  PageViewTable,
+  'time_on_page_ms' | 'scroll_depth_centi' | 'exit_position' | 'bounced' | 'event_count'
+>;
+
+/** One roller per database handle, so that the writer, the timer and the reads share passes. */
+const rollers = new WeakMap<Db, Roller>();
+
+function rollerOf(db: Db): Roller {
+  let roller = rollers.get(db);
+  if (roller === undefined) {
+    roller = new Roller(db);
+    rollers.set(db, roller);
+  }
+  return roller;
+}
+
+/**
+ * Rolls up every entry queued before the call (by any instance). Resolves with the number of
+ * entries rolled up by the pass that covered the call.
+ */
+export function rollUpQueued(db: Db): Promise<number> {
+  return rollerOf(db).rollUp();
+}
+
+/**
+ * What a read of rollups calls first. A database that refuses writes (read-only, full disk) still
+ * serves the rollups as they are: statistics then miss the writes of the last moments only.
+ */
+export async function rollUpBeforeReading(db: Db): Promise<void> {
+  try {
+    await rollUpQueued(db);
+  } catch (error) {
+    if (!isWriteRefusal(error)) throw error;
+  }
+}
+
+function isWriteRefusal(error: unknown): boolean {
+  const message = databaseUnavailableMessage(error);
+  return message !== null && /disk space|read-only/.test(message);
+}
+
+/**
+ * Calls `listener` with each article whose view count a roll-up of this process committed (the
+ * answer cache refreshes the answers that show it). Returns the function that stops it.
+ */
+export function onRolledUpViews(db: Db, listener: ViewsListener): () => void {
+  return rollerOf(db).listen(listener);
+}
+
+/** Asks for a roll-up `delayMs` from now (once, however many writes ask meanwhile). */
+export function scheduleRollUp(db: Db, delayMs: number): void {
+  rollerOf(db).schedule(delayMs);
+}
+
+type ViewsListener = (projectId: string, slug: string) => void;
+
+class Roller {
+  readonly #db: Db;
+  readonly #listeners = new Set<ViewsListener>();
+  #running: Promise<number> | null = null;
+  #next: Promise<number> | null = null;
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  rollUp(): Promise<number> {
+    // A pass already running may have read the queue before the caller's writes committed: the
+    // caller waits for the next pass, which every caller arriving meanwhile shares.
+    if (this.#next !== null) return this.#next;
+    if (this.#running === null) return this.#start();
+    this.#next = this.#running
+      .catch(() => 0)
+      .then(() => {
+        this.#next = null;
+        return this.#start();
+      });
+    return this.#next;
+  }
+
+  schedule(delayMs: number): void {
+    if (this.#timer !== null) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      // A failure leaves the entries queued: the next write's timer or the next read retries.
+      this.rollUp().catch(() => {});
+    }, delayMs);
+    // Queued entries survive the process; a pending roll-up must not keep it alive.
+    this.#timer.unref();
+  }
+
+  listen(listener: ViewsListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #start(): Promise<number> {
+    const pass = rollUpAll(this.#db, (viewed) => {
+      for (const { projectId, slug } of viewed)
+        for (const listener of this.#listeners) listener(projectId, slug);
+    }).finally(() => {
+      if (this.#running === pass) this.#running = null;
+    });
+    this.#running = pass;
+    return pass;
+  }
+}
+
+interface Viewed {
+  projectId: string;
+  slug: string;
+}
+
+async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): Promise<number> {
+  // The newest entry committed now: later ones are for the passes after this one.
+  const newest = await db.kysely
+    .selectFrom('rollup_queue')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .executeTakeFirst();
+  if (newest?.seq === null || newest?.seq === undefined) return 0;
+  const upTo = Number(newest.seq);
+  let total = 0;
+  for (;;) {
+    let viewed: Viewed[] = [];
+    const rolled = await db.kysely.transaction().execute(async (trx) => {
+      if (db.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${rollupLockKey})`.execute(trx);
+      const entries = await trx
+        .selectFrom('rollup_queue')
+        .selectAll()
+        .where('seq', '<=', upTo)
+        .orderBy('seq')
+        .limit(entriesPerTransaction)
+        .execute();
+      if (entries.length === 0) return 0;
+      viewed = await rollUpEntries(trx, entries, { oneStatement: db.dialect === 'postgres' });
+      await trx
+        .deleteFrom('rollup_queue')
+        .where(
+          'seq',
+          'in',
+          entries.map((entry) => entry.seq),
+        )
+        .execute();
+      return entries.length;
+    });
+    committed(viewed);
+    total += rolled;
+    if (rolled < entriesPerTransaction) return total;
+  }
+}
+
+/**
+ * Adds the changes of `entries` to the rollups and view counts (inside the caller's transaction).
+ * Returns the articles whose view count grew.
+ */
+export async function rollUpEntries(
+  db: Executor,
+  entries: Array<Selectable<RollupQueueTable>>,
+  options: { oneStatement?: boolean } = {},
+): Promise<Viewed[]> {
+  const ids = [...new Set(entries.map((entry) => entry.page_view_id))];
+  const views = new Map<string, FixedColumns & { slug: string | null }>();
+  for (let start = 0; start < ids.length; start += 1000) {
+    const rows = await db
+      .selectFrom('page_views')
+      .leftJoin('articles', 'articles.id', 'page_views.article_id')
+      .select([...fixedColumns.map((column) => `page_views.${column}` as const), 'articles.slug'])
+      .where('page_views.id', 'in', ids.slice(start, start + 1000))
+      .execute();
+    for (const row of rows) views.set(row.id, row);
+  }
+  const viewed = new Map<string, Viewed>();
+  const daily = new RollupChanges();
+  const insights = new InsightChanges();
+  const closedEnd = lastClosedDay(utcDay(Date.now()));
+  for (const entry of entries) {
+    // A page view deleted since (its article's project removed, retention) counts nowhere.
+    const view = views.get(entry.page_view_id);
+    if (view === undefined) continue;
+    const after = viewWith(view, {
+      time_on_page_ms: Number(entry.time_on_page_ms),
+      scroll_depth_centi: entry.scroll_depth_centi,
+      exit_position: entry.exit_position,
+      bounced: entry.bounced,
+      event_count: entry.event_count,
+    });
+    if (entry.created === 1) {
+      daily.addCreated(after);
+      // The count of an article removed since goes with it (its views still count in the totals).
+      if (view.slug !== null) {
+        daily.addView(view);
+        viewed.set(view.article_id, { projectId: view.project_id, slug: view.slug });
+      }
+      insights.addCreated(after);
+      if (view.day <= closedEnd) closedDayViews.forget(view.project_id);
+      continue;
+    }
+    const before = viewWith(view, {
+      time_on_page_ms: Number(entry.was_time_on_page_ms),
+      scroll_depth_centi: entry.was_scroll_depth_centi ?? 0,
+      exit_position: entry.was_exit_position,
+      bounced: entry.was_bounced,
+      event_count: entry.was_event_count ?? 0,
+    });
+    daily.addUpdate(before, after);
+    insights.addUpdate(before, after);
+  }
+  await writeRollups(db, daily, insights, options);
+  return [...viewed.values()];
+}
+
+/** The page view as a write left it: its measures then, and the events it held then (events are
+ * only ever appended, so those are the first `event_count` of the stored ones). */
+function viewWith(view: FixedColumns, measures: Measures) {
+  const events =
+    measures.event_count === view.event_count
+      ? view.events
+      : JSON.stringify((JSON.parse(view.events) as unknown[]).slice(0, measures.event_count));
+  return { ...view, ...measures, events };
+}

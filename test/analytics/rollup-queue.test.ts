@@ -1,0 +1,196 @@
+// The rollup queue: tracking writes commit the raw page view and a queue entry, and the rollups and
+// view counts are summed later in batches; every read of statistics rolls up first, so it stays
+// exact. Each entry counts once: across out-of-order updates, concurrent roll-ups of two instances,
+// a rebuild, and a roll-up the database refuses.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { sql } from 'kysely';
+import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
+import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
+import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
+import { utcDay } from '../../src/analytics/visitor.ts';
+import { buildApp } from '../../src/app.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
+import { factoryRow, referenceRollups, storedRollups, track, update } from './support.ts';
+
+// Long enough that no timer rolls up during a test: only reads and explicit calls do.
+const noTimer = 3_600_000;
+
+describeEachDialect('rollup queue', (ctx) => {
+  async function blog() {
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [
+      articleInput({ slug: 'hello' }),
+      articleInput({ slug: 'world' }),
+    ]);
+    return owner;
+  }
+
+  const queued = async (projectId: string) =>
+    Number(
+      (
+        await ctx.db.kysely
+          .selectFrom('rollup_queue')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .where('project_id', '=', projectId)
+          .executeTakeFirstOrThrow()
+      ).count,
+    );
+  const storedViews = async (projectId: string) =>
+    Number(
+      (
+        await ctx.db.kysely
+          .selectFrom('analytics_daily_totals')
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('views'), eb.lit(0)).as('views'))
+          .where('project_id', '=', projectId)
+          .executeTakeFirstOrThrow()
+      ).views,
+    );
+
+  test('a tracking write leaves the rollups and view counts alone; the roll-up adds it exactly once', async () => {
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });
+    const rows = [0, 1, 2].map((i) => factoryRow(project, { slug: 'hello', scrollDepth: 30 * i }, i));
+    await Promise.all(rows.map((row) => writer.write({ kind: 'create', row, slug: 'hello' })));
+    assert.equal(await queued(project.id), 3);
+    assert.equal(await storedViews(project.id), 0);
+    const counted = await ctx.db.kysely.selectFrom('article_views').selectAll().execute();
+    assert.equal(counted.filter((row) => row.project_id === project.id).length, 0);
+
+    assert.equal(await rollUpQueued(ctx.db), 3);
+    assert.equal(await queued(project.id), 0);
+    assert.equal(await storedViews(project.id), 3);
+    assert.equal(await rollUpQueued(ctx.db), 0);
+    assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+  });
+
+  test('updates queued before their page view was rolled up count once, with their last measures', async () => {
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });
+    const row = factoryRow(project, { slug: 'hello', timeOnPage: 1 }, 0);
+    await writer.write({ kind: 'create', row, slug: 'hello' });
+    const now = new Date().toISOString();
+    for (const patch of [{ timeOnPageMs: 12_000, scrollDepthCenti: 8000 }, { bounced: false }]) {
+      await writer.write({ kind: 'update', projectId: project.id, id: row.id, patch, now });
+    }
+    assert.equal(await queued(project.id), 3);
+    assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+    const day = Object.values((await storedRollups(ctx.db, project.id)).days)[0];
+    assert.equal(day.views, 1);
+    assert.equal(day.engaged, 1);
+    assert.equal(day.bounced, 0);
+    // And an update after the roll-up adds its difference only.
+    await writer.write({ kind: 'update', projectId: project.id, id: row.id, patch: { bounced: true }, now });
+    assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+    assert.equal(Object.values((await storedRollups(ctx.db, project.id)).days)[0].bounced, 1);
+  });
+
+  test('every statistics endpoint reads what was answered before it, with no roll-up timer', async () => {
+    const { project, headers } = await blog();
+    const app = await buildApp({ db: ctx.db, rollupDelayMs: noTimer });
+    try {
+      const created = await track(app, { slug: 'hello', scrollDepth: 95, timeOnPage: 30 }, { headers });
+      assert.equal(created.statusCode, 201);
+      assert.equal(await queued(project.id), 1);
+      const stats = await getJson(app, '/v1/analytics/stats?days=1', headers);
+      assert.equal(stats.body.data.summary.totalViews, 1);
+      assert.equal(stats.body.data.topArticles[0].slug, 'hello');
+      assert.equal(await queued(project.id), 0);
+
+      const id = created.json().id as string;
+      assert.equal((await update(app, id, { scrollDepth: 100 }, { headers })).statusCode, 200);
+      assert.equal((await track(app, { slug: 'world' }, { headers })).statusCode, 201);
+      const funnel = await getJson(app, '/v1/analytics/funnel?days=1', headers);
+      assert.equal(funnel.body.funnel.pageViews, 2);
+      assert.equal(funnel.body.funnel.reached90, 1);
+
+      assert.equal((await track(app, { slug: 'world' }, { headers })).statusCode, 201);
+      const series = await getJson(app, '/v1/analytics/timeseries?days=1&interval=day', headers);
+      assert.equal(
+        series.body.data.points.reduce((sum: number, point: { views: number }) => sum + point.views, 0),
+        3,
+      );
+      assert.equal((await track(app, { slug: 'world' }, { headers })).statusCode, 201);
+      const sources = await getJson(app, '/v1/analytics/breakdown/device?days=1', headers);
+      assert.equal(
+        sources.body.data.reduce((sum: number, row: { views: number }) => sum + row.views, 0),
+        4,
+      );
+      assert.equal((await update(app, id, { timeOnPage: 300 }, { headers })).statusCode, 200);
+      const reading = await getJson(app, '/v1/analytics/articles/hello/reading?days=1', headers);
+      assert.equal(reading.status, 200);
+      assert.equal(reading.body.data.pageViews, 1);
+      assert.equal(reading.body.data.readingTime.medianSeconds, 300);
+      assert.equal(await queued(project.id), 0);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('two instances rolling up at once count every entry once', async () => {
+    const { project } = await blog();
+    const other = openDatabase(ctx.url);
+    try {
+      const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });
+      const otherWriter = new PageViewWriter(other, { rollupDelayMs: noTimer });
+      const writes = Array.from({ length: 60 }, (_, i) =>
+        (i % 2 === 0 ? writer : otherWriter).write({
+          kind: 'create',
+          row: factoryRow(project, { slug: i % 3 === 0 ? 'world' : 'hello', visitor: `v${i % 9}` }, i),
+          slug: i % 3 === 0 ? 'world' : 'hello',
+        }),
+      );
+      await Promise.all(writes);
+      const rolled = await Promise.all([rollUpQueued(ctx.db), rollUpQueued(other), rollUpQueued(ctx.db)]);
+      assert.ok(rolled.reduce((sum, count) => sum + count, 0) >= 60);
+      assert.equal(await queued(project.id), 0);
+      const stored = await storedRollups(ctx.db, project.id);
+      assert.deepEqual(stored, await referenceRollups(ctx.db, project.id));
+      assert.equal(Object.values(stored.days)[0].views, 60);
+      assert.equal(Object.values(stored.days)[0].visitors, 9);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a rebuild with writes still queued counts each of them once', async () => {
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });
+    await Promise.all(
+      [0, 1, 2, 3].map((i) =>
+        writer.write({ kind: 'create', row: factoryRow(project, { slug: 'hello' }, i), slug: 'hello' }),
+      ),
+    );
+    assert.equal(await queued(project.id), 4);
+    await rebuildRollups(ctx.db.kysely, project.id, utcDay(Date.now()));
+    assert.equal(await queued(project.id), 0);
+    assert.equal(await storedViews(project.id), 4);
+    assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+  });
+
+  if (ctx.dialect !== 'postgres') {
+    test('a roll-up the database refuses writes nothing; statistics are still answered, and exact once it can write', async () => {
+      const { project, headers } = await blog();
+      const app = await buildApp({ db: ctx.db, rollupDelayMs: noTimer });
+      try {
+        assert.equal((await track(app, { slug: 'hello' }, { headers })).statusCode, 201);
+        await sql`PRAGMA query_only = 1`.execute(ctx.db.kysely);
+        try {
+          await assert.rejects(rollUpQueued(ctx.db));
+          const funnel = await getJson(app, '/v1/analytics/funnel?days=1', headers);
+          assert.equal(funnel.status, 200, JSON.stringify(funnel.body));
+          assert.equal(funnel.body.funnel.pageViews, 0);
+          assert.equal(await queued(project.id), 1);
+        } finally {
+          await sql`PRAGMA query_only = 0`.execute(ctx.db.kysely);
+        }
+        const stats = await getJson(app, '/v1/analytics/stats?days=1', headers);
+        assert.equal(stats.body.data.summary.totalViews, 1);
+        assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+      } finally {
+        await app.close();
+      }
+    });
+  }
+});
