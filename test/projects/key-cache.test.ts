@@ -24,6 +24,14 @@ describeEachDialect('key lookup', (ctx) => {
     assert.equal((await getJson(ctx.app, '/v1/project', headers)).status, 401);
   });
 
+  test('a key revoked through the same database handle is refused at once, in the same turn of the event loop', async () => {
+    const { key, keyId } = await createTestProject(ctx.db);
+    assert.ok(await findActiveKey(ctx.db, key));
+    // No timer or I/O in between: SQLite's change stamp, kept for the turn, is dropped by the write.
+    await revokeApiKey(ctx.db, keyId);
+    assert.equal(await findActiveKey(ctx.db, key), undefined);
+  });
+
   test('a key created through another connection works at once, though it was just refused', async () => {
     const { project } = await createTestProject(ctx.db);
     const other = openDatabase(ctx.url);
