@@ -13,7 +13,8 @@ import { createApiKey, createProject } from '../src/projects/service.ts';
 import { forkServer, type LoadResult, load, loadAverage, report, type RunningServer, wrk } from './lib.ts';
 
 const articleCount = Number(process.env.BENCH_ARTICLES ?? 10_000);
-// BENCH_ONLY=list,mix,ingest,import,scenarios (default: all) picks the parts to run.
+// BENCH_ONLY=list,mix,ingest,import,scenarios (default: all) picks the parts to run;
+// BENCH_SKIP_SQLITE=1 with BENCH_POSTGRES_URL runs PostgreSQL alone.
 const parts = new Set((process.env.BENCH_ONLY ?? 'list,mix,ingest,import,scenarios').split(','));
 const browserAgent =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -300,7 +301,8 @@ async function measureScenarios(
 
 const work = mkdtempSync(join(tmpdir(), 'folio-bench-'));
 try {
-  await measure('SQLite', join(work, 'bench.db'), work);
+  // BENCH_SKIP_SQLITE=1 measures PostgreSQL alone.
+  if (process.env.BENCH_SKIP_SQLITE !== '1') await measure('SQLite', join(work, 'bench.db'), work);
   if (process.env.BENCH_POSTGRES_URL) await measure('PostgreSQL', process.env.BENCH_POSTGRES_URL, work);
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -158,11 +158,14 @@ export class PageViewWriter {
     for (let attempt = 1; ; attempt++) {
       try {
         const jobs = batch.map((queued) => queued.job);
-        // Always a transaction: updates and inserts are statements of their own.
+        const store = this.#store;
+        const oneStatement = store.createsInOneStatement && jobs.every((job) => job.kind === 'create');
         outcomes = await this.#db.kysely
           .connection()
           .execute((connection) =>
-            inTransaction(connection, this.#store.begin, () => applyBatch(connection, this.#store, jobs)),
+            oneStatement
+              ? applyBatch(connection, store, jobs)
+              : inTransaction(connection, store.begin, () => applyBatch(connection, store, jobs)),
           );
         this.#commits++;
         scheduleRollUp(this.#db, this.#rollupDelayMs);

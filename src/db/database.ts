@@ -159,10 +159,24 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
   };
 }
 
+/** SQL texts run as named prepared statements on PostgreSQL, by text. */
+const preparedStatements = new Map<string, string>();
+
 /**
- * The pool as Kysely sees it, with two changes: a timeout becomes a DatabaseTimeoutError, and a
+ * Marks `sql` (a fixed text, run on every request or batch) to be run as a named prepared
+ * statement on PostgreSQL: parsed and planned once per connection instead of at every run
+ * (measured: 1.1 → 0.67 ms per page-view batch of one, most of it PostgreSQL's CPU). Returns it.
+ */
+export function preparedOnPostgres(name: string, sql: string): string {
+  preparedStatements.set(sql, name);
+  return sql;
+}
+
+/**
+ * The pool as Kysely sees it, with three changes: a timeout becomes a DatabaseTimeoutError, a
  * client whose query timed out is destroyed instead of going back to the pool (its late answer
- * would otherwise be read as the answer to the next query).
+ * would otherwise be read as the answer to the next query), and the texts marked by
+ * preparedOnPostgres run as named prepared statements.
  */
 function timingOut(pool: pg.Pool): pg.Pool {
   const connect = async () => {
@@ -186,10 +200,17 @@ function timingOut(pool: pg.Pool): pg.Pool {
           if (set) raised = Number(set[1]) + 500;
           else if (/^\s*(commit|rollback)\b/i.test(text)) raised = undefined;
         }
+        const name = typeof text === 'string' ? preparedStatements.get(text) : undefined;
         try {
-          return raised !== undefined && typeof text === 'string'
-            ? await query({ text, values, query_timeout: raised })
-            : await query(...args);
+          if (name !== undefined || (raised !== undefined && typeof text === 'string')) {
+            return await query({
+              text,
+              values,
+              ...(name === undefined ? {} : { name }),
+              ...(raised === undefined ? {} : { query_timeout: raised }),
+            });
+          }
+          return await query(...args);
         } catch (error) {
           const converted = asTimeout(error);
           if (converted !== error) broken = true;

@@ -3,6 +3,7 @@
 // one statement: the insert, resolving the slugs, and in a data-modifying WITH clause their
 // rollup-queue entries.
 import { CompiledQuery } from 'kysely';
+import { preparedOnPostgres } from '../../db/database.ts';
 import {
   type Executor,
   type NewPageView,
@@ -52,7 +53,9 @@ function unnest(types: readonly string[], names: readonly string[]): string {
 // not inserted, and the caller answers 404 for them).
 const inputColumns = [...pageViewColumns.filter((column) => column !== 'article_id'), 'slug'] as const;
 const measures = 'time_on_page_ms, scroll_depth_centi, exit_position, bounced, event_count';
-const insertSql = `with inserted as (
+const insertSql = preparedOnPostgres(
+  'folio_insert_page_views',
+  `with inserted as (
   insert into page_views (${pageViewColumns.join(', ')})
   select ${pageViewColumns.map((column) => (column === 'article_id' ? 'a.id' : `u.${column}`)).join(', ')}
   from ${unnest(
@@ -65,7 +68,8 @@ const insertSql = `with inserted as (
   insert into rollup_queue (page_view_id, project_id, day, created, ${measures})
   select id, project_id, day, 1, ${measures} from inserted
 )
-select id, article_id from inserted`;
+select id, article_id from inserted`,
+);
 
 const updateColumns = [
   'id',
@@ -99,7 +103,9 @@ const queueTypes: Record<(typeof queueColumns)[number], string> = {
 function numbered(types: readonly string[], offset: number, names: readonly string[]): string {
   return `unnest(${types.map((type, index) => `$${offset + index + 1}::${type}[]`).join(', ')}) as u(${names.join(', ')})`;
 }
-const updateSql = `with updated as (
+const updateSql = preparedOnPostgres(
+  'folio_update_page_views',
+  `with updated as (
   update page_views as p set ${updateColumns
     .slice(1)
     .map((column) => `${column} = u.${column}`)
@@ -113,12 +119,16 @@ const updateSql = `with updated as (
 )
 insert into rollup_queue (${queueColumns.join(', ')})
 select * from ${numbered(
-  queueColumns.map((column) => queueTypes[column]),
-  updateColumns.length,
-  queueColumns,
-)}`;
+    queueColumns.map((column) => queueTypes[column]),
+    updateColumns.length,
+    queueColumns,
+  )}`,
+);
 
-const lockSql = `select ${storedColumns.join(', ')} from page_views where id = any($1::text[]) order by id for update`;
+const lockSql = preparedOnPostgres(
+  'folio_lock_page_views',
+  `select ${storedColumns.join(', ')} from page_views where id = any($1::text[]) order by id for update`,
+);
 
 function run(db: Executor, text: string, parameters: unknown[]) {
   return db.executeQuery(CompiledQuery.raw(text, parameters));
@@ -130,6 +140,7 @@ function columnsOf<T>(rows: readonly T[], columns: ReadonlyArray<keyof T>): unkn
 
 export const postgresStore: WriteStore = {
   begin: 'begin',
+  createsInOneStatement: true,
 
   async lockPageViews(db, ids) {
     if (ids.length === 0) return [];

@@ -41,6 +41,7 @@ export const sqliteStore: WriteStore = {
   // IMMEDIATE takes the write lock at once: a deferred transaction that reads first could not be
   // upgraded when another process (the CLI) wrote in between.
   begin: 'begin immediate',
+  createsInOneStatement: false,
 
   async lockPageViews(db, ids) {
     const rows: StoredPageView[] = [];

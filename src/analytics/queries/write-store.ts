@@ -54,6 +54,11 @@ export interface NewPageView {
 export interface WriteStore {
   /** Statement that opens a batch's transaction. */
   readonly begin: string;
+  /**
+   * Whether a batch of new page views alone is written by one statement, atomic by itself, so
+   * that it needs no transaction around it (PostgreSQL: one round trip instead of three).
+   */
+  readonly createsInOneStatement: boolean;
   /** Reads the page views to update, locked against other instances until the commit. */
   lockPageViews(db: Executor, ids: string[]): Promise<StoredPageView[]>;
   /** Writes updated page views, each with its rollup-queue entry. */
