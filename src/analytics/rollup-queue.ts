@@ -20,7 +20,7 @@ import { utcDay } from './visitor.ts';
 
 /** Entries rolled up in one transaction: large enough to share rollup rows, short enough not to
  * keep the page-view writes waiting long for SQLite's one writer. */
-const entriesPerTransaction = 2000;
+const entriesPerTransaction = 500;
 /** How soon after a write the timer rolls it up (a read of statistics does so at once). */
 export const defaultRollupDelayMs = 500;
 /** PostgreSQL advisory lock held by the roller (and the rebuild) for its transaction. */
@@ -146,10 +146,20 @@ class Roller {
   }
 
   #start(): Promise<number> {
-    const pass = rollUpAll(this.#db, (viewed) => {
+    const notify = (viewed: Viewed[]) => {
       for (const { projectId, slug } of viewed)
         for (const listener of this.#listeners) listener(projectId, slug);
-    }).finally(() => {
+    };
+    // SQLite: in the worker thread of the database (another core), where there is one.
+    const run =
+      this.#db.runTask === null
+        ? rollUpAll(this.#db, notify)
+        : this.#db.runTask(rollupTask, null).then((result) => {
+            const { rolled, viewed } = result as RollupResult;
+            notify(viewed);
+            return rolled;
+          });
+    const pass = run.finally(() => {
       if (this.#running === pass) this.#running = null;
     });
     this.#running = pass;
@@ -157,12 +167,21 @@ class Roller {
   }
 }
 
-interface Viewed {
+export interface Viewed {
   projectId: string;
   slug: string;
 }
 
-async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): Promise<number> {
+/** What a pass rolled up: its entries, and the articles whose view count grew. */
+export interface RollupResult {
+  rolled: number;
+  viewed: Viewed[];
+}
+
+const rollupTask = new URL('./rollup-task.ts', import.meta.url);
+
+/** One pass: every entry queued when it starts, a transaction per batch; `committed` after each. */
+export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): Promise<number> {
   // The newest entry committed now: later ones are for the passes after this one.
   const newest = await db.kysely
     .selectFrom('rollup_queue')
@@ -172,43 +191,51 @@ async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): Promise
   const upTo = Number(newest.seq);
   let total = 0;
   for (;;) {
-    let viewed: Viewed[] = [];
-    const rolled = await db.kysely.transaction().execute(async (trx) => {
-      if (db.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${rollupLockKey})`.execute(trx);
-      const entries = await trx
-        .selectFrom('rollup_queue')
-        .selectAll()
-        .where('seq', '<=', upTo)
-        .orderBy('seq')
-        .limit(entriesPerTransaction)
-        .execute();
-      if (entries.length === 0) return 0;
-      viewed = await rollUpEntries(trx, entries, { oneStatement: db.dialect === 'postgres' });
-      await trx
-        .deleteFrom('rollup_queue')
-        .where(
-          'seq',
-          'in',
-          entries.map((entry) => entry.seq),
-        )
-        .execute();
-      return entries.length;
-    });
-    committed(viewed);
-    total += rolled;
-    if (rolled < entriesPerTransaction) return total;
+    // Read and summed before the transaction, so that the write lock (SQLite's one writer) is held
+    // for the writes alone. The entries are deleted first in it: should another roller have taken
+    // any meanwhile (another instance, a rebuild), the batch is rolled back and read again.
+    const entries = await db.kysely
+      .selectFrom('rollup_queue')
+      .selectAll()
+      .where('seq', '<=', upTo)
+      .orderBy('seq')
+      .limit(entriesPerTransaction)
+      .execute();
+    if (entries.length === 0) return total;
+    const changes = await changesOf(db.kysely, entries);
+    const taken = await db.kysely
+      .transaction()
+      .execute(async (trx) => {
+        if (db.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${rollupLockKey})`.execute(trx);
+        const deleted = await trx
+          .deleteFrom('rollup_queue')
+          .where(
+            'seq',
+            'in',
+            entries.map((entry) => entry.seq),
+          )
+          .executeTakeFirst();
+        if (Number(deleted.numDeletedRows) !== entries.length) {
+          throw new EntriesTaken();
+        }
+        await writeRollups(trx, changes.daily, changes.insights, { oneStatement: db.dialect === 'postgres' });
+        return true;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof EntriesTaken) return false;
+        throw error;
+      });
+    if (!taken) continue;
+    committed(changes.viewed);
+    total += entries.length;
+    if (entries.length < entriesPerTransaction) return total;
   }
 }
 
-/**
- * Adds the changes of `entries` to the rollups and view counts (inside the caller's transaction).
- * Returns the articles whose view count grew.
- */
-export async function rollUpEntries(
-  db: Executor,
-  entries: Array<Selectable<RollupQueueTable>>,
-  options: { oneStatement?: boolean } = {},
-): Promise<Viewed[]> {
+class EntriesTaken extends Error {}
+
+/** The changes `entries` make to the rollups and view counts, and the articles whose count grows. */
+async function changesOf(db: Executor, entries: Array<Selectable<RollupQueueTable>>) {
   const ids = [...new Set(entries.map((entry) => entry.page_view_id))];
   const views = new Map<string, FixedColumns & { slug: string | null }>();
   for (let start = 0; start < ids.length; start += 1000) {
@@ -256,8 +283,7 @@ export async function rollUpEntries(
     daily.addUpdate(before, after);
     insights.addUpdate(before, after);
   }
-  await writeRollups(db, daily, insights, options);
-  return [...viewed.values()];
+  return { daily, insights, viewed: [...viewed.values()] };
 }
 
 /** The page view as a write left it: its measures then, and the events it held then (events are

@@ -8,6 +8,7 @@ import { isPostgresUrl } from '../config.ts';
 import { PostgresChangeListener, type ViewsListener } from './change-listener.ts';
 import type { Database } from './schema.ts';
 import { SqliteReadWorker } from './read-worker.ts';
+import { SqliteTaskWorker } from './task-worker.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-driver.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -34,6 +35,12 @@ export interface Db {
    * PostgreSQL the pool, as any query.
    */
   readOffThread<R>(query: CompiledQuery<R>, lane?: 'search' | 'list'): Promise<R[]>;
+  /**
+   * SQLite (a file): runs the task module's default export with a Db of its own on the same file
+   * in a worker thread (task-worker.ts), for long CPU work. Null where tasks run inline
+   * (PostgreSQL, whose work is on the server; an in-memory database; the task thread itself).
+   */
+  readonly runTask: ((module: URL, input: unknown) => Promise<unknown>) | null;
   /** Connections of the pool (PostgreSQL) for the metrics; null on SQLite. */
   poolState(): PoolState | null;
   /**
@@ -65,6 +72,10 @@ export interface OpenOptions {
   queryTimeoutMs?: number;
   /** SQLite: how long a write waits, asynchronously, for another process's write lock (5 s). */
   busyWaitMs?: number;
+  /** SQLite: checkpoint the WAL in a thread of its own (default); false in the task thread. */
+  checkpoints?: boolean;
+  /** SQLite: run tasks in a worker thread (default); false in the task thread itself. */
+  tasks?: boolean;
 }
 
 /**
@@ -109,6 +120,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
       dialect: 'postgres',
       executeCompiled: async (query) => (await kysely.executeQuery(query)).rows,
       readOffThread: async (query) => (await kysely.executeQuery(query)).rows,
+      runTask: null,
       poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       changeStamp: () => listener.stamp(),
       foreignStamp: () => null,
@@ -124,12 +136,14 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new NodeSqliteDatabase(path, {
     busyWaitMs: options.busyWaitMs ?? defaultBusyWaitMs,
+    checkpoints: options.checkpoints,
   });
   const kysely = new Kysely<Database>({ dialect: new NodeSqliteDialect(database) });
   const readers =
     path === ':memory:' || path === ''
       ? null
       : { search: new SqliteReadWorker(path), list: new SqliteReadWorker(path) };
+  const tasks = readers === null || options.tasks === false ? null : new SqliteTaskWorker(path);
   return {
     kysely,
     dialect: 'sqlite',
@@ -151,9 +165,17 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
       readers === null
         ? ((await kysely.executeQuery(query)).rows as never)
         : ((await readers[lane].all(query.sql, query.parameters)) as never),
+    runTask:
+      tasks === null
+        ? null
+        : async (module, input) => {
+            const result = await tasks.run(module, input);
+            database.acknowledgeOwnCommits();
+            return result;
+          },
     poolState: () => null,
     close: async () => {
-      await Promise.all([readers?.search.close(), readers?.list.close()]);
+      await Promise.all([readers?.search.close(), readers?.list.close(), tasks?.close()]);
       await kysely.destroy();
     },
   };

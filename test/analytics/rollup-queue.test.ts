@@ -172,24 +172,28 @@ describeEachDialect('rollup queue', (ctx) => {
   if (ctx.dialect !== 'postgres') {
     test('a roll-up the database refuses writes nothing; statistics are still answered, and exact once it can write', async () => {
       const { project, headers } = await blog();
-      const app = await buildApp({ db: ctx.db, rollupDelayMs: noTimer });
+      // Rolled up on this handle's own connection (no task thread), which query_only makes refuse
+      // writes as a read-only file would.
+      const db = openDatabase(ctx.url, { tasks: false });
+      const app = await buildApp({ db, rollupDelayMs: noTimer });
       try {
         assert.equal((await track(app, { slug: 'hello' }, { headers })).statusCode, 201);
-        await sql`PRAGMA query_only = 1`.execute(ctx.db.kysely);
+        await sql`PRAGMA query_only = 1`.execute(db.kysely);
         try {
-          await assert.rejects(rollUpQueued(ctx.db));
+          await assert.rejects(rollUpQueued(db), /read-only|readonly/i);
           const funnel = await getJson(app, '/v1/analytics/funnel?days=1', headers);
           assert.equal(funnel.status, 200, JSON.stringify(funnel.body));
           assert.equal(funnel.body.funnel.pageViews, 0);
           assert.equal(await queued(project.id), 1);
         } finally {
-          await sql`PRAGMA query_only = 0`.execute(ctx.db.kysely);
+          await sql`PRAGMA query_only = 0`.execute(db.kysely);
         }
         const stats = await getJson(app, '/v1/analytics/stats?days=1', headers);
         assert.equal(stats.body.data.summary.totalViews, 1);
         assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
       } finally {
         await app.close();
+        await db.close();
       }
     });
   }

@@ -1,0 +1,24 @@
+// The thread of task-worker.ts: its own Db on the SQLite file (no checkpoints: the main thread's
+// checkpointer does them), running one task at a time.
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from './database.ts';
+import type { DbTask } from './task-worker.ts';
+
+const db = openDatabase((workerData as { path: string }).path, { checkpoints: false, tasks: false });
+let queue: Promise<void> = Promise.resolve();
+
+parentPort!.on('message', (message: { id: number; module: string; input: unknown; close?: true }) => {
+  queue = queue.then(async () => {
+    if (message.close) {
+      await db.close();
+      process.exit(0);
+    }
+    try {
+      const task = (await import(message.module)).default as DbTask<unknown, unknown>;
+      parentPort!.postMessage({ id: message.id, result: await task(db, message.input) });
+    } catch (error) {
+      const { message: text, code, errcode, errstr } = error as Error & Record<string, unknown>;
+      parentPort!.postMessage({ id: message.id, error: { message: text, code, errcode, errstr } });
+    }
+  });
+});

@@ -1,0 +1,43 @@
+// SQLite tasks in a worker thread (db/task-worker.ts): they run on the thread's own connection to
+// the same file and see what the main connection committed; a failure keeps SQLite's codes, so
+// that it is answered as the same kind of failure; a closed database starts no thread again.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { databaseUnavailableMessage } from '../../src/http/errors.ts';
+import { createTestDatabase, createTestProject } from '../helpers.ts';
+
+const task = new URL('./fixtures/count-task.ts', import.meta.url);
+
+test('a task runs in the worker thread and sees what the main connection committed', async () => {
+  const database = await createTestDatabase('sqlite');
+  try {
+    const runTask = database.db.runTask;
+    assert.ok(runTask, 'a SQLite file has a task thread');
+    assert.deepEqual(await runTask(task, {}), { projects: 0, threaded: true });
+    await createTestProject(database.db);
+    assert.deepEqual(await runTask(task, {}), { projects: 1, threaded: true });
+  } finally {
+    await database.drop();
+  }
+});
+
+test("a task's failure keeps SQLite's codes (a full disk is still a full disk)", async () => {
+  const database = await createTestDatabase('sqlite');
+  try {
+    const error = await database.db.runTask!(task, { fail: true }).catch((failure: unknown) => failure);
+    assert.equal((error as { errcode?: number }).errcode, 13);
+    assert.equal(databaseUnavailableMessage(error), 'The database is out of disk space; try again later');
+    // The thread goes on serving.
+    assert.deepEqual(await database.db.runTask!(task, {}), { projects: 0, threaded: true });
+  } finally {
+    await database.drop();
+  }
+});
+
+test('after the database is closed, a task is refused and no thread starts again', async () => {
+  const database = await createTestDatabase('sqlite');
+  const runTask = database.db.runTask!;
+  await runTask(task, {});
+  await database.drop();
+  await assert.rejects(runTask(task, {}), /closed/);
+});
