@@ -2,6 +2,7 @@
 // query at a time. WAL lets it read while the main connection writes; it sees committed data only.
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
+import { failureOf } from './worker-calls.ts';
 
 const database = new DatabaseSync((workerData as { path: string }).path, { readOnly: true, timeout: 5000 });
 const statements = new Map<string, StatementSync>();
@@ -15,9 +16,8 @@ parentPort!.on('message', (message: { id: number; sql: string; parameters: unkno
       statements.set(message.sql, statement);
     }
     const rows = statement.all(...(message.parameters as never[]));
-    parentPort!.postMessage({ id: message.id, rows });
+    parentPort!.postMessage({ id: message.id, result: rows });
   } catch (error) {
-    const { message: text, code, errcode, errstr } = error as Error & Record<string, unknown>;
-    parentPort!.postMessage({ id: message.id, error: { message: text, code, errcode, errstr } });
+    parentPort!.postMessage(failureOf(message.id, error));
   }
 });

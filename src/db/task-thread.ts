@@ -3,6 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from './database.ts';
 import type { DbTask } from './task-worker.ts';
+import { failureOf } from './worker-calls.ts';
 
 const db = openDatabase((workerData as { path: string }).path, { checkpoints: false, tasks: false });
 let queue: Promise<void> = Promise.resolve();
@@ -17,8 +18,7 @@ parentPort!.on('message', (message: { id: number; module: string; input: unknown
       const task = (await import(message.module)).default as DbTask<unknown, unknown>;
       parentPort!.postMessage({ id: message.id, result: await task(db, message.input) });
     } catch (error) {
-      const { message: text, code, errcode, errstr } = error as Error & Record<string, unknown>;
-      parentPort!.postMessage({ id: message.id, error: { message: text, code, errcode, errstr } });
+      parentPort!.postMessage(failureOf(message.id, error));
     }
   });
 });
