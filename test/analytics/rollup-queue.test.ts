@@ -154,6 +154,29 @@ describeEachDialect('rollup queue', (ctx) => {
     }
   });
 
+  test('a roll-up of more rows than one statement holds sums every one of them', async () => {
+    const owner = await createTestProject(ctx.db);
+    const slugs = Array.from({ length: 45 }, (_, i) => `post-${i}`);
+    await importArticles(
+      ctx.db,
+      owner.project,
+      slugs.map((slug) => articleInput({ slug })),
+    );
+    const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });
+    await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        writer.write({
+          kind: 'create',
+          row: factoryRow(owner.project, { slug: slugs[i % 45], country: i % 3 === 0 ? 'FR' : 'DE' }, i),
+          slug: slugs[i % 45],
+        }),
+      ),
+    );
+    const stored = await storedRollups(ctx.db, owner.project.id);
+    assert.equal(Object.keys(stored.articles).length, 45);
+    assert.deepEqual(stored, await referenceRollups(ctx.db, owner.project.id));
+  });
+
   test('a rebuild with writes still queued counts each of them once', async () => {
     const { project } = await blog();
     const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });

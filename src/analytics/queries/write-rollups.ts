@@ -118,15 +118,17 @@ async function writeSums(
     for (const { table, rows, key, counted } of tables) {
       if (rows.length === 0) continue;
       const columns = Object.keys(rows[0]);
-      const text = upsertText(table, columns, key, counted);
-      for (const row of rows) {
-        const values = row as Record<string, unknown>;
-        await db.executeQuery(
-          CompiledQuery.raw(
-            text,
-            columns.map((column) => values[column]),
-          ),
-        );
+      let start = 0;
+      for (const size of [rowsPerSqliteStatement, 1]) {
+        const text = upsertText(table, columns, key, counted, size);
+        for (; start + size <= rows.length; start += size) {
+          const parameters: unknown[] = [];
+          for (const row of rows.slice(start, start + size)) {
+            const values = row as Record<string, unknown>;
+            for (const column of columns) parameters.push(values[column]);
+          }
+          await db.executeQuery(CompiledQuery.raw(text, parameters));
+        }
       }
     }
     return;
@@ -145,6 +147,9 @@ async function writeSums(
   for (const upsert of upserts) await upsert.execute();
 }
 
+/** SQLite: rows per statement; the rest of a table's rows go one by one, so that two texts per
+ * table are prepared, whatever the number of rows. */
+const rowsPerSqliteStatement = 32;
 const upsertTexts = new Map<string, string>();
 
 function upsertText(
@@ -152,11 +157,13 @@ function upsertText(
   columns: string[],
   key: readonly string[],
   counted: readonly string[],
+  rows: number,
 ): string {
-  const id = `${table}(${columns.join(',')})`;
+  const id = `${table}(${columns.join(',')})×${rows}`;
   let text = upsertTexts.get(id);
   if (text === undefined) {
-    text = `insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')}) on conflict (${key.join(', ')}) do update set ${counted.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')}`;
+    const tuple = `(${columns.map(() => '?').join(', ')})`;
+    text = `insert into ${table} (${columns.join(', ')}) values ${Array.from({ length: rows }, () => tuple).join(', ')} on conflict (${key.join(', ')}) do update set ${counted.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')}`;
     upsertTexts.set(id, text);
   }
   return text;
