@@ -97,7 +97,7 @@ export function onRolledUpViews(db: Db, listener: ViewsListener): () => void {
   return rollerOf(db).listen(listener);
 }
 
-/** Asks for a roll-up `delayMs` from now (once, however many writes ask meanwhile). */
+/** Asks for a roll-up `delayMs` from now, or sooner if another asked for that (one timer). */
 export function scheduleRollUp(db: Db, delayMs: number): void {
   rollerOf(db).schedule(delayMs);
 }
@@ -110,6 +110,7 @@ class Roller {
   #running: Promise<number> | null = null;
   #next: Promise<number> | null = null;
   #timer: NodeJS.Timeout | null = null;
+  #due = 0;
 
   constructor(db: Db) {
     this.#db = db;
@@ -130,7 +131,13 @@ class Roller {
   }
 
   schedule(delayMs: number): void {
-    if (this.#timer !== null) return;
+    // One timer, due at the earliest time asked for.
+    const due = Date.now() + delayMs;
+    if (this.#timer !== null) {
+      if (this.#due <= due) return;
+      clearTimeout(this.#timer);
+    }
+    this.#due = due;
     this.#timer = setTimeout(() => {
       this.#timer = null;
       // A failure leaves the entries queued: the next write's timer or the next read retries.

@@ -8,7 +8,7 @@ import { ErrorBody, HttpError, ValidationError } from '../http/errors.ts';
 import { bundledGeoDatabasePath, CountryLookup } from './geo.ts';
 import { insightRoutes } from './insight-routes.ts';
 import { PageViewWriter } from './page-view-writer.ts';
-import { onRolledUpViews } from './rollup-queue.ts';
+import { defaultRollupDelayMs, onRolledUpViews, scheduleRollUp } from './rollup-queue.ts';
 import { startRetention } from './retention.ts';
 import { DailySalts } from './salts.ts';
 import {
@@ -55,6 +55,9 @@ export async function analyticsRoutes(app: FastifyInstance, options: AnalyticsOp
       : new CountryLookup(bundledGeoDatabasePath()),
   };
   const stopViews = options.onViews ? onRolledUpViews(db, options.onViews) : () => {};
+  // Entries left queued by a process that stopped before rolling them up (a crash) are summed soon
+  // after the server starts, not only with the next page view or statistics read.
+  app.addHook('onListen', async () => void scheduleRollUp(db, options.rollupDelayMs ?? defaultRollupDelayMs));
   app.addHook('onClose', async () => {
     await deps.writer.close().catch((error: unknown) => {
       // The queued entries stay in the database: the next instance rolls them up.

@@ -177,6 +177,27 @@ describeEachDialect('rollup queue', (ctx) => {
     assert.deepEqual(stored, await referenceRollups(ctx.db, owner.project.id));
   });
 
+  test('entries left queued by a stopped process are rolled up once a server starts listening', async () => {
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });
+    await writer.write({ kind: 'create', row: factoryRow(project, { slug: 'hello' }, 0), slug: 'hello' });
+    assert.equal(await queued(project.id), 1);
+    const app = await buildApp({ db: ctx.db, rollupDelayMs: 10 });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(await queued(project.id), 1, 'nothing is rolled up before the server listens');
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const deadline = Date.now() + 5000;
+      while ((await queued(project.id)) > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(await queued(project.id), 0);
+      assert.equal(await storedViews(project.id), 1);
+    } finally {
+      await app.close();
+    }
+  });
+
   test('a rebuild with writes still queued counts each of them once', async () => {
     const { project } = await blog();
     const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });
