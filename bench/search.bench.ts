@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import { rebuildArticleSets } from '../src/content/article-set-queries.ts';
 import { searchTextOf } from '../src/content/search-text.ts';
 import { type Db, openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
@@ -105,6 +106,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
           seo: null,
           storage_bytes: markdown.length,
           content_hash: String(i),
+          ordinal: i,
         });
         // Tags skewed like real ones: topic 0 on half the articles, the others rarer.
         const tags = new Set([tagIds[i % 2 === 0 ? 0 : 1 + (i % 7)], tagIds[(i * 7 + 3) % tagCount]]);
@@ -113,6 +115,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
       await trx.insertInto('articles').values(rows).execute();
       await trx.insertInto('article_tags').values(links).execute();
     }
+    await rebuildArticleSets(trx, projectId);
     await bumpContentVersion(trx, projectId);
   });
 }

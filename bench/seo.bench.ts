@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
+import { rebuildArticleSets } from '../src/content/article-set-queries.ts';
 import { searchTextOf } from '../src/content/search-text.ts';
 import { summarize, textStats } from '../src/content/text-stats.ts';
 import { type Db, openDatabase } from '../src/db/database.ts';
@@ -105,6 +106,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
               : null,
           storage_bytes: content.length,
           content_hash: String(i),
+          ordinal: i,
         });
         links.push(
           { article_id: id, tag_id: tagIds[i % 30] },
@@ -117,6 +119,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
         .values(links.filter((link, k) => k % 2 === 0 || link.tag_id !== links[k - 1].tag_id))
         .execute();
     }
+    await rebuildArticleSets(trx, projectId);
     await bumpContentVersion(trx, projectId);
   });
 }

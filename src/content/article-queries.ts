@@ -1,16 +1,25 @@
-// SQL of articles: the filtered, sorted page of the list and its count, one article by slug, and
-// the relations (tags, variants) of a set of articles.
+// SQL of articles: the filtered, sorted page of the list and its count (from the article sets, or
+// the articles themselves), one article by slug, and the relations (tags, variants) of a set of
+// articles.
 import {
   type CompiledQuery,
   type ExpressionBuilder,
   type Kysely,
+  type RawBuilder,
   type SelectQueryBuilder,
   sql,
 } from 'kysely';
 import type { DialectName } from '../db/database.ts';
-import { articleContainsTerm, articleTextContains } from '../db/dialect-sql.ts';
-import type { ArticleTable, ArticleVariantTable, Database } from '../db/schema.ts';
+import {
+  articleContainsTerm,
+  articleTextContains,
+  ordinalAmong,
+  projectTokensHolding,
+} from '../db/dialect-sql.ts';
+import type { ArticleTable, ArticleVariantTable, Database, StoredArticleStatus } from '../db/schema.ts';
+import { OrdinalSet, statusSetKey, tagSetKey, termSource } from './article-sets.ts';
 import { hasReportedStatus, type ReportedStatus } from './article-status.ts';
+import { searchKey } from './search-text.ts';
 import type { ArticleSortField } from './schemas.ts';
 
 type Executor = Kysely<Database>;
@@ -89,19 +98,23 @@ export type ArticleRow = Pick<
 
 /**
  * How a page is found. `driven`: from the sets its filters match (trigram index, tag postings),
- * then sorted: right when few articles match. `walk`: along the sort index, each article checked
- * by itself (its search text, a probe of its tags), stopping at the page's end: right when many
- * match, since a page then lies near the start of the walk.
+ * then sorted. `{ ordinals }`: the same from the matching articles' ordinals, known from the
+ * article sets, each article still checked by itself (an import may have committed since the
+ * sets were read). Both are right when few articles match. `walk`: along the sort index, each
+ * article checked by itself (its search text, a probe of its tags), stopping at the page's end:
+ * right when many match, since a page then lies near the start of the walk.
  */
-export type PagePlan = 'driven' | 'walk';
+export type PagePlan = 'driven' | 'walk' | { ordinals: number[] };
 
 function filtered<O>(
   query: SelectQueryBuilder<Database, 'articles', O>,
   dialect: DialectName,
   filter: ArticleFilter,
-  plan: PagePlan = 'driven',
+  planned: PagePlan = 'driven',
 ): SelectQueryBuilder<Database, 'articles', O> {
   let q = query.where('articles.project_id', '=', filter.projectId);
+  const plan = typeof planned === 'string' ? planned : 'walk';
+  if (typeof planned !== 'string') q = q.where(ordinalAmong(dialect, planned.ordinals));
   if (filter.status !== undefined) {
     const status = filter.status;
     q = q.where((eb) => hasReportedStatus(eb, status, filter.now));
@@ -193,93 +206,155 @@ export function articlePageQuery(
 
 /**
  * The plan of a page, from the number of matches: walk the sort index when the page's end is
- * expected within 1/20 of the project (matches spread evenly), else start from the matches.
+ * expected within 1/20 of the project (matches spread evenly), else start from the matches: their
+ * ordinals when the article sets gave them.
  */
 export function pagePlan(
   filter: ArticleFilter,
   total: number,
   page: { offset: number; limit: number },
+  matches: OrdinalSet | null,
 ): PagePlan {
   const filtersBySet =
     filter.searchTerms.length > 0 ||
     filter.anyTagIds !== null ||
     filter.allTagIds !== null ||
     filter.excludeTagIds.length > 0;
-  return filtersBySet && total >= 20 * (page.offset + page.limit) ? 'walk' : 'driven';
+  if (!filtersBySet) return 'driven';
+  if (total >= 20 * (page.offset + page.limit)) return 'walk';
+  return matches === null ? 'driven' : { ordinals: matches.ordinals() };
 }
 
 /**
- * The number of articles the filter matches, as a query returning one row `{ count }`. Tag filters
- * alone are counted from the tag postings, without reading an article: the (tag_id, article_id)
- * index holds all it needs.
+ * The number of articles the filter matches, counted in the articles themselves: for the searches
+ * that the article sets cannot count (articleSetCount).
  */
 export function articleCountQuery(
   db: Executor,
   dialect: DialectName,
   filter: ArticleFilter,
 ): CompiledQuery<{ count: number | string }> {
-  const onlyTags =
-    filter.status === undefined && filter.published === undefined && filter.searchTerms.length === 0;
-  const any = filter.anyTagIds;
-  const all = filter.allTagIds;
-  const exclude = filter.excludeTagIds;
-  if (onlyTags && (any?.length === 0 || all?.length === 0)) {
-    return db.selectNoFrom(sql<number>`0`.as('count')).compile();
-  }
-  if (onlyTags && all !== null) {
-    // Every article carrying the first tag of `tagsAll` is probed for the others by its key.
-    const [first, ...others] = all;
-    let query = db
-      .selectFrom('article_tags as d')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('d.tag_id', '=', first);
-    const probe = (tags: string[]) =>
-      sql<boolean>`exists (select 1 from article_tags p where p.article_id = d.article_id and p.tag_id in (${sql.join(tags)}))`;
-    for (const id of others) query = query.where(probe([id]));
-    if (any !== null) query = query.where(probe(any));
-    if (exclude.length > 0) query = query.where(sql<boolean>`not ${probe(exclude)}`);
-    return query.compile();
-  }
-  if (onlyTags && any !== null) {
-    if (any.length === 1 && exclude.length === 0) {
-      return db
-        .selectFrom('article_tags')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('article_tags.tag_id', '=', any[0])
-        .compile();
-    }
-    const carrying = (tags: string[]) =>
-      sql<number>`sum(case when article_tags.tag_id in (${sql.join(tags)}) then 1 else 0 end)`;
-    let tagged = db
-      .selectFrom('article_tags')
-      .select('article_tags.article_id')
-      .where('article_tags.tag_id', 'in', [...new Set([...any, ...exclude])])
-      .groupBy('article_tags.article_id')
-      .having(carrying(any), '>', 0);
-    if (exclude.length > 0) tagged = tagged.having(carrying(exclude), '=', 0);
-    return db
-      .selectFrom(tagged.as('tagged'))
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .compile();
-  }
-  if (onlyTags && exclude.length > 0) {
-    // The project's articles less those carrying any excluded tag.
-    const excluded =
-      exclude.length === 1
-        ? sql`(select count(*) from article_tags where tag_id = ${exclude[0]})`
-        : sql`(select count(distinct article_id) from article_tags where tag_id in (${sql.join(exclude)}))`;
-    return db
-      .selectFrom('articles')
-      .select(sql<number>`count(*) - ${excluded}`.as('count'))
-      .where('articles.project_id', '=', filter.projectId)
-      .compile();
-  }
   return filtered(
     db.selectFrom('articles').select((eb) => eb.fn.countAll<number>().as('count')),
     dialect,
     filter,
   ).compile();
 }
+
+/** A row of articleSetCount's query: one stored chunk of a set, or (`scheduled`) one ordinal in `chunk`. */
+export interface SetRow {
+  part: string;
+  chunk: number;
+  members: Uint8Array | null;
+}
+
+/**
+ * Chunks of matching tokens read for one search term at most. A term held by more tokens than
+ * this (a common piece of words, such as `tion` in an English blog) is matched in the texts
+ * instead, so that combining the chunks never holds the event loop for more than a few ms.
+ */
+export const tokenChunkLimit = 4096;
+
+export interface SetCount {
+  /** One statement, so that every set is read from the same snapshot. */
+  query: CompiledQuery<SetRow>;
+  /** The matching articles; null when a term has too many tokens (count in the texts). */
+  matches(rows: SetRow[]): OrdinalSet | null;
+}
+
+/**
+ * The articles the filter matches, from the project's article sets (article-sets.ts): the stored
+ * status sets, less the articles scheduled at `now` (the only time-dependent part, read from the
+ * status index); tag sets; and per search term, the set of its piece of text (up to three
+ * characters), or the union of the sets of the tokens holding it. Null when a term is too long
+ * for the tokens.
+ */
+export function articleSetCount(db: Executor, dialect: DialectName, filter: ArticleFilter): SetCount | null {
+  const { projectId } = filter;
+  const fixed = new Set<string>();
+  const terms: string[] = [];
+  const termParts: Array<{ part: string } | { empty: true }> = [];
+  for (const term of filter.searchTerms) {
+    const key = searchKey(term);
+    const source = termSource(key);
+    // No stored text holds a NUL (and PostgreSQL takes none in a parameter): nothing matches.
+    if (key.includes('\u0000')) termParts.push({ empty: true });
+    else if (source.kind === 'text') return null;
+    else if (source.kind === 'piece') {
+      fixed.add(source.key);
+      termParts.push({ part: source.key });
+    } else {
+      termParts.push({ part: `term ${terms.length}` });
+      terms.push(source.term);
+    }
+  }
+  const { status, published } = filter;
+  const scheduledNeeded = status === 'published' || status === 'scheduled' || published !== undefined;
+  if (status === undefined) for (const stored of storedStatuses) fixed.add(statusSetKey(stored));
+  else if (status === 'draft' || status === 'archived') fixed.add(statusSetKey(status));
+  if (status === 'published' || published !== undefined) fixed.add(statusSetKey('published'));
+  const tagKeys = (ids: string[] | null) => (ids ?? []).map(tagSetKey);
+  for (const key of [
+    ...tagKeys(filter.anyTagIds),
+    ...tagKeys(filter.allTagIds),
+    ...tagKeys(filter.excludeTagIds),
+  ])
+    fixed.add(key);
+
+  const branches: RawBuilder<unknown>[] = [];
+  if (fixed.size > 0) {
+    branches.push(
+      sql`select set_key as part, chunk, members from article_sets where project_id = ${projectId} and set_key in (${sql.join([...fixed])})`,
+    );
+  }
+  terms.forEach((term, i) => {
+    branches.push(sql`select * from (select ${sql.lit(`term ${i}`)} as part, s.chunk, s.members
+      from search_tokens as t join article_sets as s on s.project_id = t.project_id and s.set_key = 't:' || t.token
+      where ${projectTokensHolding(dialect, projectId, term)} limit ${tokenChunkLimit + 1}) as ${sql.raw(`term${i}`)}`);
+  });
+  if (scheduledNeeded) {
+    branches.push(sql`select 'scheduled' as part, ordinal as chunk, null as members from articles
+      where project_id = ${projectId} and status = 'published' and published_at > ${filter.now}`);
+  }
+  const query = sql<SetRow>`${sql.join(branches, sql` union all `)}`.compile(db);
+
+  return {
+    query,
+    matches(rows) {
+      const rowCounts = new Map<string, number>();
+      for (const { part } of rows) rowCounts.set(part, (rowCounts.get(part) ?? 0) + 1);
+      for (const count of rowCounts.values()) if (count > tokenChunkLimit) return null;
+      const parts = new Map<string, OrdinalSet>();
+      for (const { part, chunk, members } of rows) {
+        let set = parts.get(part);
+        if (set === undefined) parts.set(part, (set = new OrdinalSet()));
+        if (members === null) set.add(Number(chunk));
+        else set.addStored(Number(chunk), members);
+      }
+      const setOf = (part: string) => parts.get(part) ?? new OrdinalSet();
+      const union = (keys: string[]) => keys.reduce((all, key) => all.or(setOf(key)), new OrdinalSet());
+      const scheduled = setOf('scheduled');
+      const publishedNow = () => setOf(statusSetKey('published')).minus(scheduled);
+      let result: OrdinalSet;
+      if (status === undefined) result = union(storedStatuses.map(statusSetKey));
+      else if (status === 'published') result = publishedNow();
+      else if (status === 'scheduled') result = scheduled;
+      else result = setOf(statusSetKey(status));
+      if (published === true) result = result.and(publishedNow());
+      if (published === false) result = result.minus(publishedNow());
+      for (const term of termParts)
+        result = 'empty' in term ? new OrdinalSet() : result.and(setOf(term.part));
+      if (filter.anyTagIds !== null) result = result.and(union(tagKeys(filter.anyTagIds)));
+      // An empty list of all-of tags holds a name that matches no tag: no article has them all.
+      if (filter.allTagIds?.length === 0) result = new OrdinalSet();
+      for (const key of tagKeys(filter.allTagIds)) result = result.and(setOf(key));
+      if (filter.excludeTagIds.length > 0) result = result.minus(union(tagKeys(filter.excludeTagIds)));
+      return result;
+    },
+  };
+}
+
+const storedStatuses: StoredArticleStatus[] = ['draft', 'published', 'archived'];
 
 export function findArticleBySlug(
   db: Executor,

@@ -11,6 +11,7 @@ import {
   type ArticleTagRow,
   articleCountQuery,
   articlePageQuery,
+  articleSetCount,
   pagePlan,
   findArticleBySlug,
   findTagIdsByNames,
@@ -159,13 +160,17 @@ export async function listArticles(
   const withContent = select.fields.has('content');
   const withHtml = select.fields.has('html');
   // The count first: it says whether the page is found from the matches or by walking the sort
-  // index, and whether there is a page at all. Both may read much of the project (a search, a
-  // count): off the event loop on SQLite.
+  // index, and whether there is a page at all. It comes from the article sets, except for searches
+  // they cannot count, which read the matching texts: off the event loop on SQLite.
+  const setCount = articleSetCount(db.kysely, db.dialect, filter);
   const read = async (run: Run) => {
-    const [{ count }] = await run(articleCountQuery(db.kysely, db.dialect, filter));
-    const total = Number(count);
+    const matches = setCount === null ? null : setCount.matches(await run(setCount.query));
+    const total =
+      matches !== null
+        ? matches.size
+        : Number((await run(articleCountQuery(db.kysely, db.dialect, filter)))[0].count);
     if (page.offset >= total) return { rows: [] as ArticleRow[], total };
-    const plan = pagePlan(filter, total, page);
+    const plan = pagePlan(filter, total, page, matches);
     const rows = await run(
       articlePageQuery(db.kysely, db.dialect, filter, order, page, withContent, plan, withHtml),
     );

@@ -10,6 +10,8 @@ import { HttpError } from '../http/errors.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
 import { requireProject } from '../projects/service.ts';
 import { formatBytes } from '../projects/size.ts';
+import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
+import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { sanitizedHtml } from './html.ts';
 import { type ArticleInput, type ContentSource, ImportValidationError } from './import/records.ts';
 import { searchTextOf } from './search-text.ts';
@@ -150,7 +152,7 @@ async function writeContent(
     (
       await trx
         .selectFrom('articles')
-        .select(['id', 'slug', 'content_hash', 'created_at', 'published_at', 'storage_bytes'])
+        .select(['id', 'slug', 'content_hash', 'created_at', 'published_at', 'storage_bytes', 'ordinal'])
         .select((eb) => eb('html', 'is', null).as('html_missing'))
         .where('project_id', '=', project.id)
         .execute()
@@ -166,66 +168,111 @@ async function writeContent(
 
   const tagIds = await upsertTags(trx, project.id, source, prepared, now, summary);
 
+  // The article sets change with the articles, in the same transaction: each changed article
+  // leaves the sets it was in and joins those it is in now (article-sets.ts).
+  const sets = new SetChanges();
+  const ordinals = unusedOrdinals([...existing.values()].map((row) => row.ordinal));
   let done = 0;
-  for (const article of prepared) {
-    const previous = existing.get(article.input.slug);
-    if (previous && previous.content_hash === article.hash) {
-      summary.unchanged++;
-      // Stored before the html column existed: fill it in, without counting a change.
-      if (Number(previous.html_missing)) {
-        await trx.updateTable('articles').set({ html: article.html }).where('id', '=', previous.id).execute();
-      }
-    } else {
-      const row = articleRow(project, article, previous, now);
-      if (previous) {
-        // created_at is the front matter's createdAt when given (a corrected date applies), else
-        // publishedAt, else the stored one: articleRow falls back to previous.created_at.
-        const { id: _id, project_id: _project, ...changes } = row;
-        await trx.updateTable('articles').set(changes).where('id', '=', previous.id).execute();
-        await trx.deleteFrom('article_tags').where('article_id', '=', previous.id).execute();
-        await trx.deleteFrom('article_variants').where('article_id', '=', previous.id).execute();
-        summary.updated++;
-        summary.changes.updated.push(row.slug);
+  for (let first = 0; first < prepared.length; first += articleBatch) {
+    const batch = prepared.slice(first, first + articleBatch);
+    const before = await storedSetKeys(
+      trx,
+      batch.flatMap((article) => {
+        const previous = existing.get(article.input.slug);
+        return previous && previous.content_hash !== article.hash ? [previous.id] : [];
+      }),
+    );
+    for (const article of batch) {
+      const previous = existing.get(article.input.slug);
+      if (previous && previous.content_hash === article.hash) {
+        summary.unchanged++;
+        // Stored before the html column existed: fill it in, without counting a change.
+        if (Number(previous.html_missing)) {
+          await trx
+            .updateTable('articles')
+            .set({ html: article.html })
+            .where('id', '=', previous.id)
+            .execute();
+        }
       } else {
-        await trx.insertInto('articles').values(row).execute();
-        summary.created++;
-        summary.changes.created.push(row.slug);
+        const row = articleRow(project, article, previous, previous?.ordinal ?? ordinals.next().value!, now);
+        if (previous) {
+          // created_at is the front matter's createdAt when given (a corrected date applies), else
+          // publishedAt, else the stored one: articleRow falls back to previous.created_at.
+          const { id: _id, project_id: _project, ...changes } = row;
+          await trx.updateTable('articles').set(changes).where('id', '=', previous.id).execute();
+          await trx.deleteFrom('article_tags').where('article_id', '=', previous.id).execute();
+          await trx.deleteFrom('article_variants').where('article_id', '=', previous.id).execute();
+          summary.updated++;
+          summary.changes.updated.push(row.slug);
+        } else {
+          await trx.insertInto('articles').values(row).execute();
+          summary.created++;
+          summary.changes.created.push(row.slug);
+        }
+        const articleId = row.id;
+        const articleTagIds = article.input.tags.map((name) => tagIds.get(name.toLowerCase())!);
+        const tagRows = articleTagIds.map((tagId) => ({ article_id: articleId, tag_id: tagId }));
+        if (tagRows.length > 0) await trx.insertInto('article_tags').values(tagRows).execute();
+        if (article.input.variants.length > 0) {
+          await trx
+            .insertInto('article_variants')
+            .values(
+              article.input.variants.map((variant) => ({
+                id: randomUUID(),
+                article_id: articleId,
+                ...variant,
+              })),
+            )
+            .execute();
+        }
+        sets.article(
+          row.ordinal,
+          previous ? before.get(previous.id)! : null,
+          articleSetKeys({ status: row.status, tagIds: articleTagIds, searchText: row.search_text }),
+        );
       }
-      const articleId = row.id;
-      const tagRows = article.input.tags.map((name) => ({
-        article_id: articleId,
-        tag_id: tagIds.get(name.toLowerCase())!,
-      }));
-      if (tagRows.length > 0) await trx.insertInto('article_tags').values(tagRows).execute();
-      if (article.input.variants.length > 0) {
-        await trx
-          .insertInto('article_variants')
-          .values(
-            article.input.variants.map((variant) => ({
-              id: randomUUID(),
-              article_id: articleId,
-              ...variant,
-            })),
-          )
-          .execute();
-      }
+      options.onProgress?.(++done, prepared.length);
     }
-    options.onProgress?.(++done, prepared.length);
+    if (sets.size >= pendingSetChanges) await applySetChanges(trx, project.id, sets);
   }
 
   if (options.prune) {
     const goneRows = [...existing.values()].filter((row) => !importedSlugs.has(row.slug));
     const gone = goneRows.map((row) => row.id);
-    for (let start = 0; start < gone.length; start += 500) {
+    for (let start = 0; start < gone.length; start += articleBatch) {
+      const batch = goneRows.slice(start, start + articleBatch);
+      const before = await storedSetKeys(
+        trx,
+        batch.map((row) => row.id),
+      );
+      for (const row of batch) sets.article(row.ordinal, before.get(row.id)!, null);
       await trx
         .deleteFrom('articles')
-        .where('id', 'in', gone.slice(start, start + 500))
+        .where(
+          'id',
+          'in',
+          batch.map((row) => row.id),
+        )
         .execute();
+      if (sets.size >= pendingSetChanges) await applySetChanges(trx, project.id, sets);
     }
     summary.removed = gone.length;
     summary.changes.removed = goneRows.map((row) => row.slug).sort(compareCodeUnits);
-    await pruneEmptyTags(trx, project.id, source, summary);
   }
+  await applySetChanges(trx, project.id, sets);
+  if (options.prune) await pruneEmptyTags(trx, project.id, source, summary);
+}
+
+/** Articles written (or removed) between two reads of their previous sets. */
+const articleBatch = 500;
+/** Set changes held in memory before they are written: about 10 MB. */
+const pendingSetChanges = 2_000_000;
+
+/** 0, 1, 2 … less the ordinals in use: a new article takes the lowest one free. */
+function* unusedOrdinals(used: number[]): Generator<number, never> {
+  const taken = new Set(used);
+  for (let ordinal = 0; ; ordinal++) if (!taken.has(ordinal)) yield ordinal;
 }
 
 function compareCodeUnits(a: string, b: string): number {
@@ -272,6 +319,7 @@ function articleRow(
   project: Project,
   { input, hash, html, storageBytes, stats }: PreparedArticle,
   previous: { id: string; created_at: string; published_at: string | null } | undefined,
+  ordinal: number,
   now: string,
 ): Omit<ArticleTable, 'search_rowid'> {
   // A published article without a date is published from its first import on, and keeps that date.
@@ -304,6 +352,7 @@ function articleRow(
     seo: input.seo ? JSON.stringify(input.seo) : null,
     storage_bytes: storageBytes,
     content_hash: hash,
+    ordinal,
   };
 }
 

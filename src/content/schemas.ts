@@ -131,7 +131,7 @@ export const ArticleListQuery = Type.Object({
     Type.String({
       maxLength: 200,
       description:
-        'whitespace-separated terms; each must occur, case-insensitively, as a substring of the title, the excerpt or the content as plain text (the text a reader sees: not Markdown syntax, link URLs, image paths or HTML tags), one field at a time (`%`, `_` and other characters are literal). Terms of three characters or more use a trigram index; shorter ones compare with every text of the project, so they are slower on a large project.',
+        'whitespace-separated terms; each must occur, case-insensitively, as a substring of the title, the excerpt or the content as plain text (the text a reader sees: not Markdown syntax, link URLs, image paths or HTML tags), one field at a time (`%`, `_` and other characters are literal). Matches are counted exactly (`meta.total`) from indexes kept by every import: a term of one to three characters from the set of articles holding that piece of text, a longer one from the sets of the project’s words (runs of text between whitespace) that hold it. A term longer than 128 UTF-16 code units, or one held by so many different words that their sets cannot be combined quickly (more than 4,096 chunks of sets, e.g. `tion` in an English blog), is matched in the texts instead, which is slower on a large project.',
     }),
   ),
   select: Type.Optional(Type.String({ maxLength: 2000, description: selectDescription })),

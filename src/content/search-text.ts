@@ -6,9 +6,13 @@
 // both sides are written with σ so that every form of the letter matches the others.
 const FINAL_SIGMA = /ς/gu;
 
-/** A search term or stored text as compared: lower-cased, every sigma written σ. */
+/**
+ * A search term or stored text as compared: lower-cased, every sigma written σ, and a lone half of
+ * a surrogate pair written U+FFFD, as both databases store it (so that the keys of the article
+ * sets, built from this text, are the strings stored).
+ */
 export function searchKey(text: string): string {
-  return text.toLowerCase().replace(FINAL_SIGMA, 'σ');
+  return text.toLowerCase().replace(FINAL_SIGMA, 'σ').toWellFormed();
 }
 
 /**

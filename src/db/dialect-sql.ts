@@ -26,6 +26,33 @@ export function articleContainsTerm(dialect: DialectName, term: string): Express
 }
 
 /**
+ * The tokens (alias `t` of search_tokens) of a project that hold a term of three code points or
+ * more, already lower-cased with searchKey and free of NUL: found with the trigram index of the
+ * tokens (FTS5 on SQLite, pg_trgm on PostgreSQL), which is much smaller than that of the texts.
+ */
+export function projectTokensHolding(
+  dialect: DialectName,
+  projectId: string,
+  term: string,
+): Expression<SqlBool> {
+  if (dialect === 'postgres') {
+    const pattern = `%${term.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+    return sql<SqlBool>`t.project_id = ${projectId} and t.token like ${pattern}`;
+  }
+  // The unary plus keeps SQLite from scanning the project's tokens by the (project_id, token)
+  // index: the few tokens the trigram index finds are looked up by rowid instead.
+  const phrase = `"${term.replaceAll('"', '""')}"`;
+  return sql<SqlBool>`t.id in (select rowid from search_token_index where search_token_index match ${phrase}) and +t.project_id = ${projectId}`;
+}
+
+/** The article's ordinal is one of these (any number of them, as one parameter). */
+export function ordinalAmong(dialect: DialectName, ordinals: number[]): Expression<SqlBool> {
+  return dialect === 'postgres'
+    ? sql<SqlBool>`articles.ordinal = any(cast(${ordinals} as integer[]))`
+    : sql<SqlBool>`articles.ordinal in (select value from json_each(${JSON.stringify(ordinals)}))`;
+}
+
+/**
  * The same match as articleContainsTerm, checked on the article's own text without an index: for
  * a walk along a sort index where most articles match, so that only the walked rows are read.
  */

@@ -83,11 +83,37 @@ export interface ArticleTable {
   search_rowid: number | null;
   /** Title, excerpt and plain text, lower-cased: what `?search=` looks in (content/search-text.ts). */
   search_text: string;
+  /**
+   * The article's number within its project (0, 1, 2 …, a deleted one's number is given to the next
+   * new article): its bit in the project's article sets (migration 0010, content/article-sets.ts).
+   */
+  ordinal: number;
 }
 
 export interface ArticleTagTable {
   article_id: string;
   tag_id: string;
+}
+
+/**
+ * One chunk of an article set (content/article-sets.ts): the project's articles that have a stored
+ * status (`s:…`), a tag (`g:…`), a token of the search text (`t:…`) or a piece of it of up to
+ * three characters (`c:…`), among the ordinals `chunk × 4096` to `chunk × 4096 + 4095`. No row: no
+ * member there.
+ */
+export interface ArticleSetTable {
+  project_id: string;
+  set_key: string;
+  chunk: number;
+  /** The members' ordinals less the chunk's first, as 16-bit little-endian numbers or a 512-byte bitmap. */
+  members: Uint8Array;
+}
+
+/** The tokens of a project's article sets, with a substring index (FTS5 trigram, pg_trgm) over them. */
+export interface SearchTokenTable {
+  id: Generated<number>;
+  project_id: string;
+  token: string;
 }
 
 export interface ArticleVariantTable {
@@ -195,6 +221,8 @@ export interface Database {
   articles: ArticleTable;
   article_views: ArticleViewsTable;
   article_tags: ArticleTagTable;
+  article_sets: ArticleSetTable;
+  search_tokens: SearchTokenTable;
   article_variants: ArticleVariantTable;
   page_views: PageViewTable;
   analytics_salts: AnalyticsSaltTable;

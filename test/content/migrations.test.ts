@@ -1,10 +1,12 @@
 // Migrations on a database made before them, on every configured database:
 // - 0004: articles imported under 0001/0002 get their search text (title, excerpt, plain text) and
 //   are found by it, no longer by their Markdown syntax;
-// - 0008: view counts move to their own table, kept, and go on counting.
+// - 0008: view counts move to their own table, kept, and go on counting;
+// - 0010: articles get ordinals and their projects article sets, which count the list's filters
+//   exactly, and which the next import keeps in step.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import type { Db, DialectName } from '../../src/db/database.ts';
 import { content } from '../../src/db/migrations/0001-content.ts';
@@ -20,6 +22,49 @@ const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
   for (const cleanup of cleanups) await cleanup();
 });
+
+/** An article row as migrations 0001 to 0009 store it (columns added later have defaults). */
+function oldArticle(
+  projectId: string,
+  fields: {
+    id: string;
+    slug: string;
+    title?: string;
+    excerpt?: string | null;
+    content?: string;
+    status?: string;
+    published_at?: string | null;
+    created_at?: string;
+    search_text?: string;
+  },
+) {
+  const now = '2026-01-01T00:00:00.000Z';
+  const title = fields.title ?? `Title of ${fields.slug}`;
+  return {
+    project_id: projectId,
+    cover_image: null,
+    status: 'published',
+    published_at: now,
+    created_at: now,
+    updated_at: now,
+    word_count: 1,
+    character_count: 1,
+    read_time_minutes: 1,
+    summary: '',
+    author_name: 'A',
+    author_image: null,
+    last_updated_by_name: null,
+    last_updated_by_image: null,
+    seo: null,
+    storage_bytes: 1,
+    content_hash: fields.id,
+    ...fields,
+    title,
+    title_key: title.toLowerCase(),
+    excerpt: fields.excerpt ?? null,
+    content: fields.content ?? `Body of ${fields.slug}.`,
+  };
+}
 
 async function emptyDatabase(dialect: DialectName): Promise<Db> {
   const database = await createTestDatabase(dialect, { migrate: false });
@@ -43,48 +88,17 @@ for (const dialect of configuredDialects()) {
     const { error } = await before.migrateToLatest();
     assert.equal(error, undefined);
     const project = await createProject(db, { name: 'Old', slug: 'old', siteUrl: null });
-    const now = new Date().toISOString();
-    const base = {
-      project_id: project.id,
-      cover_image: null,
-      status: 'published',
-      published_at: now,
-      created_at: now,
-      updated_at: now,
-      word_count: 1,
-      character_count: 1,
-      read_time_minutes: 1,
-      summary: '',
-      author_name: 'A',
-      author_image: null,
-      last_updated_by_name: null,
-      last_updated_by_image: null,
-      seo: null,
-      storage_bytes: 1,
-    };
     await (db.kysely as Kysely<any>)
       .insertInto('articles')
       .values([
-        {
-          ...base,
+        oldArticle(project.id, {
           id: 'a1',
           slug: 'one',
           title: 'Ancient Title',
-          title_key: 'ancient title',
           excerpt: 'Storedexcerpt',
           content: 'Some **Bold** text, [a link](https://example.org/hiddenurl).',
-          content_hash: '1',
-        },
-        {
-          ...base,
-          id: 'a2',
-          slug: 'two',
-          title: 'Other',
-          title_key: 'other',
-          excerpt: null,
-          content: 'Nothing',
-          content_hash: '2',
-        },
+        }),
+        oldArticle(project.id, { id: 'a2', slug: 'two', title: 'Other', content: 'Nothing' }),
       ])
       .execute();
 
@@ -133,21 +147,19 @@ for (const dialect of configuredDialects()) {
     });
     assert.equal((await before.migrateToLatest()).error, undefined);
     const project = await createProject(db, { name: 'Old', slug: 'old', siteUrl: null });
-    await importArticles(db, project, [
-      articleInput({ slug: 'few' }),
-      articleInput({ slug: 'many' }),
-      articleInput({ slug: 'none' }),
-    ]);
-    for (const [slug, views] of [
-      ['few', 3],
-      ['many', 40],
-    ] as const) {
-      await (db.kysely as Kysely<any>)
-        .updateTable('articles')
-        .set({ view_count: views })
-        .where('slug', '=', slug)
-        .execute();
-    }
+    // Rows as the schema of 0007 holds them (the import writes the columns of the latest one).
+    await (db.kysely as Kysely<any>)
+      .insertInto('articles')
+      .values(
+        (
+          [
+            ['few', 3],
+            ['many', 40],
+            ['none', 0],
+          ] as const
+        ).map(([slug, views]) => ({ ...oldArticle(project.id, { id: slug, slug }), view_count: views })),
+      )
+      .execute();
 
     // Later migrations may follow in the same run.
     assert.equal((await migrateToLatest(db))[0], '0008-article-views');
@@ -179,5 +191,167 @@ for (const dialect of configuredDialects()) {
     ]);
     const stats = await getJson(app, '/v1/project', headers);
     assert.equal(stats.body.data.stats.totalViews, 46);
+  });
+}
+
+for (const dialect of configuredDialects()) {
+  test(`migration 0010 [${dialect}]: articles stored before it get ordinals and sets that count the list`, async () => {
+    const db = await emptyDatabase(dialect);
+    const before = new Migrator({
+      db: db.kysely as Kysely<any>,
+      provider: {
+        getMigrations: async () =>
+          Object.fromEntries(
+            Object.entries(migrations)
+              .filter(([name]) => name < '0010')
+              .map(([name, make]) => [name, make(dialect)]),
+          ),
+      },
+    });
+    assert.equal((await before.migrateToLatest()).error, undefined);
+    const old = db.kysely as Kysely<any>;
+    const projects = [];
+    for (const slug of ['first', 'second']) {
+      const project = await createProject(db, { name: slug, slug, siteUrl: null });
+      projects.push(project);
+      const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
+      await old
+        .insertInto('articles')
+        .values([
+          oldArticle(project.id, {
+            id: `${slug}-1`,
+            slug: 'one',
+            created_at: at(3),
+            search_text: 'ancient title\nsome bold text',
+          }),
+          oldArticle(project.id, {
+            id: `${slug}-2`,
+            slug: 'two',
+            created_at: at(1),
+            status: 'draft',
+            published_at: null,
+            search_text: 'other\nbold move',
+          }),
+          oldArticle(project.id, {
+            id: `${slug}-3`,
+            slug: 'three',
+            created_at: at(2),
+            published_at: '2099-01-01T00:00:00.000Z',
+            search_text: 'later\nnothing bold',
+          }),
+        ])
+        .execute();
+      await old
+        .insertInto('tags')
+        .values({
+          id: `${slug}-news`,
+          project_id: project.id,
+          name: 'News',
+          name_key: 'news',
+          color: null,
+          icon: null,
+          created_at: at(0),
+          updated_at: at(0),
+        })
+        .execute();
+      await old
+        .insertInto('article_tags')
+        .values([
+          { article_id: `${slug}-1`, tag_id: `${slug}-news` },
+          { article_id: `${slug}-3`, tag_id: `${slug}-news` },
+        ])
+        .execute();
+    }
+
+    assert.deepEqual(await migrateToLatest(db), ['0010-article-sets']);
+    const ordinals = await db.kysely.selectFrom('articles').select(['id', 'ordinal']).orderBy('id').execute();
+    // Numbered from 0 in each project, by creation.
+    assert.deepEqual(
+      ordinals.map((row) => [row.id, row.ordinal]),
+      [
+        ['first-1', 2],
+        ['first-2', 0],
+        ['first-3', 1],
+        ['second-1', 2],
+        ['second-2', 0],
+        ['second-3', 1],
+      ],
+    );
+    const { key } = await createApiKey(db, 'first', { kind: 'secret' });
+    const app = await buildApp({ db });
+    cleanups.unshift(() => app.close());
+    const list = async (query: string) => {
+      const response = await getJson(app, `/v1/articles?${query}`, { 'x-api-key': key });
+      assert.equal(response.status, 200, query);
+      return [response.body.meta.total, response.body.data.map((a: { slug: string }) => a.slug).join(' ')];
+    };
+    assert.deepEqual(await list(''), [3, 'one three two']);
+    assert.deepEqual(await list('search=bold'), [3, 'one three two']);
+    assert.deepEqual(await list('search=ancient'), [1, 'one']);
+    assert.deepEqual(await list('search=bo'), [3, 'one three two']);
+    assert.deepEqual(await list('search=bold%20o&status=scheduled'), [1, 'three']);
+    assert.deepEqual(await list('status=published'), [1, 'one']);
+    assert.deepEqual(await list('tags=news'), [2, 'one three']);
+    assert.deepEqual(await list('excludeTags=news&published=false'), [1, 'two']);
+
+    // The next import changes the sets with the articles: a new one takes the next ordinal.
+    await importArticles(db, projects[0], [
+      articleInput({ slug: 'one', content: 'Fresh words', tags: [] }),
+      articleInput({ slug: 'four', content: 'Bold and fresh', createdAt: '2025-01-01T00:00:00.000Z' }),
+    ]);
+    assert.deepEqual(await list('search=fresh'), [2, 'one four']);
+    assert.deepEqual(await list('search=bold'), [3, 'three two four']);
+    assert.deepEqual(await list('search=ancient'), [0, '']);
+    assert.deepEqual(await list('tags=news'), [1, 'three']);
+    assert.equal(
+      (
+        await db.kysely
+          .selectFrom('articles')
+          .select('ordinal')
+          .where('project_id', '=', projects[0].id)
+          .where('slug', '=', 'four')
+          .executeTakeFirstOrThrow()
+      ).ordinal,
+      3,
+    );
+  });
+}
+
+for (const dialect of configuredDialects()) {
+  test(`migration 0010 [${dialect}]: a failure part-way leaves the database as it was, and it runs again`, async () => {
+    const db = await emptyDatabase(dialect);
+    const before = new Migrator({
+      db: db.kysely as Kysely<any>,
+      provider: {
+        getMigrations: async () =>
+          Object.fromEntries(
+            Object.entries(migrations)
+              .filter(([name]) => name < '0010')
+              .map(([name, make]) => [name, make(dialect)]),
+          ),
+      },
+    });
+    assert.equal((await before.migrateToLatest()).error, undefined);
+    const project = await createProject(db, { name: 'Old', slug: 'old', siteUrl: null });
+    await (db.kysely as Kysely<any>)
+      .insertInto('articles')
+      .values(oldArticle(project.id, { id: 'a1', slug: 'one', search_text: 'kept words' }))
+      .execute();
+    // A table in the way: the migration fails after it numbered the articles.
+    await sql`create table search_tokens (x integer)`.execute(db.kysely);
+    await assert.rejects(migrateToLatest(db), /search_tokens/);
+    const columns = async () =>
+      (await db.kysely.introspection.getTables())
+        .find((table) => table.name === 'articles')!
+        .columns.map((c) => c.name);
+    assert.ok(!(await columns()).includes('ordinal'));
+    await sql`drop table search_tokens`.execute(db.kysely);
+    assert.deepEqual(await migrateToLatest(db), ['0010-article-sets']);
+    assert.ok((await columns()).includes('ordinal'));
+    const { key } = await createApiKey(db, 'old', { kind: 'secret' });
+    const app = await buildApp({ db });
+    cleanups.unshift(() => app.close());
+    const response = await getJson(app, '/v1/articles?search=kept', { 'x-api-key': key });
+    assert.equal(response.body.meta.total, 1);
   });
 }

@@ -1,6 +1,7 @@
 // Inserts many minimal published articles straight into the database, for the tests that need a
 // sitemap of the protocol's full size: going through the import would compute text statistics
 // of each article and take far longer.
+import { rebuildArticleSets } from '../../src/content/article-set-queries.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { ArticleTable, Project } from '../../src/db/schema.ts';
 import { bumpContentVersion } from '../../src/projects/queries.ts';
@@ -39,10 +40,12 @@ export async function insertPublishedArticles(db: Db, project: Project, count: n
           seo: null,
           storage_bytes: 0,
           content_hash: String(i),
+          ordinal: i,
         });
       }
       await trx.insertInto('articles').values(rows).execute();
     }
+    await rebuildArticleSets(trx, project.id);
     await bumpContentVersion(trx, project.id);
   });
 }

@@ -11,6 +11,7 @@ import { insights } from './0006-insights.ts';
 import { coveringIndexes } from './0007-covering-indexes.ts';
 import { articleViews } from './0008-article-views.ts';
 import { rollupQueue } from './0009-rollup-queue.ts';
+import { articleSets } from './0010-article-sets.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -24,6 +25,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0007-covering-indexes': coveringIndexes,
   '0008-article-views': articleViews,
   '0009-rollup-queue': rollupQueue,
+  '0010-article-sets': articleSets,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -1,0 +1,216 @@
+// SQL of the article sets (article-sets.ts): changes applied chunk by chunk in the writer's
+// transaction, the dictionary of tokens kept in step with them, and a rebuild of a project's sets
+// from its articles (migration 0010, and benches that insert articles directly).
+import { type Kysely, sql } from 'kysely';
+import type { ArticleSetTable, Database } from '../db/schema.ts';
+import {
+  applyToChunk,
+  articleSetKeys,
+  chunkBits,
+  chunkSize,
+  decodeChunk,
+  emptyChunk,
+  encodeChunk,
+  type SetChanges,
+  tokenOfSetKey,
+} from './article-sets.ts';
+
+type Executor = Kysely<Database>;
+
+/** Sets read or written per statement: well under both databases' limits on parameters. */
+const keysPerStatement = 500;
+
+/** The keys of the sets each of these articles is in, as stored, by article id. */
+export async function storedSetKeys(db: Executor, articleIds: string[]): Promise<Map<string, Set<string>>> {
+  const keys = new Map<string, Set<string>>();
+  for (let start = 0; start < articleIds.length; start += keysPerStatement) {
+    const ids = articleIds.slice(start, start + keysPerStatement);
+    const [articles, tags] = await Promise.all([
+      db.selectFrom('articles').select(['id', 'status', 'search_text']).where('id', 'in', ids).execute(),
+      db.selectFrom('article_tags').select(['article_id', 'tag_id']).where('article_id', 'in', ids).execute(),
+    ]);
+    const tagsOf = groupTags(tags.map((tag) => [tag.article_id, tag.tag_id]));
+    for (const article of articles) {
+      keys.set(
+        article.id,
+        articleSetKeys({
+          status: article.status,
+          tagIds: tagsOf.get(article.id) ?? [],
+          searchText: article.search_text,
+        }),
+      );
+    }
+  }
+  return keys;
+}
+
+function groupTags<K>(pairs: Array<[K, string]>): Map<K, string[]> {
+  const groups = new Map<K, string[]>();
+  for (const [owner, tagId] of pairs) {
+    const group = groups.get(owner);
+    if (group) group.push(tagId);
+    else groups.set(owner, [tagId]);
+  }
+  return groups;
+}
+
+/** Applies gathered changes to the stored sets and tokens, then clears them. */
+export async function applySetChanges(db: Executor, projectId: string, changes: SetChanges): Promise<void> {
+  const newTokens = new Set<string>();
+  const emptiedTokens = new Set<string>();
+  for (const [chunk, sets] of changes.chunks()) {
+    const keys = [...sets.keys()];
+    for (let start = 0; start < keys.length; start += keysPerStatement) {
+      const batch = keys.slice(start, start + keysPerStatement);
+      const stored = await db
+        .selectFrom('article_sets')
+        .select(['set_key', 'members'])
+        .where('project_id', '=', projectId)
+        .where('chunk', '=', chunk)
+        .where('set_key', 'in', batch)
+        .execute();
+      const current = new Map(stored.map((row) => [row.set_key, row.members]));
+      const written: ArticleSetTable[] = [];
+      const emptied: string[] = [];
+      for (const key of batch) {
+        const before = current.get(key);
+        const words = before === undefined ? emptyChunk() : decodeChunk(before);
+        applyToChunk(words, sets.get(key)!);
+        const members = encodeChunk(words);
+        const token = tokenOfSetKey(key);
+        if (members !== null) {
+          written.push({ project_id: projectId, set_key: key, chunk, members: Buffer.from(members) });
+          if (before === undefined && token !== null) newTokens.add(token);
+        } else if (before !== undefined) {
+          emptied.push(key);
+          if (token !== null) emptiedTokens.add(token);
+        }
+      }
+      if (written.length > 0) {
+        await db
+          .insertInto('article_sets')
+          .values(written)
+          .onConflict((conflict) =>
+            conflict
+              .columns(['project_id', 'set_key', 'chunk'])
+              .doUpdateSet({ members: (eb) => eb.ref('excluded.members') }),
+          )
+          .execute();
+      }
+      if (emptied.length > 0) {
+        await db
+          .deleteFrom('article_sets')
+          .where('project_id', '=', projectId)
+          .where('chunk', '=', chunk)
+          .where('set_key', 'in', emptied)
+          .execute();
+      }
+    }
+  }
+  await addTokens(db, projectId, [...newTokens]);
+  // A token leaves the dictionary with the last chunk of its set.
+  const emptied = [...emptiedTokens];
+  for (let start = 0; start < emptied.length; start += keysPerStatement) {
+    await db
+      .deleteFrom('search_tokens')
+      .where('search_tokens.project_id', '=', projectId)
+      .where('search_tokens.token', 'in', emptied.slice(start, start + keysPerStatement))
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('article_sets as s')
+              .select(sql`1`.as('one'))
+              .whereRef('s.project_id', '=', 'search_tokens.project_id')
+              .where(sql<boolean>`s.set_key = 't:' || search_tokens.token`),
+          ),
+        ),
+      )
+      .execute();
+  }
+  changes.clear();
+}
+
+async function addTokens(db: Executor, projectId: string, tokens: string[]): Promise<void> {
+  for (let start = 0; start < tokens.length; start += keysPerStatement) {
+    await db
+      .insertInto('search_tokens')
+      .values(
+        tokens.slice(start, start + keysPerStatement).map((token) => ({ project_id: projectId, token })),
+      )
+      .onConflict((conflict) => conflict.columns(['project_id', 'token']).doNothing())
+      .execute();
+  }
+}
+
+/**
+ * Builds a project's sets and tokens again from its articles, a chunk of ordinals at a time (so
+ * that memory stays bounded whatever the size of the project). Run inside a transaction.
+ */
+export async function rebuildArticleSets(db: Executor, projectId: string): Promise<void> {
+  await db.deleteFrom('article_sets').where('project_id', '=', projectId).execute();
+  await db.deleteFrom('search_tokens').where('project_id', '=', projectId).execute();
+  const { last } = await db
+    .selectFrom('articles')
+    .select((eb) => eb.fn.max('ordinal').as('last'))
+    .where('project_id', '=', projectId)
+    .executeTakeFirstOrThrow();
+  if (last === null || last === undefined) return;
+  const tokens = new Set<string>();
+  for (let chunk = 0; chunk <= Number(last) >>> chunkBits; chunk++) {
+    const from = chunk << chunkBits;
+    const to = from + chunkSize;
+    const articles = await db
+      .selectFrom('articles')
+      .select(['ordinal', 'status', 'search_text'])
+      .where('project_id', '=', projectId)
+      .where('ordinal', '>=', from)
+      .where('ordinal', '<', to)
+      .execute();
+    const tags = await db
+      .selectFrom('article_tags')
+      .innerJoin('articles', 'articles.id', 'article_tags.article_id')
+      .select(['articles.ordinal', 'article_tags.tag_id'])
+      .where('articles.project_id', '=', projectId)
+      .where('articles.ordinal', '>=', from)
+      .where('articles.ordinal', '<', to)
+      .execute();
+    const tagsOf = groupTags(tags.map((tag) => [tag.ordinal, tag.tag_id]));
+    const sets = new Map<string, Uint32Array>();
+    for (const article of articles) {
+      const low = article.ordinal & (chunkSize - 1);
+      const keys = articleSetKeys({
+        status: article.status,
+        tagIds: tagsOf.get(article.ordinal) ?? [],
+        searchText: article.search_text,
+      });
+      for (const key of keys) {
+        let words = sets.get(key);
+        if (words === undefined) sets.set(key, (words = emptyChunk()));
+        words[low >>> 5] |= 1 << (low & 31);
+      }
+    }
+    const rows: ArticleSetTable[] = [];
+    const added: string[] = [];
+    for (const [key, words] of sets) {
+      rows.push({ project_id: projectId, set_key: key, chunk, members: Buffer.from(encodeChunk(words)!) });
+      const token = tokenOfSetKey(key);
+      if (token !== null && !tokens.has(token)) {
+        tokens.add(token);
+        added.push(token);
+      }
+    }
+    for (let first = 0; first < rows.length; first += keysPerStatement) {
+      await db
+        .insertInto('article_sets')
+        .values(rows.slice(first, first + keysPerStatement))
+        .execute();
+    }
+    await addTokens(db, projectId, added);
+  }
+}
+
+/** Every project's sets, built again (migration 0010). */
+export async function rebuildAllArticleSets(db: Executor): Promise<void> {
+  const projects = await db.selectFrom('projects').select('id').execute();
+  for (const { id } of projects) await rebuildArticleSets(db, id);
+}

@@ -1,0 +1,396 @@
+// Article sets: which articles of a project have a property (a stored status, a tag, a word of
+// the search text, a piece of it of up to three characters), as bitmaps of the articles'
+// ordinals, so that the list counts any combination of its filters exactly by combining a few
+// bitmaps instead of reading every matching article. Pure functions: the SQL is in
+// article-set-queries.ts.
+import type { StoredArticleStatus } from '../db/schema.ts';
+
+/**
+ * A set is stored in chunks of 4,096 ordinals, one row each: a change of one article rewrites one
+ * small row per set it is in (at most 512 bytes), never a whole bitmap of the project.
+ */
+export const chunkBits = 12;
+export const chunkSize = 1 << chunkBits;
+const chunkWords = chunkSize / 32;
+const bitmapBytes = chunkSize / 8;
+/** A chunk of fewer members than this is stored as their list (2 bytes each), else as a bitmap. */
+const listLimit = bitmapBytes / 2;
+
+/**
+ * The search text is split on whitespace as the terms of `?search=` are: a term holds no
+ * whitespace, so it occurs in the text exactly when it occurs in one of these tokens. Tokens
+ * longer than `tokenWindow` UTF-16 units are kept as overlapping windows of that length, each
+ * starting `windowStep` units after the previous: every term of at most `windowStep` units that
+ * occurs in the token lies whole in one window. Longer terms are searched in the texts themselves.
+ */
+export const tokenWindow = 256;
+export const windowStep = 128;
+/**
+ * Terms of up to three code points are counted from the set of that piece of text (`the`, `and`,
+ * `é`): such a term is a piece of many tokens (`the` of `them`, `other`, `weather` …), whose sets
+ * would be too many to combine.
+ */
+export const pieceLength = 3;
+
+export const statusSetKey = (status: StoredArticleStatus) => `s:${status}`;
+export const tagSetKey = (tagId: string) => `g:${tagId}`;
+export const tokenSetKey = (token: string) => `t:${token}`;
+export const pieceSetKey = (piece: string) => `c:${piece}`;
+export const tokenOfSetKey = (key: string): string | null => (key.startsWith('t:') ? key.slice(2) : null);
+
+/** How a search term (already lower-cased with searchKey) is counted. */
+export type TermSource =
+  | { kind: 'piece'; key: string }
+  | { kind: 'tokens'; term: string }
+  /** Too long for the token windows: matched in the texts. */
+  | { kind: 'text' };
+
+export function termSource(term: string): TermSource {
+  let codePoints = 0;
+  for (const _ of term) if (++codePoints > pieceLength) break;
+  if (codePoints <= pieceLength) return { kind: 'piece', key: pieceSetKey(term) };
+  return term.length <= windowStep ? { kind: 'tokens', term } : { kind: 'text' };
+}
+
+/**
+ * The characters `\s` matches (ECMAScript's WhiteSpace and LineTerminator, Unicode's Zs), by code:
+ * the split of the terms, without a regular expression per character.
+ */
+export function isWhitespaceCode(code: number): boolean {
+  if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * One pass over a search text: each token (or window of a long one) and each piece of one to
+ * three code points of a token, possibly more than once.
+ */
+function walkSearchText(text: string, onToken: (token: string) => void, onPiece: (piece: string) => void) {
+  let start = -1;
+  // The starts of the one and two code points before this one in the token, or -1.
+  let previous = -1;
+  let beforePrevious = -1;
+  for (let i = 0; i <= text.length;) {
+    const code = i < text.length ? text.charCodeAt(i) : 0x20;
+    const width = isHighSurrogate(code) && isLowSurrogate(text.charCodeAt(i + 1)) ? 2 : 1;
+    if (isWhitespaceCode(code)) {
+      if (start >= 0) windowsOf(text.slice(start, i), onToken);
+      start = previous = beforePrevious = -1;
+    } else {
+      if (start < 0) start = i;
+      const end = i + width;
+      onPiece(text.slice(i, end));
+      if (previous >= 0) onPiece(text.slice(previous, end));
+      if (beforePrevious >= 0) onPiece(text.slice(beforePrevious, end));
+      beforePrevious = previous;
+      previous = i;
+    }
+    i += width;
+  }
+}
+
+function windowsOf(token: string, onToken: (token: string) => void): void {
+  if (token.length <= tokenWindow) {
+    onToken(token);
+    return;
+  }
+  for (let start = 0; ; start += windowStep) {
+    // Never between the two halves of a surrogate pair: a window only grows by one unit.
+    const from = isLowSurrogate(token.charCodeAt(start)) ? start - 1 : start;
+    let end = Math.min(start + tokenWindow, token.length);
+    if (end < token.length && isLowSurrogate(token.charCodeAt(end))) end++;
+    onToken(token.slice(from, end));
+    if (end >= token.length) return;
+  }
+}
+
+/** The distinct tokens (or windows of long ones) of a search text. */
+export function searchTokens(searchText: string): Set<string> {
+  const tokens = new Set<string>();
+  walkSearchText(
+    searchText,
+    (token) => tokens.add(token),
+    () => {},
+  );
+  return tokens;
+}
+
+/** Every piece of one to three code points of the tokens of a search text. */
+export function searchPieces(searchText: string): Set<string> {
+  const pieces = new Set<string>();
+  walkSearchText(
+    searchText,
+    () => {},
+    (piece) => pieces.add(piece),
+  );
+  return pieces;
+}
+
+export interface ArticleMembership {
+  status: StoredArticleStatus;
+  tagIds: Iterable<string>;
+  searchText: string;
+}
+
+/** The keys of every set an article belongs to. */
+export function articleSetKeys({ status, tagIds, searchText }: ArticleMembership): Set<string> {
+  const keys = new Set<string>([statusSetKey(status)]);
+  for (const id of tagIds) keys.add(tagSetKey(id));
+  // A piece recurs many times in a text: each distinct one is made a key once.
+  const tokens = new Set<string>();
+  const pieces = new Set<string>();
+  walkSearchText(
+    searchText,
+    (token) => tokens.add(token),
+    (piece) => pieces.add(piece),
+  );
+  for (const token of tokens) keys.add(tokenSetKey(token));
+  for (const piece of pieces) keys.add(pieceSetKey(piece));
+  return keys;
+}
+
+/** A set of ordinals, by chunk: 128 words of 32 bits each. Chunks with no member may be absent. */
+export class OrdinalSet {
+  readonly chunks: Map<number, Uint32Array>;
+
+  constructor(chunks = new Map<number, Uint32Array>()) {
+    this.chunks = chunks;
+  }
+
+  static of(ordinals: Iterable<number>): OrdinalSet {
+    const set = new OrdinalSet();
+    for (const ordinal of ordinals) set.add(ordinal);
+    return set;
+  }
+
+  #words(chunk: number): Uint32Array {
+    let words = this.chunks.get(chunk);
+    if (words === undefined) this.chunks.set(chunk, (words = new Uint32Array(chunkWords)));
+    return words;
+  }
+
+  add(ordinal: number): void {
+    const low = ordinal & (chunkSize - 1);
+    this.#words(ordinal >>> chunkBits)[low >>> 5] |= 1 << (low & 31);
+  }
+
+  delete(ordinal: number): void {
+    const words = this.chunks.get(ordinal >>> chunkBits);
+    const low = ordinal & (chunkSize - 1);
+    if (words) words[low >>> 5] &= ~(1 << (low & 31));
+  }
+
+  has(ordinal: number): boolean {
+    const words = this.chunks.get(ordinal >>> chunkBits);
+    const low = ordinal & (chunkSize - 1);
+    return words !== undefined && (words[low >>> 5] & (1 << (low & 31))) !== 0;
+  }
+
+  /** Adds the members of one stored chunk. */
+  addStored(chunk: number, members: Uint8Array): void {
+    orStored(this.#words(chunk), members);
+  }
+
+  and(other: OrdinalSet): OrdinalSet {
+    const chunks = new Map<number, Uint32Array>();
+    for (const [chunk, words] of this.chunks) {
+      const others = other.chunks.get(chunk);
+      if (others === undefined) continue;
+      const result = new Uint32Array(chunkWords);
+      for (let i = 0; i < chunkWords; i++) result[i] = words[i] & others[i];
+      chunks.set(chunk, result);
+    }
+    return new OrdinalSet(chunks);
+  }
+
+  or(other: OrdinalSet): OrdinalSet {
+    const chunks = new Map<number, Uint32Array>();
+    for (const [chunk, words] of this.chunks) chunks.set(chunk, words.slice());
+    for (const [chunk, words] of other.chunks) {
+      const result = chunks.get(chunk);
+      if (result === undefined) chunks.set(chunk, words.slice());
+      else for (let i = 0; i < chunkWords; i++) result[i] |= words[i];
+    }
+    return new OrdinalSet(chunks);
+  }
+
+  minus(other: OrdinalSet): OrdinalSet {
+    const chunks = new Map<number, Uint32Array>();
+    for (const [chunk, words] of this.chunks) {
+      const others = other.chunks.get(chunk);
+      const result = words.slice();
+      if (others !== undefined) for (let i = 0; i < chunkWords; i++) result[i] &= ~others[i];
+      chunks.set(chunk, result);
+    }
+    return new OrdinalSet(chunks);
+  }
+
+  get size(): number {
+    let size = 0;
+    for (const words of this.chunks.values()) size += popcount(words);
+    return size;
+  }
+
+  /** The members in ascending order. */
+  ordinals(): number[] {
+    const ordinals: number[] = [];
+    for (const chunk of [...this.chunks.keys()].sort((a, b) => a - b)) {
+      const words = this.chunks.get(chunk)!;
+      for (let i = 0; i < chunkWords; i++) {
+        let word = words[i];
+        while (word !== 0) {
+          const bit = 31 - Math.clz32(word & -word);
+          ordinals.push((chunk << chunkBits) | (i << 5) | bit);
+          word &= word - 1;
+        }
+      }
+    }
+    return ordinals;
+  }
+
+  /** One stored value per chunk that has members. */
+  encodedChunks(): Map<number, Uint8Array> {
+    const encoded = new Map<number, Uint8Array>();
+    for (const [chunk, words] of this.chunks) {
+      const members = encodeChunk(words);
+      if (members !== null) encoded.set(chunk, members);
+    }
+    return encoded;
+  }
+}
+
+function popcount(words: Uint32Array): number {
+  let count = 0;
+  for (let i = 0; i < words.length; i++) {
+    let v = words[i];
+    if (v === 0) continue;
+    v = v - ((v >>> 1) & 0x55555555);
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    count += Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+  }
+  return count;
+}
+
+/** ORs a stored chunk (a list of 16-bit little-endian low ordinals, or a 512-byte bitmap) into words. */
+function orStored(words: Uint32Array, members: Uint8Array): void {
+  if (members.length === bitmapBytes) {
+    for (let i = 0, b = 0; i < chunkWords; i++, b += 4) {
+      words[i] |= members[b] | (members[b + 1] << 8) | (members[b + 2] << 16) | (members[b + 3] << 24);
+    }
+    return;
+  }
+  for (let b = 0; b + 1 < members.length; b += 2) {
+    const low = members[b] | (members[b + 1] << 8);
+    words[low >>> 5] |= 1 << (low & 31);
+  }
+}
+
+/** The stored form of a chunk's words, or null when it has no member. */
+export function encodeChunk(words: Uint32Array): Uint8Array | null {
+  const size = popcount(words);
+  if (size === 0) return null;
+  if (size >= listLimit) {
+    const bytes = new Uint8Array(bitmapBytes);
+    for (let i = 0, b = 0; i < chunkWords; i++, b += 4) {
+      const word = words[i];
+      bytes[b] = word & 0xff;
+      bytes[b + 1] = (word >>> 8) & 0xff;
+      bytes[b + 2] = (word >>> 16) & 0xff;
+      bytes[b + 3] = word >>> 24;
+    }
+    return bytes;
+  }
+  const bytes = new Uint8Array(size * 2);
+  let b = 0;
+  for (let i = 0; i < chunkWords; i++) {
+    let word = words[i];
+    while (word !== 0) {
+      const low = (i << 5) | (31 - Math.clz32(word & -word));
+      bytes[b++] = low & 0xff;
+      bytes[b++] = low >>> 8;
+      word &= word - 1;
+    }
+  }
+  return bytes;
+}
+
+/** The words of one stored chunk. */
+export function decodeChunk(members: Uint8Array): Uint32Array {
+  const words = new Uint32Array(chunkWords);
+  orStored(words, members);
+  return words;
+}
+
+/**
+ * Changes to the sets of a project, gathered while articles are written: per chunk and set, the
+ * ordinals (less the chunk's first) that join it, and as `-1 - low` those that leave it.
+ */
+export class SetChanges {
+  readonly #chunks = new Map<number, Map<string, number[]>>();
+  #count = 0;
+
+  /** The article's sets before (null: it is new) and after (null: it is deleted) the write. */
+  article(ordinal: number, before: Set<string> | null, after: Set<string> | null): void {
+    const chunk = ordinal >>> chunkBits;
+    const low = ordinal & (chunkSize - 1);
+    let sets = this.#chunks.get(chunk);
+    if (sets === undefined) this.#chunks.set(chunk, (sets = new Map()));
+    const change = (key: string, value: number) => {
+      const list = sets.get(key);
+      if (list === undefined) sets.set(key, [value]);
+      else list.push(value);
+      this.#count++;
+    };
+    for (const key of after ?? []) if (!before?.has(key)) change(key, low);
+    for (const key of before ?? []) if (!after?.has(key)) change(key, -1 - low);
+  }
+
+  /** Memberships changed so far: the writer applies them in batches to bound its memory. */
+  get size(): number {
+    return this.#count;
+  }
+
+  /** Per chunk, per set key, the changes as above. */
+  chunks(): ReadonlyMap<number, ReadonlyMap<string, number[]>> {
+    return this.#chunks;
+  }
+
+  clear(): void {
+    this.#chunks.clear();
+    this.#count = 0;
+  }
+}
+
+/** Applies a chunk's changes (as SetChanges holds them) to its words, in place. */
+export function applyToChunk(words: Uint32Array, changes: number[]): void {
+  for (const change of changes) {
+    if (change >= 0) words[change >>> 5] |= 1 << (change & 31);
+    else {
+      const low = -1 - change;
+      words[low >>> 5] &= ~(1 << (low & 31));
+    }
+  }
+}
+
+/** An empty chunk's words. */
+export function emptyChunk(): Uint32Array {
+  return new Uint32Array(chunkWords);
+}
