@@ -126,8 +126,11 @@ export async function importContent(
   };
   try {
     await db.kysely.transaction().execute(async (trx) => {
-      await writeContent(trx, project, source, prepared, now, options, summary);
+      // First: on PostgreSQL the update locks the project's row until the commit, so that two
+      // imports of a project take turns (each reads the articles, free ordinals and article sets
+      // the other committed); SQLite's writer lock does the same.
       await bumpContentVersion(trx, project.id);
+      await writeContent(trx, project, source, prepared, now, options, summary);
       if (options.dryRun) throw new DryRunRollback();
     });
   } catch (error) {

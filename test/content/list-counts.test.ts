@@ -227,6 +227,24 @@ describeEachDialect('list counts from article sets', (ctx) => {
     await assertSetsAsRebuilt(ctx.db, p.project.id, 'after reuse');
   });
 
+  test('list: two imports of a project at once take turns, and both are counted', async () => {
+    const p = await createTestProject(ctx.db);
+    const batch = (prefix: string) =>
+      Array.from({ length: 30 }, (_, i) =>
+        articleInput({ slug: `${prefix}-${i}`, content: `${prefix}word shared`, tags: [prefix] }),
+      );
+    await Promise.all([
+      importArticles(ctx.db, p.project, batch('left')),
+      importArticles(ctx.db, p.project, batch('right')),
+    ]);
+    const total = async (query: string) =>
+      (await getJson(ctx.app, `/v1/articles?${query}`, p.headers)).body.meta.total;
+    assert.equal(await total('search=shared'), 60);
+    assert.equal(await total('search=leftword'), 30);
+    assert.equal(await total('tags=right'), 30);
+    await assertSetsAsRebuilt(ctx.db, p.project.id, 'two imports');
+  });
+
   test('list: lone halves of surrogate pairs are stored and searched as U+FFFD, never a failed import', async () => {
     const p = await createTestProject(ctx.db);
     await importArticles(ctx.db, p.project, [
