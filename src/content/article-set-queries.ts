@@ -2,6 +2,8 @@
 // transaction, the dictionary of tokens kept in step with them, and a rebuild of a project's sets
 // from its articles (migration 0010, and benches that insert articles directly).
 import { type Kysely, sql } from 'kysely';
+import type { DialectName } from '../db/database.ts';
+import { valueList } from '../db/dialect-sql.ts';
 import type { ArticleSetTable, Database } from '../db/schema.ts';
 import {
   applyToChunk,
@@ -55,21 +57,24 @@ function groupTags<K>(pairs: Array<[K, string]>): Map<K, string[]> {
 }
 
 /** Applies gathered changes to the stored sets and tokens, then clears them. */
-export async function applySetChanges(db: Executor, projectId: string, changes: SetChanges): Promise<void> {
+export async function applySetChanges(
+  db: Executor,
+  dialect: DialectName,
+  projectId: string,
+  changes: SetChanges,
+): Promise<void> {
   const newTokens = new Set<string>();
   const emptiedTokens = new Set<string>();
   for (const [chunk, sets] of changes.chunks()) {
     const keys = [...sets.keys()];
     for (let start = 0; start < keys.length; start += keysPerStatement) {
       const batch = keys.slice(start, start + keysPerStatement);
-      const stored = await db
-        .selectFrom('article_sets')
-        .select(['set_key', 'members'])
-        .where('project_id', '=', projectId)
-        .where('chunk', '=', chunk)
-        .where('set_key', 'in', batch)
-        .execute();
-      const current = new Map(stored.map((row) => [row.set_key, row.members]));
+      const { rows: stored } = await sql<{ value: string; members: Uint8Array | null }>`select k.value,
+        (select s.members from article_sets as s where s.project_id = ${projectId} and s.set_key = k.value and s.chunk = ${chunk}) as members
+        from ${valueList(dialect, batch)}`.execute(db);
+      const current = new Map(
+        stored.flatMap((row) => (row.members === null ? [] : [[row.value, row.members]])),
+      );
       const written: ArticleSetTable[] = [];
       const emptied: string[] = [];
       for (const key of batch) {

@@ -4,7 +4,7 @@
 // rendered here, once, from its Markdown.
 import { createHash, randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import type { Db } from '../db/database.ts';
+import type { Db, DialectName } from '../db/database.ts';
 import type { ArticleTable, Database, Project, TagTable } from '../db/schema.ts';
 import { HttpError } from '../http/errors.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
@@ -130,7 +130,7 @@ export async function importContent(
       // imports of a project take turns (each reads the articles, free ordinals and article sets
       // the other committed); SQLite's writer lock does the same.
       await bumpContentVersion(trx, project.id);
-      await writeContent(trx, project, source, prepared, now, options, summary);
+      await writeContent(trx, db.dialect, project, source, prepared, now, options, summary);
       if (options.dryRun) throw new DryRunRollback();
     });
   } catch (error) {
@@ -144,6 +144,7 @@ export async function importContent(
 
 async function writeContent(
   trx: Kysely<Database>,
+  dialect: DialectName,
   project: Project,
   source: ContentSource,
   prepared: PreparedArticle[],
@@ -237,7 +238,7 @@ async function writeContent(
       }
       options.onProgress?.(++done, prepared.length);
     }
-    if (sets.size >= pendingSetChanges) await applySetChanges(trx, project.id, sets);
+    if (sets.size >= pendingSetChanges) await applySetChanges(trx, dialect, project.id, sets);
   }
 
   if (options.prune) {
@@ -258,12 +259,12 @@ async function writeContent(
           batch.map((row) => row.id),
         )
         .execute();
-      if (sets.size >= pendingSetChanges) await applySetChanges(trx, project.id, sets);
+      if (sets.size >= pendingSetChanges) await applySetChanges(trx, dialect, project.id, sets);
     }
     summary.removed = gone.length;
     summary.changes.removed = goneRows.map((row) => row.slug).sort(compareCodeUnits);
   }
-  await applySetChanges(trx, project.id, sets);
+  await applySetChanges(trx, dialect, project.id, sets);
   if (options.prune) await pruneEmptyTags(trx, project.id, source, summary);
 }
 
