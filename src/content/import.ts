@@ -23,6 +23,8 @@ export interface ImportOptions {
   onProgress?: (done: number, total: number) => void;
   /** The time of the import; tests pass it to control timestamps. */
   now?: Date;
+  /** Article-set changes held before they are written (default pendingSetChanges); for tests. */
+  setChangesPerWrite?: number;
 }
 
 export interface ImportSummary {
@@ -175,6 +177,7 @@ async function writeContent(
   // The article sets change with the articles, in the same transaction: each changed article
   // leaves the sets it was in and joins those it is in now (article-sets.ts).
   const sets = new SetChanges();
+  const perWrite = options.setChangesPerWrite ?? pendingSetChanges;
   const ordinals = unusedOrdinals([...existing.values()].map((row) => row.ordinal));
   let done = 0;
   for (let first = 0; first < prepared.length; first += articleBatch) {
@@ -235,10 +238,10 @@ async function writeContent(
           previous ? before.get(previous.id)! : null,
           articleSetKeys({ status: row.status, tagIds: articleTagIds, searchText: row.search_text }),
         );
+        if (sets.size >= perWrite) await applySetChanges(trx, dialect, project.id, sets);
       }
       options.onProgress?.(++done, prepared.length);
     }
-    if (sets.size >= pendingSetChanges) await applySetChanges(trx, dialect, project.id, sets);
   }
 
   if (options.prune) {
@@ -259,7 +262,7 @@ async function writeContent(
           batch.map((row) => row.id),
         )
         .execute();
-      if (sets.size >= pendingSetChanges) await applySetChanges(trx, dialect, project.id, sets);
+      if (sets.size >= perWrite) await applySetChanges(trx, dialect, project.id, sets);
     }
     summary.removed = gone.length;
     summary.changes.removed = goneRows.map((row) => row.slug).sort(compareCodeUnits);
@@ -270,8 +273,12 @@ async function writeContent(
 
 /** Articles written (or removed) between two reads of their previous sets. */
 const articleBatch = 500;
-/** Set changes held in memory before they are written: about 10 MB. */
-const pendingSetChanges = 2_000_000;
+/**
+ * Set changes held in memory before they are written: about a chunk's worth of new articles of
+ * 2.5 KB (1,000 sets each), so that a first import writes each chunk of a set about once
+ * (4,000 such articles: PostgreSQL 20.8 to 17.3 s; peak memory 500 MB, 400 MB without sets).
+ */
+const pendingSetChanges = 5_000_000;
 
 /** 0, 1, 2 … less the ordinals in use: a new article takes the lowest one free. */
 function* unusedOrdinals(used: number[]): Generator<number, never> {
