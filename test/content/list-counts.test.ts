@@ -231,6 +231,76 @@ describeEachDialect('list counts from article sets', (ctx) => {
     await assertSetsAsRebuilt(ctx.db, p.project.id, 'after reuse');
   });
 
+  test('list: any term, quotes, operators and all, is counted like a substring of the texts', async () => {
+    const p = await createTestProject(ctx.db);
+    const next = random(11);
+    const pool = [
+      'a',
+      'b',
+      'é',
+      'Σ',
+      'ς',
+      '中',
+      '😀',
+      '"',
+      "'",
+      '%',
+      '_',
+      '\\',
+      '*',
+      '^',
+      ':',
+      '-',
+      '(',
+      ')',
+      '.',
+      'NEAR',
+      'OR',
+      ' ',
+      ' ',
+      ' ',
+      '\n',
+    ];
+    const pick = () => pool[Math.floor(next() * pool.length)];
+    const texts = Array.from({ length: 24 }, () =>
+      Array.from({ length: 12 + Math.floor(next() * 30) }, pick).join(''),
+    );
+    await importArticles(
+      ctx.db,
+      p.project,
+      texts.map((text, i) => articleInput({ slug: `f-${i}`, title: `T${i}`, content: `x ${text}` })),
+    );
+    // Terms drawn from the texts (so that most match) and from the pool.
+    const terms: string[] = [];
+    for (let i = 0; i < 80; i++) {
+      const text = texts[Math.floor(next() * texts.length)];
+      const start = Math.floor(next() * text.length);
+      const fromText = text.slice(start, start + 1 + Math.floor(next() * 6)).split(/\s+/u)[0];
+      const fromPool = Array.from({ length: 1 + Math.floor(next() * 5) }, pick)
+        .join('')
+        .replace(/\s/gu, '');
+      for (const term of [fromText, fromPool])
+        if (term !== '' && !/^[\ud800-\udfff]|[\ud800-\udfff]$/.test(term)) terms.push(term);
+    }
+    // What the plain text of such content is: the Markdown renderer's view is the reference.
+    const stored = await ctx.db.kysely
+      .selectFrom('articles')
+      .select('search_text')
+      .where('project_id', '=', p.project.id)
+      .execute();
+    for (const term of terms) {
+      const key = term.toLowerCase().replaceAll('ς', 'σ');
+      const expected = stored.filter((row) => row.search_text.includes(key)).length;
+      const response = await getJson(
+        ctx.app,
+        `/v1/articles?search=${encodeURIComponent(term)}&limit=1`,
+        p.headers,
+      );
+      assert.equal(response.status, 200, JSON.stringify(term));
+      assert.equal(response.body.meta.total, expected, JSON.stringify(term));
+    }
+  });
+
   test('list: two imports of a project at once take turns, and both are counted', async () => {
     const p = await createTestProject(ctx.db);
     const batch = (prefix: string) =>
