@@ -249,16 +249,17 @@ export interface SetRow {
 }
 
 /**
- * Chunks of matching tokens read for one search term at most. A term held by more tokens than
- * this (a common piece of words, such as `tion` in an English blog) is matched in the texts
- * instead, so that combining the chunks never holds the event loop for more than a few ms.
+ * Chunks of sets one count combines at most: they are combined on the event loop (about 1 µs
+ * each, their transfer from SQLite's read worker included), so a count that needs more, such as
+ * a search for terms held by very many words (`tion` in an English blog, or many such terms at
+ * once), is counted in the texts instead, off the event loop on SQLite.
  */
-export const tokenChunkLimit = 4096;
+export const setChunkLimit = 4096;
 
 export interface SetCount {
   /** One statement, so that every set is read from the same snapshot. */
   query: CompiledQuery<SetRow>;
-  /** The matching articles; null when a term has too many tokens (count in the texts). */
+  /** The matching articles; null when the sets have too many chunks (count in the texts). */
   matches(rows: SetRow[]): OrdinalSet | null;
 }
 
@@ -308,22 +309,23 @@ export function articleSetCount(db: Executor, dialect: DialectName, filter: Arti
     );
   }
   terms.forEach((term, i) => {
-    branches.push(sql`select * from (select ${sql.lit(`term ${i}`)} as part, s.chunk, s.members
+    branches.push(sql`select ${sql.lit(`term ${i}`)} as part, s.chunk, s.members
       from search_tokens as t join article_sets as s on s.project_id = t.project_id and s.set_key = 't:' || t.token
-      where ${projectTokensHolding(dialect, projectId, term)} limit ${tokenChunkLimit + 1}) as ${sql.raw(`term${i}`)}`);
+      where ${projectTokensHolding(dialect, projectId, term)}`);
   });
   if (scheduledNeeded) {
     branches.push(sql`select 'scheduled' as part, ordinal as chunk, null as members from articles
       where project_id = ${projectId} and status = 'published' and published_at > ${filter.now}`);
   }
-  const query = sql<SetRow>`${sql.join(branches, sql` union all `)}`.compile(db);
+  const query =
+    sql<SetRow>`select * from (${sql.join(branches, sql` union all `)}) as sets limit ${setChunkLimit + 1}`.compile(
+      db,
+    );
 
   return {
     query,
     matches(rows) {
-      const rowCounts = new Map<string, number>();
-      for (const { part } of rows) rowCounts.set(part, (rowCounts.get(part) ?? 0) + 1);
-      for (const count of rowCounts.values()) if (count > tokenChunkLimit) return null;
+      if (rows.length > setChunkLimit) return null;
       const parts = new Map<string, OrdinalSet>();
       for (const { part, chunk, members } of rows) {
         let set = parts.get(part);

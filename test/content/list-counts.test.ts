@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { Db } from '../../src/db/database.ts';
 import type { ArticleInput, TagInput } from '../../src/content/import/records.ts';
 import { rebuildArticleSets } from '../../src/content/article-set-queries.ts';
-import { tokenChunkLimit } from '../../src/content/article-queries.ts';
+import { setChunkLimit } from '../../src/content/article-queries.ts';
 import type { ArticleTable, Project } from '../../src/db/schema.ts';
 import { bumpContentVersion } from '../../src/projects/queries.ts';
 import {
@@ -341,13 +341,23 @@ describeEachDialect('list counts from article sets', (ctx) => {
     await assertSetsAsRebuilt(ctx.db, p.project.id, 'lone surrogates');
   });
 
-  test(`list: a term held by more than ${tokenChunkLimit} tokens is counted in the texts, exactly`, async () => {
+  test(`list: a search whose sets have more than ${setChunkLimit} chunks is counted in the texts, exactly`, async () => {
     const p = await createTestProject(ctx.db);
-    const count = tokenChunkLimit + 20;
+    // Each article holds a word of its own: `wide` is held by more words than can be combined.
+    const count = setChunkLimit + 20;
     const text = (i: number) => `wide${i} plain`;
     await insertArticles(ctx.db, p.project, count, text);
     const texts = Array.from({ length: count }, (_, i) => text(i));
-    for (const search of ['wide', 'ide1', 'plain wide', 'wide4100', 'de40']) {
+    // `ide1 ide2 ide3 ide4`: each term's words fit, all of them together do not.
+    for (const search of [
+      'wide',
+      'ide1',
+      'plain wide',
+      'wide4100',
+      'de40',
+      'ide1 ide2',
+      'ide1 ide2 ide3 ide4',
+    ]) {
       const terms = search.split(' ');
       const expected = texts.filter((t) => terms.every((term) => t.includes(term))).length;
       const response = await getJson(ctx.app, `/v1/articles?search=${search}&limit=3`, p.headers);
