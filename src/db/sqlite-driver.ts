@@ -174,8 +174,8 @@ export class NodeSqliteDatabase {
     return this.#stamp;
   }
 
-  /** This process wrote: the next changeStamp() reads the database again. */
-  wrote(): void {
+  /** The next changeStamp() reads the database again (this process wrote, or a caller asks). */
+  forgetStamp(): void {
     this.#stamp = null;
   }
 
@@ -248,7 +248,7 @@ class ConnectionHandle implements DatabaseConnection {
       try {
         return writer.run(sql, query.parameters);
       } finally {
-        database.wrote();
+        database.forgetStamp();
       }
     };
     if (writer.raw.isTransaction) return run() as QueryResult<R>;
