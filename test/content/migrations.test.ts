@@ -66,6 +66,22 @@ function oldArticle(
   };
 }
 
+/** Applies the migrations named before `first` (a database as an older release left it). */
+async function migrateBefore(db: Db, dialect: DialectName, first: string): Promise<void> {
+  const before = new Migrator({
+    db: db.kysely as Kysely<any>,
+    provider: {
+      getMigrations: async () =>
+        Object.fromEntries(
+          Object.entries(migrations)
+            .filter(([name]) => name < first)
+            .map(([name, make]) => [name, make(dialect)]),
+        ),
+    },
+  });
+  assert.equal((await before.migrateToLatest()).error, undefined);
+}
+
 async function emptyDatabase(dialect: DialectName): Promise<Db> {
   const database = await createTestDatabase(dialect, { migrate: false });
   cleanups.push(() => database.drop());
@@ -134,18 +150,7 @@ for (const dialect of configuredDialects()) {
 for (const dialect of configuredDialects()) {
   test(`migration 0008 [${dialect}]: view counts stored in articles are kept, sorted by and counted on`, async () => {
     const db = await emptyDatabase(dialect);
-    const before = new Migrator({
-      db: db.kysely as Kysely<any>,
-      provider: {
-        getMigrations: async () =>
-          Object.fromEntries(
-            Object.entries(migrations)
-              .filter(([name]) => name < '0008')
-              .map(([name, make]) => [name, make(dialect)]),
-          ),
-      },
-    });
-    assert.equal((await before.migrateToLatest()).error, undefined);
+    await migrateBefore(db, dialect, '0008');
     const project = await createProject(db, { name: 'Old', slug: 'old', siteUrl: null });
     // Rows as the schema of 0007 holds them (the import writes the columns of the latest one).
     await (db.kysely as Kysely<any>)
@@ -197,18 +202,7 @@ for (const dialect of configuredDialects()) {
 for (const dialect of configuredDialects()) {
   test(`migration 0010 [${dialect}]: articles stored before it get ordinals and sets that count the list`, async () => {
     const db = await emptyDatabase(dialect);
-    const before = new Migrator({
-      db: db.kysely as Kysely<any>,
-      provider: {
-        getMigrations: async () =>
-          Object.fromEntries(
-            Object.entries(migrations)
-              .filter(([name]) => name < '0010')
-              .map(([name, make]) => [name, make(dialect)]),
-          ),
-      },
-    });
-    assert.equal((await before.migrateToLatest()).error, undefined);
+    await migrateBefore(db, dialect, '0010');
     const old = db.kysely as Kysely<any>;
     const projects = [];
     for (const slug of ['first', 'second']) {
@@ -320,18 +314,7 @@ for (const dialect of configuredDialects()) {
 for (const dialect of configuredDialects()) {
   test(`migration 0010 [${dialect}]: a failure part-way leaves the database as it was, and it runs again`, async () => {
     const db = await emptyDatabase(dialect);
-    const before = new Migrator({
-      db: db.kysely as Kysely<any>,
-      provider: {
-        getMigrations: async () =>
-          Object.fromEntries(
-            Object.entries(migrations)
-              .filter(([name]) => name < '0010')
-              .map(([name, make]) => [name, make(dialect)]),
-          ),
-      },
-    });
-    assert.equal((await before.migrateToLatest()).error, undefined);
+    await migrateBefore(db, dialect, '0010');
     const project = await createProject(db, { name: 'Old', slug: 'old', siteUrl: null });
     await (db.kysely as Kysely<any>)
       .insertInto('articles')
