@@ -57,7 +57,15 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
     },
     async (request) => {
       rejectInvalid(request);
-      return listArticles(db, request.auth.project, request.query as never, publishedOnly(request));
+      const query = request.query as { sort?: string };
+      const answer = await listArticles(db, request.auth.project, query as never, publishedOnly(request));
+      // A page shows the view counts of its own articles: cached, it is refreshed for their page
+      // views only, unless views order the list (then any article's may change the page).
+      const slugs = answer.data.map((article) => (article as { slug?: unknown }).slug);
+      if (query.sort !== 'viewCount' && slugs.every((slug) => typeof slug === 'string')) {
+        request.answerViewedSlugs = slugs as string[];
+      }
+      return answer;
     },
   );
 

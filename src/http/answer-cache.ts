@@ -29,6 +29,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     answerCacheKey: string | null;
     answerViewsSeq: number;
+    /**
+     * Set by a 'project' route whose answer shows the view counts of these articles only (a page
+     * of the list, not sorted by views): it is rebuilt for their page views, not for any of the
+     * project's.
+     */
+    answerViewedSlugs: string[] | null;
   }
 }
 
@@ -45,8 +51,11 @@ export interface CachedAnswer {
   expiresAt: number;
   /** Epoch milliseconds when it was built. */
   builtAt?: number;
-  /** The view clock's value when it was built, and what its view counts are of; null: none shown. */
-  views?: { seq: number; projectId: string; slug: string | null } | null;
+  /**
+   * The view clock's value when it was built, and what its view counts are of: one article
+   * (`slug`), some (`slugs`) or the whole project (neither); null: none shown.
+   */
+  views?: { seq: number; projectId: string; slug: string | null; slugs?: string[] } | null;
   encoded?: Partial<Record<Encoding, Buffer>>;
 }
 
@@ -135,8 +144,11 @@ export class ViewClock {
     if (slug !== null) this.#articles.set(`${projectId}\u0000${slug}`, seq);
   }
 
-  changedSince(seq: number, projectId: string, slug: string | null): boolean {
+  changedSince(seq: number, projectId: string, slug: string | null, slugs?: string[]): boolean {
     if (this.#all > seq) return true;
+    if (slugs !== undefined && slug === null) {
+      return slugs.some((one) => (this.#articles.get(`${projectId}\u0000${one}`) ?? 0) > seq);
+    }
     const last =
       slug === null ? this.#projects.get(projectId) : this.#articles.get(`${projectId}\u0000${slug}`);
     return last !== undefined && last > seq;
@@ -155,6 +167,7 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
   const { cache, clock, viewCountLagMs } = options;
   app.decorateRequest('answerCacheKey', null);
   app.decorateRequest('answerViewsSeq', 0);
+  app.decorateRequest('answerViewedSlugs', null);
   app.decorateRequest('compressedAnswer', null);
   const unsubscribe = db.onViews((projectId, slug) => clock.touch(projectId, slug));
   app.addHook('onClose', async () => unsubscribe());
@@ -173,7 +186,7 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
         clock.touch(null, null);
       }
     }
-    return clock.changedSince(views.seq, views.projectId, views.slug);
+    return clock.changedSince(views.seq, views.projectId, views.slug, views.slugs);
   };
 
   // onRequest, after authentication and the origin check (registered after both): a hit is
@@ -229,6 +242,9 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
               seq: request.answerViewsSeq,
               projectId: request.auth.project.id,
               slug: scope === 'article' ? slug : null,
+              ...(scope === 'project' && request.answerViewedSlugs !== null
+                ? { slugs: request.answerViewedSlugs }
+                : {}),
             },
     });
     return payload;

@@ -21,6 +21,15 @@ import {
   type TestDatabase,
 } from '../helpers.ts';
 
+/** Answers served from the answer cache so far (the /metrics counter). */
+async function cacheHits(app: FastifyInstance): Promise<number> {
+  const metrics = (await app.inject({ url: '/metrics' })).body;
+  const line = metrics
+    .split('\n')
+    .find((text) => text.startsWith('folio_answer_cache_requests_total{result="hit"}'));
+  return Number(line?.split(' ').at(-1) ?? 0);
+}
+
 async function contentVersion(db: Db, projectId: string): Promise<number> {
   const row = await db.kysely
     .selectFrom('projects')
@@ -99,6 +108,44 @@ describeEachDialect(
       );
       // Another article's answer was not concerned: still the same cached answer.
       assert.equal((await getJson(ctx.app, '/v1/articles/other', headers)).headers.etag, other.headers.etag);
+    });
+
+    test("a cached list page is refreshed for page views of its own articles, not for other articles'; sorted by views, for any", async () => {
+      const { project, headers } = await createTestProject(ctx.db);
+      await importArticles(ctx.db, project, [
+        articleInput({ slug: 'a-shown', title: 'A shown' }),
+        articleInput({ slug: 'z-elsewhere', title: 'Z elsewhere' }),
+      ]);
+      const page = '/v1/articles?limit=1&sort=title&order=asc';
+      const byViews = '/v1/articles?limit=1&sort=viewCount&order=desc';
+      const first = await getJson(ctx.app, page, headers);
+      assert.deepEqual(
+        first.body.data.map((article: { slug: string }) => article.slug),
+        ['a-shown'],
+      );
+      const firstByViews = await getJson(ctx.app, byViews, headers);
+      for (let i = 0; i < 2; i++)
+        assert.equal((await track(ctx.app, { slug: 'z-elsewhere' }, { headers })).statusCode, 201);
+      await rollUpQueued(ctx.db);
+      // Not its article: served from the cache, not built again.
+      const hitsBefore = await cacheHits(ctx.app);
+      assert.equal((await getJson(ctx.app, page, headers)).headers.etag, first.headers.etag);
+      assert.equal(await cacheHits(ctx.app), hitsBefore + 1);
+      // Ordered by views: another article's views change the page.
+      const rebuilt = await getJson(ctx.app, byViews, headers);
+      assert.notEqual(rebuilt.headers.etag, firstByViews.headers.etag);
+      assert.deepEqual(
+        rebuilt.body.data.map((article: { slug: string; viewCount: number }) => [
+          article.slug,
+          article.viewCount,
+        ]),
+        [['z-elsewhere', 2]],
+      );
+      assert.equal((await track(ctx.app, { slug: 'a-shown' }, { headers })).statusCode, 201);
+      await rollUpQueued(ctx.db);
+      const mine = await getJson(ctx.app, page, headers);
+      assert.notEqual(mine.headers.etag, first.headers.etag);
+      assert.equal(mine.body.data[0].viewCount, 1);
     });
   },
   { viewCountLagMs: 0 },
