@@ -36,20 +36,20 @@ export type InsightView = Pick<
 >;
 
 /** The columns of a new page view that its breakdown rows depend on. */
-export type BreakdownView = Pick<
-  PageViewTable,
-  | 'project_id'
-  | 'day'
-  | 'visitor_id'
-  | 'events'
-  | 'country'
-  | 'screen_width'
-  | 'referrer'
-  | 'page_url'
-  | 'utm_source'
-  | 'utm_medium'
-  | 'utm_campaign'
->;
+export const breakdownColumns = [
+  'project_id',
+  'day',
+  'visitor_id',
+  'events',
+  'country',
+  'screen_width',
+  'referrer',
+  'page_url',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+] as const satisfies ReadonlyArray<keyof PageViewTable>;
+export type BreakdownView = Pick<PageViewTable, (typeof breakdownColumns)[number]>;
 
 export type CreatedView = InsightView &
   Pick<

@@ -118,7 +118,7 @@ export class PageViewWriter {
 
   /** Resolves when every queued write has been committed or refused, and rolled up. */
   async idle(): Promise<void> {
-    while (this.#loops.size > 0) await Promise.all(this.#loops);
+    await this.#settled();
     await rollUpQueued(this.#db);
   }
 
@@ -127,8 +127,13 @@ export class PageViewWriter {
    * instance that wrote nothing leaves the database alone, so that a failed start ends at once).
    */
   async close(): Promise<void> {
-    while (this.#loops.size > 0) await Promise.all(this.#loops);
+    await this.#settled();
     if (this.#commits > 0) await rollUpQueued(this.#db);
+  }
+
+  /** Every queued write committed or refused. */
+  async #settled(): Promise<void> {
+    while (this.#loops.size > 0) await Promise.all(this.#loops);
   }
 
   async #drain(): Promise<void> {

@@ -10,8 +10,8 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Selectable } from 'kysely';
 import type { PageViewTable, RollupQueueTable } from '../db/schema.ts';
-import { databaseUnavailableMessage } from '../http/errors.ts';
-import { InsightChanges } from './insight-changes.ts';
+import { writeRefusalMessage } from '../http/errors.ts';
+import { breakdownColumns, InsightChanges } from './insight-changes.ts';
 import type { Executor } from './queries/write-store.ts';
 import { writeRollups } from './queries/write-rollups.ts';
 import { RollupChanges } from './rollup-changes.ts';
@@ -29,21 +29,11 @@ export const rollupLockKey = 7_406_151;
 /** The columns of a page view that its rollups depend on and no update changes. */
 const fixedColumns = [
   'id',
-  'project_id',
   'article_id',
-  'day',
   'created_at',
-  'visitor_id',
   'source',
-  'country',
-  'screen_width',
-  'referrer',
-  'page_url',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
   'event_count',
-  'events',
+  ...breakdownColumns,
 ] as const satisfies ReadonlyArray<keyof PageViewTable>;
 type FixedColumns = Pick<PageViewTable, (typeof fixedColumns)[number]>;
 
@@ -80,13 +70,8 @@ export async function rollUpBeforeReading(db: Db): Promise<void> {
   try {
     await rollUpQueued(db);
   } catch (error) {
-    if (!isWriteRefusal(error)) throw error;
+    if (writeRefusalMessage(error) === null) throw error;
   }
-}
-
-function isWriteRefusal(error: unknown): boolean {
-  const message = databaseUnavailableMessage(error);
-  return message !== null && /disk space|read-only/.test(message);
 }
 
 /**

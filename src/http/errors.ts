@@ -197,17 +197,32 @@ function describeProblem(error: AjvError): string {
 /** Seconds a client should wait before retrying a 503 caused by the database. */
 export const retryAfterSeconds = 5;
 
+function errorCodes(error: unknown): { code: unknown; primary: number | null } {
+  const code = (error as { code?: unknown })?.code;
+  const errcode = (error as { errcode?: unknown })?.errcode;
+  // SQLite's primary result code is the low byte of the extended one.
+  return { code, primary: typeof errcode === 'number' ? errcode & 0xff : null };
+}
+
+/**
+ * The message for a database that accepts reads but refuses writes (disk full, read-only), or
+ * null: reads may still be served.
+ */
+export function writeRefusalMessage(error: unknown): string | null {
+  const { code, primary } = errorCodes(error);
+  if (primary === 13 || code === '53100') return 'The database is out of disk space; try again later';
+  if (primary === 8 || code === '25006') return 'The database is read-only; writes are refused for now';
+  return null;
+}
+
 /**
  * The 503 message for an error of a database that cannot serve the request now, or null. Disk full
  * and read-only are named, so that an operator reading a client's report knows what to fix.
  */
 export function databaseUnavailableMessage(error: unknown): string | null {
-  const code = (error as { code?: unknown })?.code;
-  const errcode = (error as { errcode?: unknown })?.errcode;
-  // SQLite's primary result code is the low byte of the extended one.
-  const primary = typeof errcode === 'number' ? errcode & 0xff : null;
-  if (primary === 13 || code === '53100') return 'The database is out of disk space; try again later';
-  if (primary === 8 || code === '25006') return 'The database is read-only; writes are refused for now';
+  const { code, primary } = errorCodes(error);
+  const refusal = writeRefusalMessage(error);
+  if (refusal !== null) return refusal;
   if (code === 'FOLIO_DB_TIMEOUT' || primary === 5 || primary === 6) {
     return 'The database did not answer in time; try again shortly';
   }

@@ -8,27 +8,13 @@
 // arrive (yesterday, today).
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
+import { breakdownColumns, InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
 import { deepViewSql, hourSql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
 import { addToVisitorSets, writeInsightRollups } from './write-rollups.ts';
 
 const pageSize = 5000;
 
-const columns = [
-  'id',
-  'project_id',
-  'article_id',
-  'day',
-  'visitor_id',
-  'events',
-  'country',
-  'screen_width',
-  'referrer',
-  'page_url',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-] as const;
+const columns = ['id', 'article_id', ...breakdownColumns] as const;
 
 /** Inside the caller's transaction: replaces the insights rollups of the days from `fromDay`. */
 export async function rebuildInsights(
