@@ -107,6 +107,24 @@ describeEachDialect('operations endpoints', (ctx) => {
       2,
     );
     assert.equal(metricValue(text, 'folio_http_requests_total', { route: 'unmatched', status: '404' }), 1);
+    // The histogram's buckets are cumulative, end with +Inf = count, and its sum is the time spent.
+    const ok = { ...route, status: '200' };
+    const buckets = text
+      .split('\n')
+      .filter(
+        (line) =>
+          line.startsWith('folio_http_request_duration_seconds_bucket{') &&
+          line.includes('route="/v1/articles/:slug"') &&
+          line.includes('status="200"'),
+      )
+      .map((line) => Number(line.split(' ').at(-1)));
+    assert.equal(buckets.length, 13);
+    assert.ok(buckets.every((count, index) => index === 0 || count >= buckets[index - 1]));
+    assert.equal(metricValue(text, 'folio_http_request_duration_seconds_bucket', { ...ok, le: '+Inf' }), 2);
+    assert.equal(metricValue(text, 'folio_http_request_duration_seconds_bucket', { ...ok, le: '5' }), 2);
+    const sum = metricValue(text, 'folio_http_request_duration_seconds_sum', ok);
+    assert.ok(sum > 0 && sum < 10, String(sum));
+    assert.match(text, /# TYPE folio_http_request_duration_seconds histogram/);
     assert.ok(metricValue(text, 'folio_answer_cache_requests_total', { result: 'hit' }) >= 1);
     assert.ok(metricValue(text, 'folio_answer_cache_requests_total', { result: 'miss' }) >= 1);
     assert.ok(metricValue(text, 'folio_page_view_write_batches_total', { outcome: 'committed' }) >= 1);
