@@ -55,7 +55,15 @@ export interface CachedAnswer {
    * The view clock's value when it was built, and what its view counts are of: one article
    * (`slug`), some (`slugs`) or the whole project (neither); null: none shown.
    */
-  views?: { seq: number; projectId: string; slug: string | null; slugs?: string[] } | null;
+  views?: {
+    seq: number;
+    projectId: string;
+    slug: string | null;
+    slugs?: string[];
+    /** The clock's value when its views were last found unchanged (a hit then asks again only
+     * once the clock moved: a list page's check builds a key per article shown). */
+    uncheckedAfter?: number;
+  } | null;
   encoded?: Partial<Record<Encoding, Buffer>>;
 }
 
@@ -186,7 +194,10 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
         clock.touch(null, null);
       }
     }
-    return clock.changedSince(views.seq, views.projectId, views.slug, views.slugs);
+    if (views.uncheckedAfter === clock.seq) return false;
+    if (clock.changedSince(views.seq, views.projectId, views.slug, views.slugs)) return true;
+    views.uncheckedAfter = clock.seq;
+    return false;
   };
 
   // onRequest, after authentication and the origin check (registered after both): a hit is

@@ -60,7 +60,20 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
     }
   });
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Callback style, and without a promise when the key is known and the limits are counted in
+  // memory (measured with wrk on the cached list: the async hook's promises were ~5% of a hit).
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    let outcome: void | Promise<void>;
+    try {
+      outcome = authenticate(request, reply);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (outcome instanceof Promise) outcome.then(() => done(), done);
+    else done();
+  });
+
+  function authenticate(request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
     const config = request.routeOptions.config ?? {};
     const access: RouteAccess = config.access ?? 'secret';
     if (request.method === 'OPTIONS') return;
@@ -68,22 +81,30 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
       // The API's own public documents still count against the anonymous budget; the docs page
       // and the health check (polled by load balancers) do not.
       if (request.url.startsWith('/v1/') && config.rateLimited !== false)
-        await spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit);
+        return spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit);
       return;
     }
     const presented = presentedKey(request, config.keyInQuery === true);
-    const found =
-      presented !== null && looksLikeKey(presented) ? await findActiveKey(db, presented) : undefined;
-    if (found === undefined) {
-      await spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit);
-      throw new UnauthorizedError(presented === null ? 'Missing API key' : 'Invalid API key');
-    }
-    await spend(
-      rateLimits,
-      reply,
-      `key:${found.key.id}:${request.ip}`,
-      found.key.rate_limit ?? authenticatedLimit,
-    );
+    const found = presented !== null && looksLikeKey(presented) ? findActiveKey(db, presented) : undefined;
+    return then(found, (found) => {
+      if (found === undefined) {
+        return then(spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit), () => {
+          throw new UnauthorizedError(presented === null ? 'Missing API key' : 'Invalid API key');
+        });
+      }
+      return then(
+        spend(
+          rateLimits,
+          reply,
+          `key:${found.key.id}:${request.ip}`,
+          found.key.rate_limit ?? authenticatedLimit,
+        ),
+        () => admit(request, found, access),
+      );
+    });
+  }
+
+  function admit(request: FastifyRequest, found: AuthContext, access: RouteAccess): void {
     if (access === 'secret' && found.key.kind !== 'secret') {
       throw new ForbiddenError(
         'This endpoint needs a secret key; public keys may only read published content and send tracking requests',
@@ -97,7 +118,12 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
         request.log.warn({ err: error }, 'could not record key use'),
       );
     }
-  });
+  }
+}
+
+/** `next(value)`, at once when `value` is not a promise, else once it resolves. */
+function then<T, R>(value: T | Promise<T>, next: (value: T) => R): R | Promise<Awaited<R>> {
+  return value instanceof Promise ? (value.then(next) as Promise<Awaited<R>>) : next(value);
 }
 
 function presentedKey(request: FastifyRequest, keyInQuery: boolean): string | null {
@@ -115,20 +141,32 @@ function presentedKey(request: FastifyRequest, keyInQuery: boolean): string | nu
   return null;
 }
 
-async function spend(
+function spend(
   store: RateLimitStore,
   reply: FastifyReply,
   bucket: string,
   limit: number,
-): Promise<void> {
-  let decision: Decision;
+): void | Promise<void> {
+  let decision: Decision | Promise<Decision>;
   try {
-    decision = await store.consume(bucket, limit, windowMs);
+    decision = store.consume(bucket, limit, windowMs);
   } catch (error) {
-    // Only a store used without its fallback (ResilientRateLimitStore) can get here.
-    reply.log.warn({ err: error }, 'rate limit store unavailable; request not counted');
-    return;
+    return storeFailed(reply, error);
   }
+  if (decision instanceof Promise)
+    return decision.then(
+      (decided) => applyDecision(reply, decided, limit),
+      (error: unknown) => storeFailed(reply, error),
+    );
+  applyDecision(reply, decision, limit);
+}
+
+// Only a store used without its fallback (ResilientRateLimitStore) can fail.
+function storeFailed(reply: FastifyReply, error: unknown): void {
+  reply.log.warn({ err: error }, 'rate limit store unavailable; request not counted');
+}
+
+function applyDecision(reply: FastifyReply, decision: Decision, limit: number): void {
   const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
   reply.header('X-RateLimit-Limit', String(limit));
   reply.header('X-RateLimit-Remaining', String(decision.remaining));

@@ -18,8 +18,11 @@ export interface Decision {
 }
 
 export interface RateLimitStore {
-  /** Counts a request of `bucket` when fewer than `limit` were allowed in the last `windowMs`. */
-  consume(bucket: string, limit: number, windowMs: number): Promise<Decision>;
+  /**
+   * Counts a request of `bucket` when fewer than `limit` were allowed in the last `windowMs`; a
+   * store in memory answers at once, without a promise.
+   */
+  consume(bucket: string, limit: number, windowMs: number): Decision | Promise<Decision>;
   /** Called when a shared store becomes unavailable (with the error) and when it is back. */
   onStateChange?(listener: (available: boolean, error?: unknown) => void): void;
   /** Shared stores: resolves when the store answers (readiness and metrics); absent in memory. */
@@ -28,50 +31,63 @@ export interface RateLimitStore {
 }
 
 /**
- * The times of the allowed requests of each bucket, oldest first: at most `limit` per bucket and
- * only those of the last window, so memory follows real traffic. Expired times are skipped by
- * moving `head` and dropped in one slice once they are half the array (amortised O(1) per request).
+ * The allowed requests of each bucket in the last window, oldest first, as runs: `times[i]` a
+ * millisecond and `counts[i]` the requests allowed in it, so that a busy key (a million a minute)
+ * keeps one entry per millisecond instead of one per request. Expired runs are skipped by moving
+ * `head` and dropped in one slice once they are half the arrays (amortised O(1) per request).
  */
 interface SlidingLog {
   times: number[];
+  counts: number[];
   head: number;
+  /** Requests counted in the runs from `head` on. */
+  count: number;
 }
 
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #logs = new Map<string, SlidingLog>();
   #lastSweep = Date.now();
 
-  async consume(bucket: string, limit: number, windowMs: number): Promise<Decision> {
+  /** Synchronous: the auth hook answers without a promise when the store is this one. */
+  consume(bucket: string, limit: number, windowMs: number): Decision {
     const now = Date.now();
     if (now - this.#lastSweep > windowMs) this.#sweep(now, windowMs);
     let log = this.#logs.get(bucket);
     if (log === undefined) {
-      log = { times: [], head: 0 };
+      log = { times: [], counts: [], head: 0, count: 0 };
       this.#logs.set(bucket, log);
     }
     const cutoff = now - windowMs;
-    while (log.head < log.times.length && log.times[log.head] <= cutoff) log.head++;
+    while (log.head < log.times.length && log.times[log.head] <= cutoff) {
+      log.count -= log.counts[log.head];
+      log.head++;
+    }
     if (log.head >= 32 && log.head * 2 >= log.times.length) {
       log.times = log.times.slice(log.head);
+      log.counts = log.counts.slice(log.head);
       log.head = 0;
     }
-    let count = log.times.length - log.head;
-    const allowed = count < limit;
+    const allowed = log.count < limit;
     if (allowed) {
-      log.times.push(now);
-      count++;
+      const last = log.times.length - 1;
+      if (last >= log.head && log.times[last] === now) log.counts[last]++;
+      else {
+        log.times.push(now);
+        log.counts.push(1);
+      }
+      log.count++;
     }
     return {
       allowed,
-      remaining: Math.max(0, limit - count),
-      resetMs: count === 0 ? windowMs : log.times[log.head] + windowMs - now,
+      remaining: Math.max(0, limit - log.count),
+      resetMs: log.count === 0 ? windowMs : log.times[log.head] + windowMs - now,
     };
   }
 
   #sweep(now: number, windowMs: number): void {
     this.#lastSweep = now;
     for (const [bucket, log] of this.#logs) {
-      if (log.times.length === log.head || log.times[log.times.length - 1] <= now - windowMs) {
+      if (log.count === 0 || log.times[log.times.length - 1] <= now - windowMs) {
         this.#logs.delete(bucket);
       }
     }
