@@ -13,7 +13,7 @@ import type { PageViewTable, RollupQueueTable } from '../db/schema.ts';
 import { writeRefusalMessage } from '../http/errors.ts';
 import { breakdownColumns, InsightChanges } from './insight-changes.ts';
 import type { Executor } from './queries/write-store.ts';
-import { writeRollups } from './queries/write-rollups.ts';
+import { KnownVisitors, writeRollups } from './queries/write-rollups.ts';
 import { RollupChanges } from './rollup-changes.ts';
 import { closedDayViews, lastClosedDay } from './top-articles.ts';
 import { utcDay } from './visitor.ts';
@@ -195,6 +195,8 @@ export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): 
       .execute();
     if (entries.length === 0) return total;
     const changes = await changesOf(db.kysely, entries);
+    const known = knownVisitorsOf(db).at(utcDay(Date.now()));
+    let stored: string[] = [];
     const taken = await db.kysely
       .transaction()
       .execute(async (trx) => {
@@ -210,7 +212,10 @@ export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): 
         if (Number(deleted.numDeletedRows) !== entries.length) {
           throw new EntriesTaken();
         }
-        await writeRollups(trx, changes.daily, changes.insights, { oneStatement: db.dialect === 'postgres' });
+        stored = await writeRollups(trx, changes.daily, changes.insights, {
+          oneStatement: db.dialect === 'postgres',
+          known,
+        });
         return true;
       })
       .catch((error: unknown) => {
@@ -218,6 +223,7 @@ export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): 
         throw error;
       });
     if (!taken) continue;
+    known.learn(stored);
     committed(changes.viewed);
     total += entries.length;
     if (entries.length < entriesPerTransaction) return total;
@@ -225,6 +231,18 @@ export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): 
 }
 
 class EntriesTaken extends Error {}
+
+/** One memo of stored visitor-set entries per database handle (write-rollups.ts). */
+const knownVisitors = new WeakMap<Db, KnownVisitors>();
+
+function knownVisitorsOf(db: Db): KnownVisitors {
+  let known = knownVisitors.get(db);
+  if (known === undefined) {
+    known = new KnownVisitors();
+    knownVisitors.set(db, known);
+  }
+  return known;
+}
 
 /** The changes `entries` make to the rollups and view counts, and the articles whose count grows. */
 async function changesOf(db: Executor, entries: Array<Selectable<RollupQueueTable>>) {

@@ -3,9 +3,10 @@
 // concurrently, across days, and after rebuilding its rollups from the raw rows. The reference below
 // restates the documented rules independently of src/analytics/insight-rules.ts.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
 import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
+import { KnownVisitors } from '../../src/analytics/queries/write-rollups.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { PageViewTable, Project } from '../../src/db/schema.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
@@ -17,6 +18,7 @@ import {
   otherBrowser,
   random,
   rawPageViews,
+  storedRollups,
   track,
   update,
 } from './support.ts';
@@ -408,5 +410,62 @@ describeEachDialect('the rebuild states the rules in SQL', (ctx) => {
     const before = await storedInsights(ctx.db, owner.project.id);
     await rebuildRollups(ctx.db.kysely, owner.project.id, dayOf(0));
     assert.deepEqual(await storedInsights(ctx.db, owner.project.id), before);
+  });
+});
+
+describeEachDialect('returning visitors', (ctx) => {
+  test('count once per scope across roll-ups, a rebuild, and a memo of stored visitors that starts again', async () => {
+    await awayFromMidnight();
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [
+      articleInput({ slug: 'alpha' }),
+      articleInput({ slug: 'beta' }),
+    ]);
+    const view = (slug: string, visitor: string, index: number) => ({
+      slug,
+      row: {
+        ...factoryRow(owner.project, { slug, visitor }, index),
+        referrer: 'https://news.ycombinator.com/',
+      },
+    });
+    const visitorsOf = async () => {
+      const days = (await storedRollups(ctx.db, owner.project.id)).days;
+      return Object.values(days).map((day) => day.visitors);
+    };
+    // A first roll-up stores v0 and v1 in every set of the day (and this process remembers them).
+    await writeRows(ctx.db, [view('alpha', 'v0', 0), view('alpha', 'v1', 1)]);
+    assert.deepEqual(await visitorsOf(), [2]);
+    // They return, to the same and to another article, beside a new visitor.
+    await writeRows(ctx.db, [view('alpha', 'v0', 2), view('beta', 'v0', 3), view('alpha', 'v2', 4)]);
+    assert.deepEqual(await visitorsOf(), [3]);
+    // After a rebuild (which stores the sets anew), and again.
+    await rebuildRollups(ctx.db.kysely, owner.project.id, dayOf(0));
+    await writeRows(ctx.db, [view('beta', 'v1', 5), view('beta', 'v2', 6), view('alpha', 'v3', 7)]);
+    assert.deepEqual(await visitorsOf(), [4]);
+    const stored = await storedInsights(ctx.db, owner.project.id);
+    await rebuildRollups(ctx.db.kysely, owner.project.id, dayOf(0));
+    assert.deepEqual(await storedInsights(ctx.db, owner.project.id), stored);
+    const visitorsByScope = stored.analytics_breakdowns
+      .map((text) => JSON.parse(text) as { dimension: string; visitors: number; views: number })
+      .filter((row) => row.dimension === 'source');
+    assert.deepEqual(
+      visitorsByScope.map(({ views, visitors }) => ({ views, visitors })),
+      [{ views: 8, visitors: 4 }],
+    );
+  });
+});
+
+describe('KnownVisitors', () => {
+  test("keeps one day's entries, and forgets them when the day changes or it is full", () => {
+    const known = new KnownVisitors().at('2026-01-01');
+    known.learn(['a', 'b']);
+    assert.ok(known.has('a') && known.has('b') && !known.has('c'));
+    assert.equal(known.at('2026-01-01').has('a'), true);
+    assert.equal(known.at('2026-01-02').has('a'), false);
+    assert.equal(known.day, '2026-01-02');
+    known.learn(Array.from({ length: 200_000 }, (_, i) => `k${i}`));
+    assert.ok(known.has('k0'));
+    known.learn(['one more']);
+    assert.ok(known.has('one more') && !known.has('k0'));
   });
 });

@@ -85,17 +85,89 @@ function isPostgres(db: Executor): boolean {
 /**
  * Adds a batch's changes to the daily and insights rollups and the view counts. `oneStatement`: the upserts go as one
  * statement of data-modifying WITH clauses (PostgreSQL; SQLite has none), a round trip per table
- * fewer.
+ * fewer. `known`: visitor-set entries known to be stored, which are neither new nor written again;
+ * returns the entries of `known`'s day that the batch stored or found, for the caller to add to it
+ * once the batch is committed.
  */
 export async function writeRollups(
   db: Executor,
   daily: RollupChanges,
   insights: InsightChanges,
-  options: { oneStatement?: boolean } = {},
-): Promise<void> {
-  for (const key of await addToDailyVisitors(db, daily.visitors)) daily.addNewVisitor(key);
-  await insights.countVisitors((candidates) => addToVisitorSets(db, candidates));
+  options: { oneStatement?: boolean; known?: KnownVisitors } = {},
+): Promise<string[]> {
+  const { known } = options;
+  const stored: string[] = [];
+  const unknown = <T extends { project_id: string; day: string; visitor_id: string }>(
+    items: T[],
+    scopeOf: (item: T) => string,
+  ): T[] => {
+    if (known === undefined) return items;
+    return items.filter((item) => {
+      if (item.day !== known.day) return true;
+      const key = visitorKey(item, scopeOf(item));
+      if (known.has(key)) return false;
+      stored.push(key);
+      return true;
+    });
+  };
+  const dailyKeys = unknown(daily.visitors, () => dailyScope);
+  for (const key of await addToDailyVisitors(db, dailyKeys)) daily.addNewVisitor(key);
+  await insights.countVisitors((candidates) =>
+    addToVisitorSets(
+      db,
+      unknown(candidates, (candidate) => candidate.scope),
+    ),
+  );
   await writeSums(db, [...dailyTables(daily), ...insightTables(insights)], options);
+  return stored;
+}
+
+// The daily visitor set (analytics_daily_visitors) among the scopes of the visitor sets.
+const dailyScope = '\u0001daily';
+
+function visitorKey(item: { project_id: string; day: string; visitor_id: string }, scope: string): string {
+  return `${item.project_id}\u0000${item.day}\u0000${scope}\u0000${item.visitor_id}`;
+}
+
+/** Keys kept at most; past it the memo starts again (it only saves writes). */
+const maxKnownVisitors = 200_000;
+
+/**
+ * The visitor-set entries of today (UTC) that a committed roll-up of this process stored or found
+ * stored: a page view's ~10 candidates (its visitor in the day's and hour's sets of the project,
+ * the article and each breakdown value) are then a lookup here, not a write each, for every page
+ * view after a visitor's first. Sound because today's entries are never deleted while the process
+ * runs, except by a rebuild, which stores again every visitor of the page views it recounts (these
+ * included): retention and salt rotation remove earlier days only, and a deleted project's id is
+ * never reused. Entries of other days are not kept, and the memo is emptied when the day changes.
+ */
+export class KnownVisitors {
+  #day = '';
+  readonly #keys = new Set<string>();
+
+  /** The day whose entries are kept (today, as of the last call of `at`). */
+  get day(): string {
+    return this.#day;
+  }
+
+  /** Moves to `day`, forgetting the entries of an earlier one. */
+  at(day: string): this {
+    if (day !== this.#day) {
+      this.#day = day;
+      this.#keys.clear();
+    }
+    return this;
+  }
+
+  has(key: string): boolean {
+    return this.#keys.has(key);
+  }
+
+  /** Adds the entries that a committed batch stored or found. */
+  learn(keys: string[]): void {
+    if (this.#keys.size + keys.length > maxKnownVisitors) this.#keys.clear();
+    for (const key of keys) this.#keys.add(key);
+  }
 }
 
 /** The insights rollup rows of `changes`, added to those stored (visitors already counted). */
