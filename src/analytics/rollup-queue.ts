@@ -212,10 +212,7 @@ export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): 
         if (Number(deleted.numDeletedRows) !== entries.length) {
           throw new EntriesTaken();
         }
-        stored = await writeRollups(trx, changes.daily, changes.insights, {
-          oneStatement: db.dialect === 'postgres',
-          known,
-        });
+        stored = await writeRollups(trx, changes.daily, changes.insights, { known });
         return true;
       })
       .catch((error: unknown) => {

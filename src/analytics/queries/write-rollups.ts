@@ -1,25 +1,15 @@
 // Writes the changes of a batch to the rollups, in both databases: the visitor sets first (the ids
 // they did not hold yet are the new distinct visitors), then every rollup row once, in key order
-// (two instances then lock shared rows in the same order), as multi-row upserts that add the
+// (two instances then lock shared rows in the same order), as upserts that add the
 // changes to the stored sums.
-import { CompiledQuery, type Kysely, PostgresAdapter, sql } from 'kysely';
+import { CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
+import { preparedOnPostgres } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { contributionFields } from '../contribution.ts';
 import { type InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
 import type { RollupChanges, VisitorKey } from '../rollup-changes.ts';
 
 type Executor = Kysely<Database>;
-
-// Well under SQLite's 32,766 and PostgreSQL's 65,535 parameters for the widest row (14 columns).
-const rowsPerStatement = 1000;
-
-function chunks<T>(rows: T[]): T[][] {
-  const result: T[][] = [];
-  for (let start = 0; start < rows.length; start += rowsPerStatement) {
-    result.push(rows.slice(start, start + rowsPerStatement));
-  }
-  return result;
-}
 
 /** The candidates whose visitor id was not yet in the set of their scope and day; adds them. */
 export async function addToVisitorSets(
@@ -29,38 +19,42 @@ export async function addToVisitorSets(
   if (!isPostgres(db)) {
     return addEach(db, visitorSetInsert, candidates, (c) => [c.project_id, c.day, c.scope, c.visitor_id]);
   }
-  const added: VisitorCandidate[] = [];
-  for (const chunk of chunks(candidates)) {
-    const byKey = new Map(
-      chunk.map((c) => [`${c.project_id}\u0000${c.day}\u0000${c.scope}\u0000${c.visitor_id}`, c]),
-    );
-    const rows = await db
-      .insertInto('analytics_visitor_sets')
-      .values(chunk.map(({ project_id, day, scope, visitor_id }) => ({ project_id, day, scope, visitor_id })))
-      .onConflict((conflict) => conflict.doNothing())
-      .returning(['project_id', 'day', 'scope', 'visitor_id'])
-      .execute();
-    for (const row of rows)
-      added.push(byKey.get(`${row.project_id}\u0000${row.day}\u0000${row.scope}\u0000${row.visitor_id}`)!);
-  }
-  return added;
+  return addByArrays(db, 'analytics_visitor_sets', ['project_id', 'day', 'scope', 'visitor_id'], candidates);
 }
 
 /** The keys whose visitor id was not yet in the day's set of the project; adds them. */
 async function addToDailyVisitors(db: Executor, keys: VisitorKey[]): Promise<VisitorKey[]> {
   if (!isPostgres(db))
     return addEach(db, dailyVisitorInsert, keys, (k) => [k.project_id, k.day, k.visitor_id]);
-  const added: VisitorKey[] = [];
-  for (const chunk of chunks(keys)) {
-    const rows = await db
-      .insertInto('analytics_daily_visitors')
-      .values(chunk)
-      .onConflict((conflict) => conflict.doNothing())
-      .returning(['project_id', 'day', 'visitor_id'])
-      .execute();
-    added.push(...rows);
+  return addByArrays(db, 'analytics_daily_visitors', ['project_id', 'day', 'visitor_id'], keys);
+}
+
+/**
+ * PostgreSQL: inserts the items' `columns` (all text) from one array parameter per column, skipping
+ * those stored already; the items it added, found by the rows it returns.
+ */
+async function addByArrays<T extends object>(db: Executor, table: string, columns: string[], items: T[]) {
+  if (items.length === 0) return [];
+  const keyOf = (item: Record<string, unknown>) => columns.map((column) => item[column]).join('\u0000');
+  const byKey = new Map(items.map((item) => [keyOf(item as Record<string, unknown>), item]));
+  const text = preparedText(
+    `insert into ${table} (${columns.join(', ')}) select * from unnest(${columns.map((_, index) => `$${index + 1}::text[]`).join(', ')}) on conflict do nothing returning ${columns.join(', ')}`,
+  );
+  const parameters = columns.map((column) => items.map((item) => (item as Record<string, unknown>)[column]));
+  const result = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters));
+  return result.rows.map((row) => byKey.get(keyOf(row))!);
+}
+
+/** PostgreSQL: a text run as a named prepared statement (preparedOnPostgres), named once. */
+const preparedNames = new Map<string, string>();
+
+function preparedText(text: string): string {
+  if (!preparedNames.has(text)) {
+    const name = `folio_rollup_${preparedNames.size}`;
+    preparedNames.set(text, name);
+    preparedOnPostgres(name, text);
   }
-  return added;
+  return text;
 }
 
 const visitorSetInsert =
@@ -83,9 +77,7 @@ function isPostgres(db: Executor): boolean {
 }
 
 /**
- * Adds a batch's changes to the daily and insights rollups and the view counts. `oneStatement`: the upserts go as one
- * statement of data-modifying WITH clauses (PostgreSQL; SQLite has none), a round trip per table
- * fewer. `known`: visitor-set entries known to be stored, which are neither new nor written again;
+ * Adds a batch's changes to the daily and insights rollups and the view counts. `known`: visitor-set entries known to be stored, which are neither new nor written again;
  * returns the entries of `known`'s day that the batch stored or found, for the caller to add to it
  * once the batch is committed.
  */
@@ -93,7 +85,7 @@ export async function writeRollups(
   db: Executor,
   daily: RollupChanges,
   insights: InsightChanges,
-  options: { oneStatement?: boolean; known?: KnownVisitors } = {},
+  options: { known?: KnownVisitors } = {},
 ): Promise<string[]> {
   const { known } = options;
   const stored: string[] = [];
@@ -118,7 +110,7 @@ export async function writeRollups(
       unknown(candidates, (candidate) => candidate.scope),
     ),
   );
-  await writeSums(db, [...dailyTables(daily), ...insightTables(insights)], options);
+  await writeSums(db, [...dailyTables(daily), ...insightTables(insights)]);
   return stored;
 }
 
@@ -172,20 +164,18 @@ export class KnownVisitors {
 
 /** The insights rollup rows of `changes`, added to those stored (visitors already counted). */
 export async function writeInsightRollups(db: Executor, changes: InsightChanges): Promise<void> {
-  await writeSums(db, insightTables(changes), {});
+  await writeSums(db, insightTables(changes));
 }
 
 /**
  * Adds the rows of `tables` to the stored sums. SQLite: one cached prepared statement per row, a
  * call of microseconds (a multi-row statement would be prepared anew for each row count, and its
- * building costs more than the rows). PostgreSQL: a multi-row statement per table (per 1,000 rows),
- * or with `oneStatement` all of them as the WITH clauses of one, a round trip for all.
+ * building costs more than the rows). PostgreSQL: one statement, a WITH clause per table, each
+ * inserting from one array parameter per column (unnest), so that its text depends only on which
+ * tables have rows: a named prepared statement, parsed and planned once per connection (a
+ * multi-row VALUES of a 500-entry batch had ~40,000 parameters to build, send, parse and plan).
  */
-async function writeSums(
-  db: Executor,
-  tables: SummedTable[],
-  options: { oneStatement?: boolean },
-): Promise<void> {
+async function writeSums(db: Executor, tables: SummedTable[]): Promise<void> {
   if (!isPostgres(db)) {
     for (const { table, rows, key, counted } of tables) {
       if (rows.length === 0) continue;
@@ -205,18 +195,28 @@ async function writeSums(
     }
     return;
   }
-  const upserts = sumUpserts(db, tables);
-  if (options.oneStatement === true && upserts.length > 1) {
-    // Each upsert a WITH clause of one statement; they write different tables.
-    // Kysely types each WITH clause from the last; the clauses are only written here.
-    let combined: any = db;
-    upserts.forEach((upsert, index) => {
-      combined = combined.with(`u${index}`, () => upsert);
+  const clauses: string[] = [];
+  const parameters: unknown[] = [];
+  for (const { table, rows, key, counted } of tables) {
+    if (rows.length === 0) continue;
+    const columns = Object.keys(rows[0]);
+    const arrays = columns.map((column) => {
+      const values = rows.map((row) => (row as Record<string, unknown>)[column]);
+      parameters.push(values);
+      // Every summed column is an integer, every other one text.
+      return `$${parameters.length}::${typeof values[0] === 'string' ? 'text' : 'bigint'}[]`;
     });
-    await combined.selectNoFrom(sql<number>`1`.as('one')).execute();
-    return;
+    clauses.push(
+      `insert into ${table} (${columns.join(', ')}) select * from unnest(${arrays.join(', ')}) on conflict (${key.join(', ')}) do update set ${counted.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')}`,
+    );
   }
-  for (const upsert of upserts) await upsert.execute();
+  if (clauses.length === 0) return;
+  // Each upsert a WITH clause of one statement (they write different tables): one round trip.
+  const text =
+    clauses.length === 1
+      ? clauses[0]
+      : `with ${clauses.map((clause, index) => `u${index} as (${clause})`).join(', ')} select 1`;
+  await db.executeQuery(CompiledQuery.raw(preparedText(text), parameters));
 }
 
 /** SQLite: rows per statement; the rest of a table's rows go one by one, so that two texts per
@@ -300,24 +300,4 @@ function insightTables(changes: InsightChanges): SummedTable[] {
       counted: ['views', 'deep_views'],
     },
   ];
-}
-
-/** PostgreSQL: the upserts of `tables`' rows, a statement per table (per 1,000 rows). */
-function sumUpserts(db: Executor, tables: SummedTable[]) {
-  const set = (table: string, columns: readonly string[]) => (eb: any) =>
-    Object.fromEntries(
-      columns.map((column) => [column, eb(`${table}.${column}`, '+', eb.ref(`excluded.${column}`))]),
-    );
-  const upserts = [];
-  for (const { table, rows, key, counted } of tables) {
-    for (const chunk of chunks<object>(rows)) {
-      upserts.push(
-        (db as Kysely<any>)
-          .insertInto(table)
-          .values(chunk)
-          .onConflict((conflict) => conflict.columns(key).doUpdateSet(set(table, counted))),
-      );
-    }
-  }
-  return upserts;
 }
