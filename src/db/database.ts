@@ -190,9 +190,10 @@ const preparedStatements = new Map<string, string>();
  * Marks `sql` (a fixed text, run on every request or batch) to be run as a named prepared
  * statement on PostgreSQL: parsed and planned once per connection instead of at every run
  * (measured: 1.1 → 0.67 ms per page-view batch of one, most of it PostgreSQL's CPU). Returns it.
+ * A text marked again keeps its name, so that a text built at run time may be marked at each run.
  */
-export function preparedOnPostgres(name: string, sql: string): string {
-  preparedStatements.set(sql, name);
+export function preparedOnPostgres(sql: string): string {
+  if (!preparedStatements.has(sql)) preparedStatements.set(sql, `folio_${preparedStatements.size + 1}`);
   return sql;
 }
 

@@ -86,3 +86,17 @@ export function articleTextContains(dialect: DialectName, term: string): Express
 export async function preferIndexScans(trx: Kysely<any>): Promise<void> {
   await sql`set local enable_seqscan = off`.execute(trx);
 }
+
+/**
+ * PostgreSQL: `unnest($n::type[], …) as u(names)`, the rows of a batch given as one array
+ * parameter per column (see columnArrays), numbered from `offset + 1`: the statement's text is the
+ * same for any number of rows.
+ */
+export function unnestArrays(types: readonly string[], names: readonly string[], offset = 0): string {
+  return `unnest(${types.map((type, index) => `$${offset + index + 1}::${type}[]`).join(', ')}) as u(${names.join(', ')})`;
+}
+
+/** The arrays of `columns` of `rows`, in that order: the parameters of unnestArrays. */
+export function columnArrays<T>(rows: readonly T[], columns: ReadonlyArray<keyof T>): unknown[][] {
+  return columns.map((column) => rows.map((row) => row[column]));
+}

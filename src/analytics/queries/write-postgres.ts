@@ -4,6 +4,7 @@
 // rollup-queue entries.
 import { CompiledQuery } from 'kysely';
 import { preparedOnPostgres } from '../../db/database.ts';
+import { columnArrays, unnestArrays } from '../../db/dialect-sql.ts';
 import {
   type Executor,
   type NewPageView,
@@ -45,20 +46,15 @@ const columnTypes: Record<(typeof pageViewColumns)[number], string> = {
   events: 'text',
 };
 
-function unnest(types: readonly string[], names: readonly string[]): string {
-  return `unnest(${types.map((type, index) => `$${index + 1}::${type}[]`).join(', ')}) as u(${names.join(', ')})`;
-}
-
 // The new page views are `input`; `article_id` comes from the slug (rows without an article are
 // not inserted, and the caller answers 404 for them).
 const inputColumns = [...pageViewColumns.filter((column) => column !== 'article_id'), 'slug'] as const;
 const measures = 'time_on_page_ms, scroll_depth_centi, exit_position, bounced, event_count';
 const insertSql = preparedOnPostgres(
-  'folio_insert_page_views',
   `with inserted as (
   insert into page_views (${pageViewColumns.join(', ')})
   select ${pageViewColumns.map((column) => (column === 'article_id' ? 'a.id' : `u.${column}`)).join(', ')}
-  from ${unnest(
+  from ${unnestArrays(
     inputColumns.map((column) => (column === 'slug' ? 'text' : columnTypes[column])),
     inputColumns,
   )}
@@ -100,42 +96,32 @@ const queueTypes: Record<(typeof queueColumns)[number], string> = {
 };
 
 // Parameters: the updated rows, then their queue entries.
-function numbered(types: readonly string[], offset: number, names: readonly string[]): string {
-  return `unnest(${types.map((type, index) => `$${offset + index + 1}::${type}[]`).join(', ')}) as u(${names.join(', ')})`;
-}
 const updateSql = preparedOnPostgres(
-  'folio_update_page_views',
   `with updated as (
   update page_views as p set ${updateColumns
     .slice(1)
     .map((column) => `${column} = u.${column}`)
     .join(', ')}
-  from ${numbered(
+  from ${unnestArrays(
     updateColumns.map((column) => columnTypes[column]),
-    0,
     updateColumns,
   )}
   where p.id = u.id
 )
 insert into rollup_queue (${queueColumns.join(', ')})
-select * from ${numbered(
+select * from ${unnestArrays(
     queueColumns.map((column) => queueTypes[column]),
-    updateColumns.length,
     queueColumns,
+    updateColumns.length,
   )}`,
 );
 
 const lockSql = preparedOnPostgres(
-  'folio_lock_page_views',
   `select ${storedColumns.join(', ')} from page_views where id = any($1::text[]) order by id for update`,
 );
 
 function run(db: Executor, text: string, parameters: unknown[]) {
   return db.executeQuery(CompiledQuery.raw(text, parameters));
-}
-
-function columnsOf<T>(rows: readonly T[], columns: ReadonlyArray<keyof T>): unknown[][] {
-  return columns.map((column) => rows.map((row) => row[column]));
 }
 
 export const postgresStore: WriteStore = {
@@ -155,18 +141,18 @@ export const postgresStore: WriteStore = {
     if (updates.length === 0) return;
     const entries = updates.map(({ before, after }) => queueEntryOf(after, before));
     await run(db, updateSql, [
-      ...columnsOf(
+      ...columnArrays(
         updates.map(({ after }) => after),
         updateColumns,
       ),
-      ...columnsOf(entries, queueColumns),
+      ...columnArrays(entries, queueColumns),
     ]);
   },
 
   async insertPageViews(db, views: NewPageView[]) {
     if (views.length === 0) return new Map();
     const rows = views.map(({ row, slug }) => ({ ...row, slug }));
-    const result = await run(db, insertSql, columnsOf(rows, inputColumns));
+    const result = await run(db, insertSql, columnArrays(rows, inputColumns));
     return new Map(
       (result.rows as Array<{ id: string; article_id: string }>).map((row) => [row.id, row.article_id]),
     );

@@ -4,6 +4,7 @@
 // changes to the stored sums.
 import { CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
 import { preparedOnPostgres } from '../../db/database.ts';
+import { columnArrays, unnestArrays } from '../../db/dialect-sql.ts';
 import type { Database } from '../../db/schema.ts';
 import { contributionFields } from '../contribution.ts';
 import { type InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
@@ -35,26 +36,19 @@ async function addToDailyVisitors(db: Executor, keys: VisitorKey[]): Promise<Vis
  */
 async function addByArrays<T extends object>(db: Executor, table: string, columns: string[], items: T[]) {
   if (items.length === 0) return [];
+  const values = items as Array<Record<string, unknown>>;
   const keyOf = (item: Record<string, unknown>) => columns.map((column) => item[column]).join('\u0000');
-  const byKey = new Map(items.map((item) => [keyOf(item as Record<string, unknown>), item]));
-  const text = preparedText(
-    `insert into ${table} (${columns.join(', ')}) select * from unnest(${columns.map((_, index) => `$${index + 1}::text[]`).join(', ')}) on conflict do nothing returning ${columns.join(', ')}`,
+  const byKey = new Map(values.map((item, index) => [keyOf(item), items[index]]));
+  const text = preparedOnPostgres(
+    `insert into ${table} (${columns.join(', ')}) select * from ${unnestArrays(
+      columns.map(() => 'text'),
+      columns,
+    )} on conflict do nothing returning ${columns.join(', ')}`,
   );
-  const parameters = columns.map((column) => items.map((item) => (item as Record<string, unknown>)[column]));
-  const result = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters));
+  const result = await db.executeQuery<Record<string, unknown>>(
+    CompiledQuery.raw(text, columnArrays(values, columns)),
+  );
   return result.rows.map((row) => byKey.get(keyOf(row))!);
-}
-
-/** PostgreSQL: a text run as a named prepared statement (preparedOnPostgres), named once. */
-const preparedNames = new Map<string, string>();
-
-function preparedText(text: string): string {
-  if (!preparedNames.has(text)) {
-    const name = `folio_rollup_${preparedNames.size}`;
-    preparedNames.set(text, name);
-    preparedOnPostgres(name, text);
-  }
-  return text;
 }
 
 const visitorSetInsert =
@@ -199,16 +193,14 @@ async function writeSums(db: Executor, tables: SummedTable[]): Promise<void> {
   const parameters: unknown[] = [];
   for (const { table, rows, key, counted } of tables) {
     if (rows.length === 0) continue;
-    const columns = Object.keys(rows[0]);
-    const arrays = columns.map((column) => {
-      const values = rows.map((row) => (row as Record<string, unknown>)[column]);
-      parameters.push(values);
-      // Every summed column is an integer, every other one text.
-      return `$${parameters.length}::${typeof values[0] === 'string' ? 'text' : 'bigint'}[]`;
-    });
+    const values = rows as Array<Record<string, unknown>>;
+    const columns = Object.keys(values[0]);
+    // Every summed column is an integer, every other one text.
+    const types = columns.map((column) => (typeof values[0][column] === 'string' ? 'text' : 'bigint'));
     clauses.push(
-      `insert into ${table} (${columns.join(', ')}) select * from unnest(${arrays.join(', ')}) on conflict (${key.join(', ')}) do update set ${counted.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')}`,
+      `insert into ${table} (${columns.join(', ')}) select * from ${unnestArrays(types, columns, parameters.length)} on conflict (${key.join(', ')}) do update set ${counted.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')}`,
     );
+    parameters.push(...columnArrays(values, columns));
   }
   if (clauses.length === 0) return;
   // Each upsert a WITH clause of one statement (they write different tables): one round trip.
@@ -216,7 +208,7 @@ async function writeSums(db: Executor, tables: SummedTable[]): Promise<void> {
     clauses.length === 1
       ? clauses[0]
       : `with ${clauses.map((clause, index) => `u${index} as (${clause})`).join(', ')} select 1`;
-  await db.executeQuery(CompiledQuery.raw(preparedText(text), parameters));
+  await db.executeQuery(CompiledQuery.raw(preparedOnPostgres(text), parameters));
 }
 
 /** SQLite: rows per statement; the rest of a table's rows go one by one, so that two texts per
