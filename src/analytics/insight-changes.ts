@@ -149,10 +149,6 @@ export class InsightChanges {
     return sorted(this.#readTimes).filter((row) => row.views !== 0 || row.deep_views !== 0);
   }
 
-  get isEmpty(): boolean {
-    return this.#series.size + this.#breakdowns.size + this.#reading.size + this.#readTimes.size === 0;
-  }
-
   /** The day and hour rows of the project and of the article; new views may bring their visitor. */
   #seriesRows(view: InsightView, withVisitor = true): AnalyticsSeriesTable[] {
     const rows: AnalyticsSeriesTable[] = [];
