@@ -7,7 +7,7 @@ import type { SqliteConnection } from './sqlite-driver.ts';
 
 const defaultAutoCheckpointPages = 1000;
 /** About 40 MiB of WAL with 4 KiB pages. */
-const backstopPages = 10_000;
+export const backstopPages = 10_000;
 
 export class SqliteCheckpointer {
   readonly #worker: Worker;

@@ -3,6 +3,7 @@
 // that it is answered as the same kind of failure; a closed database starts no thread again.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { backstopPages } from '../../src/db/sqlite-checkpointer.ts';
 import { databaseUnavailableMessage } from '../../src/http/errors.ts';
 import { createTestDatabase, createTestProject } from '../helpers.ts';
 
@@ -16,6 +17,20 @@ test('a task runs in the worker thread and sees what the main connection committ
     assert.deepEqual(await runTask(task, {}), { projects: 0, threaded: true });
     await createTestProject(database.db);
     assert.deepEqual(await runTask(task, {}), { projects: 1, threaded: true });
+  } finally {
+    await database.drop();
+  }
+});
+
+test("the task thread's commits leave the checkpoints to the main thread's checkpointer", async () => {
+  const database = await createTestDatabase('sqlite');
+  try {
+    // A roll-up commit writes thousands of pages: at SQLite's default of 1,000 pages, each such
+    // commit would copy the WAL into the file itself, holding the write lock meanwhile.
+    assert.deepEqual(await database.db.runTask!(task, { autoCheckpoint: true }), {
+      autoCheckpointPages: backstopPages,
+    });
+    assert.ok(backstopPages > 1000);
   } finally {
     await database.drop();
   }
