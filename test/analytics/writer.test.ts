@@ -70,6 +70,50 @@ describeEachDialect('page-view writer', (ctx) => {
     assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
   });
 
+  test("one batch naming 250 articles of two projects counts each view on its own project's article", async () => {
+    // The batch looks its slugs up together (200 at a time, padded): a slug that only the other
+    // project has is refused, and the same slug in both projects counts twice, once each.
+    const first = await createTestProject(ctx.db);
+    const second = await createTestProject(ctx.db);
+    const slugs = Array.from({ length: 250 }, (_, i) => `post-${i}`);
+    await importArticles(
+      ctx.db,
+      first.project,
+      slugs.map((slug) => articleInput({ slug })),
+    );
+    await importArticles(ctx.db, second.project, [
+      articleInput({ slug: 'post-7' }),
+      articleInput({ slug: 'only-here' }),
+    ]);
+    const writer = new PageViewWriter(ctx.db);
+    const jobs = [
+      ...slugs.map((slug, i) => ({ project: first.project, slug, index: i })),
+      { project: first.project, slug: 'only-here', index: 300 },
+      { project: second.project, slug: 'post-7', index: 301 },
+      { project: second.project, slug: 'post-8', index: 302 },
+      { project: second.project, slug: 'only-here', index: 303 },
+    ];
+    const results = await Promise.allSettled(
+      jobs.map(({ project, slug, index }) =>
+        writer.write({ kind: 'create', row: factoryRow(project, { slug }, index), slug }),
+      ),
+    );
+    const refused = jobs.filter((_, i) => results[i]!.status === 'rejected').map((job) => job.slug);
+    assert.deepEqual(refused, ['only-here', 'post-8']);
+    assert.ok(writer.commits < 10, `${writer.commits} transactions`);
+    assert.equal(await pageViewCount(ctx.db, first.project.id), 250);
+    assert.equal(await pageViewCount(ctx.db, second.project.id), 2);
+    for (const slug of ['post-0', 'post-7', 'post-199', 'post-200', 'post-249']) {
+      assert.equal(await viewCountOf(ctx.db, first.project.id, slug), 1, slug);
+    }
+    assert.equal(await viewCountOf(ctx.db, second.project.id, 'post-7'), 1);
+    assert.equal(await viewCountOf(ctx.db, second.project.id, 'only-here'), 1);
+    assert.deepEqual(
+      await storedRollups(ctx.db, first.project.id),
+      await referenceRollups(ctx.db, first.project.id),
+    );
+  });
+
   test('a write the database refuses fails alone; the rest of its batch is committed', async () => {
     const { project } = await blog();
     const writer = new PageViewWriter(ctx.db);

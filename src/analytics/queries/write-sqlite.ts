@@ -16,7 +16,6 @@ function placeholders(count: number): string {
 }
 
 const statements = {
-  article: 'select id from articles where project_id = ? and slug = ?',
   select: `select ${storedColumns.join(', ')} from page_views where id = ?`,
   insert: `insert into page_views (${pageViewColumns.join(', ')}) values (${placeholders(pageViewColumns.length)})`,
   update:
@@ -71,16 +70,10 @@ export const sqliteStore: WriteStore = {
   async insertPageViews(db, views) {
     const inserted = new Map<string, string>();
     if (views.length === 0) return inserted;
-    const articleIds = new Map<string, string | null>();
+    const articleIds = await findArticleIds(db, views);
     for (const { row, slug } of views) {
-      const key = `${row.project_id}\u0000${slug}`;
-      let articleId = articleIds.get(key);
-      if (articleId === undefined) {
-        const result = await run(db, statements.article, [row.project_id, slug]);
-        articleId = (result.rows[0] as { id: string } | undefined)?.id ?? null;
-        articleIds.set(key, articleId);
-      }
-      if (articleId === null) continue;
+      const articleId = articleIds.get(row.project_id)?.get(slug);
+      if (articleId === undefined) continue;
       const stored = { ...row, article_id: articleId };
       await run(
         db,
@@ -93,3 +86,41 @@ export const sqliteStore: WriteStore = {
     return inserted;
   },
 };
+
+/** Slugs looked up in one statement, padded to one of these counts (so that a few prepared
+ * statements serve every batch): a batch's (256 at most) in one or two. */
+const lookupSizes = [1, 8, 32, 200];
+const slugsPerLookup = lookupSizes.at(-1)!;
+const lookupSql = new Map(
+  lookupSizes.map((size) => [
+    size,
+    `select slug, id from articles where project_id = ? and slug in (${placeholders(size)})`,
+  ]),
+);
+
+/** The ids of the articles the views name, by project and slug (in one statement per 200 slugs). */
+async function findArticleIds(
+  db: Executor,
+  views: ReadonlyArray<{ row: { project_id: string }; slug: string }>,
+): Promise<Map<string, Map<string, string>>> {
+  const slugsByProject = new Map<string, Set<string>>();
+  for (const { row, slug } of views) {
+    let slugs = slugsByProject.get(row.project_id);
+    if (slugs === undefined) slugsByProject.set(row.project_id, (slugs = new Set()));
+    slugs.add(slug);
+  }
+  const found = new Map<string, Map<string, string>>();
+  for (const [projectId, slugSet] of slugsByProject) {
+    const ids = new Map<string, string>();
+    found.set(projectId, ids);
+    const slugs = [...slugSet];
+    for (let start = 0; start < slugs.length; start += slugsPerLookup) {
+      const chunk = slugs.slice(start, start + slugsPerLookup);
+      const size = lookupSizes.find((candidate) => candidate >= chunk.length)!;
+      const padded = [...chunk, ...Array<string>(size - chunk.length).fill(chunk[0]!)];
+      const result = await run(db, lookupSql.get(size)!, [projectId, ...padded]);
+      for (const { slug, id } of result.rows as Array<{ slug: string; id: string }>) ids.set(slug, id);
+    }
+  }
+  return found;
+}
