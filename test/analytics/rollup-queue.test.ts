@@ -177,6 +177,28 @@ describeEachDialect('rollup queue', (ctx) => {
     assert.deepEqual(stored, await referenceRollups(ctx.db, owner.project.id));
   });
 
+  test('one pass rolls up more entries than one transaction takes, each once', async () => {
+    // 2,100 entries: two transactions on SQLite (2,000 each), five on PostgreSQL (500).
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });
+    await Promise.all(
+      Array.from({ length: 2100 }, (_, i) =>
+        writer.write({
+          kind: 'create',
+          row: factoryRow(project, { slug: i % 4 === 0 ? 'world' : 'hello', visitor: `v${i % 300}` }, i),
+          slug: i % 4 === 0 ? 'world' : 'hello',
+        }),
+      ),
+    );
+    assert.equal(await queued(project.id), 2100);
+    assert.equal(await rollUpQueued(ctx.db), 2100);
+    assert.equal(await queued(project.id), 0);
+    const stored = await storedRollups(ctx.db, project.id);
+    assert.deepEqual(stored, await referenceRollups(ctx.db, project.id));
+    assert.equal(Object.values(stored.days)[0].views, 2100);
+    assert.equal(Object.values(stored.days)[0].visitors, 300);
+  });
+
   test('entries left queued by a stopped process are rolled up once a server starts listening', async () => {
     const { project } = await blog();
     const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });
