@@ -64,6 +64,19 @@ export interface VisitorCandidate {
   scope: string;
   visitor_id: string;
   row: { visitors: number };
+  /** `project_id`, `day`, `scope` and `visitor_id`, joined by NUL: candidates sort by it. */
+  key: string;
+}
+
+/** The visitors seen by one rollup row of a batch, and the set (scope and day) they are counted in. */
+interface VisitorGroup {
+  project_id: string;
+  day: string;
+  scope: string;
+  /** `project_id`, `day` and `scope`, joined by NUL. */
+  key: string;
+  row: { visitors: number };
+  visitors: Set<string>;
 }
 
 export class InsightChanges {
@@ -71,7 +84,8 @@ export class InsightChanges {
   readonly #breakdowns = new Map<string, AnalyticsBreakdownTable>();
   readonly #reading = new Map<string, AnalyticsReadingTable>();
   readonly #readTimes = new Map<string, AnalyticsReadTimeTable>();
-  readonly #candidates = new Map<string, VisitorCandidate>();
+  /** By rollup row: built once a row, so that a view's visitor is one Set.add per row. */
+  readonly #groups = new Map<object, VisitorGroup>();
 
   addCreated(view: CreatedView): void {
     for (const row of this.#seriesRows(view)) {
@@ -123,9 +137,17 @@ export class InsightChanges {
 
   /** Counts the candidates that `isNew` says were not yet in their scope's set. */
   async countVisitors(isNew: (candidates: VisitorCandidate[]) => Promise<VisitorCandidate[]>): Promise<void> {
-    const candidates = [...this.#candidates.keys()].sort().map((key) => this.#candidates.get(key)!);
+    // In key order (the groups', then the visitors' within each: the same as the whole keys', as
+    // NUL sorts before any other character).
+    const groups = [...this.#groups.values()].filter((group) => group.visitors.size > 0).sort(byKey);
+    const candidates: VisitorCandidate[] = [];
+    for (const { project_id, day, scope, key, row, visitors } of groups) {
+      for (const visitor_id of [...visitors].sort()) {
+        candidates.push({ project_id, day, scope, visitor_id, row, key: `${key}\u0000${visitor_id}` });
+      }
+      visitors.clear();
+    }
     for (const candidate of await isNew(candidates)) candidate.row.visitors++;
-    this.#candidates.clear();
   }
 
   get series(): AnalyticsSeriesTable[] {
@@ -151,32 +173,40 @@ export class InsightChanges {
 
   /** The day and hour rows of the project and of the article; new views may bring their visitor. */
   #seriesRows(view: InsightView, withVisitor = true): AnalyticsSeriesTable[] {
-    const rows: AnalyticsSeriesTable[] = [];
-    for (const article of ['', view.article_id]) {
-      for (const [granularity, bucket] of [
-        ['d', view.day],
-        ['h', hourOf(view.created_at)],
-      ] as const) {
-        const key = `${view.project_id}\u0000${article}\u0000${granularity}\u0000${bucket}`;
-        let row = this.#series.get(key);
-        if (row === undefined) {
-          row = {
-            project_id: view.project_id,
-            article_id: article,
-            granularity,
-            bucket,
-            views: 0,
-            visitors: 0,
-            time_on_page_ms: 0,
-            scroll_depth_centi: 0,
-          };
-          this.#series.set(key, row);
-        }
-        if (withVisitor) this.#candidate(view, `s:${article}:${granularity}:${bucket}`, row);
-        rows.push(row);
-      }
+    const hour = hourOf(view.created_at);
+    return [
+      this.#seriesRow(view, '', 'd', view.day, withVisitor),
+      this.#seriesRow(view, '', 'h', hour, withVisitor),
+      this.#seriesRow(view, view.article_id, 'd', view.day, withVisitor),
+      this.#seriesRow(view, view.article_id, 'h', hour, withVisitor),
+    ];
+  }
+
+  #seriesRow(
+    view: InsightView,
+    article: string,
+    granularity: 'd' | 'h',
+    bucket: string,
+    withVisitor: boolean,
+  ): AnalyticsSeriesTable {
+    const key = `${view.project_id}\u0000${article}\u0000${granularity}\u0000${bucket}`;
+    let row = this.#series.get(key);
+    if (row === undefined) {
+      row = {
+        project_id: view.project_id,
+        article_id: article,
+        granularity,
+        bucket,
+        views: 0,
+        visitors: 0,
+        time_on_page_ms: 0,
+        scroll_depth_centi: 0,
+      };
+      this.#series.set(key, row);
+      this.#group(view, `s:${article}:${granularity}:${bucket}`, row);
     }
-    return rows;
+    if (withVisitor) this.#groups.get(row)!.visitors.add(view.visitor_id);
+    return row;
   }
 
   #breakdown(
@@ -198,8 +228,9 @@ export class InsightChanges {
         events: 0,
       };
       this.#breakdowns.set(key, row);
+      this.#group(view, `b:${dimension}:${value}`, row);
     }
-    if (withVisitor) this.#candidate(view, `b:${dimension}:${value}`, row);
+    if (withVisitor) this.#groups.get(row)!.visitors.add(view.visitor_id);
     return row;
   }
 
@@ -230,22 +261,16 @@ export class InsightChanges {
     if (view.scroll_depth_centi >= deepFromCenti) time.deep_views += sign;
   }
 
-  #candidate(
-    view: Pick<InsightView, 'project_id' | 'day' | 'visitor_id'>,
-    scope: string,
-    row: { visitors: number },
-  ): void {
-    const key = `${view.project_id}\u0000${view.day}\u0000${scope}\u0000${view.visitor_id}`;
-    if (!this.#candidates.has(key)) {
-      this.#candidates.set(key, {
-        project_id: view.project_id,
-        day: view.day,
-        scope,
-        visitor_id: view.visitor_id,
-        row,
-      });
-    }
+  /** The visitor group of a new row: its visitors are counted in the set of `scope` on the view's day. */
+  #group(view: Pick<InsightView, 'project_id' | 'day'>, scope: string, row: { visitors: number }): void {
+    const { project_id, day } = view;
+    const key = `${project_id}\u0000${day}\u0000${scope}`;
+    this.#groups.set(row, { project_id, day, scope, key, row, visitors: new Set() });
   }
+}
+
+function byKey(a: { key: string }, b: { key: string }): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
 export const reachColumns = [
@@ -263,10 +288,19 @@ export const reachColumns = [
 ] as const satisfies ReadonlyArray<keyof AnalyticsReadingTable>;
 
 function emptyReach(): Record<(typeof reachColumns)[number], number> {
-  return Object.fromEntries(reachColumns.map((column) => [column, 0])) as Record<
-    (typeof reachColumns)[number],
-    number
-  >;
+  return {
+    reach0: 0,
+    reach1: 0,
+    reach2: 0,
+    reach3: 0,
+    reach4: 0,
+    reach5: 0,
+    reach6: 0,
+    reach7: 0,
+    reach8: 0,
+    reach9: 0,
+    reach10: 0,
+  };
 }
 
 function sorted<T>(entries: Map<string, T>): T[] {

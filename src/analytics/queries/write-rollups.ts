@@ -83,25 +83,22 @@ export async function writeRollups(
 ): Promise<string[]> {
   const { known } = options;
   const stored: string[] = [];
-  const unknown = <T extends { project_id: string; day: string; visitor_id: string }>(
-    items: T[],
-    scopeOf: (item: T) => string,
-  ): T[] => {
+  const unknown = <T extends { day: string }>(items: T[], keyOf: (item: T) => string): T[] => {
     if (known === undefined) return items;
     return items.filter((item) => {
       if (item.day !== known.day) return true;
-      const key = visitorKey(item, scopeOf(item));
+      const key = keyOf(item);
       if (known.has(key)) return false;
       stored.push(key);
       return true;
     });
   };
-  const dailyKeys = unknown(daily.visitors, () => dailyScope);
+  const dailyKeys = unknown(daily.visitors, (item) => visitorKey(item, dailyScope));
   for (const key of await addToDailyVisitors(db, dailyKeys)) daily.addNewVisitor(key);
   await insights.countVisitors((candidates) =>
     addToVisitorSets(
       db,
-      unknown(candidates, (candidate) => candidate.scope),
+      unknown(candidates, (candidate) => candidate.key),
     ),
   );
   await writeSums(db, [...dailyTables(daily), ...insightTables(insights)]);
@@ -111,6 +108,7 @@ export async function writeRollups(
 // The daily visitor set (analytics_daily_visitors) among the scopes of the visitor sets.
 const dailyScope = '\u0001daily';
 
+/** The key of a visitor-set entry: that of a VisitorCandidate of the same scope. */
 function visitorKey(item: { project_id: string; day: string; visitor_id: string }, scope: string): string {
   return `${item.project_id}\u0000${item.day}\u0000${scope}\u0000${item.visitor_id}`;
 }
