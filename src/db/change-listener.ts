@@ -1,7 +1,7 @@
 // PostgreSQL's LISTEN/NOTIFY as a cheap "has anything changed?" signal shared by every instance.
 // Triggers (migration 0003) notify `folio_keys` when a project or an API key changes (a content
-// import bumps its project's version, so it notifies too) and `folio_views` with "project slug"
-// for every article that got page views. While the listening connection is up, a read cached
+// import bumps its project's version, so it notifies too) and `folio_views` with "project slug …"
+// for the articles that got page views. While the listening connection is up, a read cached
 // since the last `folio_keys` notification is exact without asking the database; while it is
 // down (or not yet up) `stamp()` is null and every caller asks the database, as before.
 import { randomUUID } from 'node:crypto';
@@ -99,11 +99,9 @@ export class PostgresChangeListener {
     client.on('end', lost);
     client.on('notification', (message) => {
       if (message.channel === 'folio_views') {
-        const payload = message.payload ?? '';
-        const space = payload.indexOf(' ');
-        for (const listener of this.#views) {
-          listener(payload.slice(0, space), payload.slice(space + 1));
-        }
+        // "project_id slug slug …" (migration 0011; one slug before it).
+        const [projectId, ...slugs] = (message.payload ?? '').split(' ');
+        for (const slug of slugs) for (const listener of this.#views) listener(projectId!, slug);
         return;
       }
       this.#generation++;

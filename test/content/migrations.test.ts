@@ -257,7 +257,7 @@ for (const dialect of configuredDialects()) {
         .execute();
     }
 
-    assert.deepEqual(await migrateToLatest(db), ['0010-article-sets']);
+    assert.deepEqual(await migrateToLatest(db), ['0010-article-sets', '0011-batched-view-notifications']);
     const ordinals = await db.kysely.selectFrom('articles').select(['id', 'ordinal']).orderBy('id').execute();
     // Numbered from 0 in each project, by creation.
     assert.deepEqual(
@@ -329,7 +329,7 @@ for (const dialect of configuredDialects()) {
         .columns.map((c) => c.name);
     assert.ok(!(await columns()).includes('ordinal'));
     await sql`drop table search_tokens`.execute(db.kysely);
-    assert.deepEqual(await migrateToLatest(db), ['0010-article-sets']);
+    assert.deepEqual(await migrateToLatest(db), ['0010-article-sets', '0011-batched-view-notifications']);
     assert.ok((await columns()).includes('ordinal'));
     const { key } = await createApiKey(db, 'old', { kind: 'secret' });
     const app = await buildApp({ db });

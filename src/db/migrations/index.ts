@@ -12,6 +12,7 @@ import { coveringIndexes } from './0007-covering-indexes.ts';
 import { articleViews } from './0008-article-views.ts';
 import { rollupQueue } from './0009-rollup-queue.ts';
 import { articleSets } from './0010-article-sets.ts';
+import { batchedViewNotifications } from './0011-batched-view-notifications.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -26,6 +27,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0008-article-views': articleViews,
   '0009-rollup-queue': rollupQueue,
   '0010-article-sets': articleSets,
+  '0011-batched-view-notifications': batchedViewNotifications,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -1,0 +1,82 @@
+// PostgreSQL's view notifications (migration 0011): a roll-up adding views to many articles'
+// counts in one statement notifies each article's slug once, in as many notifications per project as its slugs
+// need to stay under PostgreSQL's 8,000-byte payload, and the listener hands each slug on.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
+import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
+import { PostgresChangeListener } from '../../src/db/change-listener.ts';
+import { factoryRow } from '../analytics/support.ts';
+import {
+  articleInput,
+  createTestDatabase,
+  createTestProject,
+  importArticles,
+  postgresUrl,
+} from '../helpers.ts';
+
+test(
+  'a roll-up of page views of 61 articles notifies every slug once, in payloads under 8,000 bytes',
+  { skip: postgresUrl === null },
+  async () => {
+    const database = await createTestDatabase('postgres');
+    const listener = new PostgresChangeListener(database.url);
+    const raw = new pg.Client({ connectionString: database.url });
+    try {
+      const { project } = await createTestProject(database.db);
+      const other = await createTestProject(database.db);
+      // 60 slugs of 190 characters: 11,460 bytes, more than one payload holds.
+      const slugs = Array.from({ length: 60 }, (_, i) => `${String(i).padStart(2, '0')}-${'a'.repeat(187)}`);
+      await importArticles(
+        database.db,
+        project,
+        slugs.map((slug) => articleInput({ slug })),
+      );
+      await importArticles(database.db, other.project, [articleInput({ slug: 'elsewhere' })]);
+
+      const handed: string[] = [];
+      listener.onViews((projectId, slug) => {
+        if (projectId !== null) handed.push(`${projectId} ${slug}`);
+      });
+      const payloads: string[] = [];
+      await raw.connect();
+      raw.on('notification', (message) => {
+        if (message.channel === 'folio_views') payloads.push(message.payload ?? '');
+      });
+      await raw.query('listen folio_views');
+      while (listener.stamp() === null) await sleep(5);
+
+      // Two page views of each article, rolled up in one batch: one upsert of the view counts.
+      const writer = new PageViewWriter(database.db, { rollupDelayMs: 3_600_000 });
+      const articles = [
+        ...slugs.map((slug) => ({ owner: project, slug })),
+        { owner: other.project, slug: 'elsewhere' },
+      ];
+      await Promise.all(
+        articles.flatMap(({ owner, slug }, index) =>
+          [0, 1].map((copy) =>
+            writer.write({ kind: 'create', row: factoryRow(owner, { slug }, index * 2 + copy), slug }),
+          ),
+        ),
+      );
+      assert.equal(await rollUpQueued(database.db), articles.length * 2);
+      await listener.seen();
+      for (let wait = 0; payloads.length < 3 && wait < 200; wait++) await sleep(5);
+
+      const expected = [
+        ...slugs.map((slug) => `${project.id} ${slug}`),
+        `${other.project.id} elsewhere`,
+      ].sort();
+      assert.equal(payloads.length, 3, 'two notifications for the 60 slugs, one for the other project');
+      assert.equal(handed.length, expected.length);
+      assert.ok([...handed].sort().every((entry, index) => entry === expected[index]));
+      for (const payload of payloads) assert.ok(Buffer.byteLength(payload) < 8000, `${payload.length} bytes`);
+    } finally {
+      await raw.end().catch(() => {});
+      await listener.close();
+      await database.drop();
+    }
+  },
+);
