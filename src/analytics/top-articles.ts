@@ -51,8 +51,12 @@ export const closedDayViews = new ClosedDayViews();
 
 /** Days up to this one are closed on `today`: no page view can be created for them any more. */
 export function lastClosedDay(today: string): string {
-  return shiftDay(today, -2);
+  // Asked by every tracking write: the answer is kept for the day asked last.
+  if (today !== closedMemo.today) closedMemo = { today, closed: shiftDay(today, -2) };
+  return closedMemo.closed;
 }
+
+let closedMemo = { today: '', closed: '' };
 
 export async function topArticles(
   db: Kysely<Database>,

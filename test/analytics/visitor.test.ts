@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { isBotUserAgent } from '../../src/analytics/bots.ts';
 import { DailySalts } from '../../src/analytics/salts.ts';
+import { lastClosedDay } from '../../src/analytics/top-articles.ts';
 import {
   newPageViewId,
   pageViewIdPattern,
@@ -62,13 +63,22 @@ describe('page-view ids', () => {
 });
 
 describe('UTC days', () => {
-  test('utcDay and shiftDay work in UTC across months and years', () => {
+  test('utcDay, shiftDay and lastClosedDay work in UTC across months and years', () => {
     assert.equal(utcDay(Date.parse('2026-03-01T00:00:00.000Z')), '2026-03-01');
     assert.equal(utcDay(Date.parse('2026-02-28T23:59:59.999Z')), '2026-02-28');
     assert.equal(shiftDay('2026-03-01', -1), '2026-02-28');
     assert.equal(shiftDay('2024-03-01', -1), '2024-02-29');
     assert.equal(shiftDay('2026-12-31', 1), '2027-01-01');
     assert.equal(shiftDay('2026-01-10', -29), '2025-12-12');
+    // Kept for the day asked last: days asked in turn each get their own answer.
+    for (const [today, closed] of [
+      ['2026-03-01', '2026-02-27'],
+      ['2024-03-01', '2024-02-28'],
+      ['2026-03-01', '2026-02-27'],
+      ['2027-01-01', '2026-12-30'],
+    ]) {
+      assert.equal(lastClosedDay(today!), closed);
+    }
   });
 });
 
