@@ -80,10 +80,10 @@ async function rawServer(work: string, body: Buffer): Promise<RunningServer> {
 /**
  * Issue 7 item 2: the cached list with wrk (1 thread, 50 connections), next to the raw server
  * sending the same bytes, in the same run. This machine's throughput moves by a third between two
- * runs of the same server (a shared virtual machine), so the two alternate for BENCH_LIST_ROUNDS
- * rounds (default 3) and the medians are reported with every round.
+ * runs of the same server (a shared virtual machine), so the two alternate for BENCH_ROUNDS rounds
+ * (default 3; the read mix's quiet and busy runs too) and the medians are reported with every round.
  */
-const rounds = Number(process.env.BENCH_LIST_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 async function measureList(label: string, databaseUrl: string, keys: string[], work: string): Promise<void> {
   const headers = { 'x-api-key': keys[0] };
@@ -149,29 +149,50 @@ async function measureMix(label: string, databaseUrl: string, key: string): Prom
     ids.push(((await response.json()) as { id: string }).id);
   }
   await load('warm-up', app.url, headers, { seconds: 3, paths: pages, random: true });
-  const quiet = await load('read mix, quiet', app.url, headers, { paths: pages, random: true });
-  const [busy, posts, puts] = await Promise.all([
-    load('read mix, while tracking', app.url, headers, { paths: pages, random: true }),
-    load('  POST /v1/analytics/track at 50/s', `${app.url}/v1/analytics/track`, trackHeaders, {
-      method: 'POST',
-      connections: 5,
-      rate: 50,
-      bodies: () => JSON.stringify({ slug: randomSlug(), fetchGeo: true }),
-    }),
-    load('  PUT /v1/analytics/track/:id at 200/s', app.url, trackHeaders, {
-      method: 'PUT',
-      connections: 10,
-      rate: 200,
-      paths: ids.map((id) => `/v1/analytics/track/${id}`),
+  // Quiet and busy alternate for the rounds of the list bench: one pair on this machine moved by
+  // up to a fifth from one run to the next (the same build), more than the effect measured.
+  const results: LoadResult[][] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const quiet = await load(`read mix, quiet, round ${round}`, app.url, headers, {
+      paths: pages,
       random: true,
-      bodies: () =>
-        JSON.stringify({ timeOnPage: Math.random() * 300, scrollDepth: Math.round(Math.random() * 100) }),
-    }),
-  ]);
+    });
+    const [busy, posts, puts] = await Promise.all([
+      load(`read mix, while tracking, round ${round}`, app.url, headers, { paths: pages, random: true }),
+      load(
+        `  POST /v1/analytics/track at 50/s, round ${round}`,
+        `${app.url}/v1/analytics/track`,
+        trackHeaders,
+        {
+          method: 'POST',
+          connections: 5,
+          rate: 50,
+          bodies: () => JSON.stringify({ slug: randomSlug(), fetchGeo: true }),
+        },
+      ),
+      load(`  PUT /v1/analytics/track/:id at 200/s, round ${round}`, app.url, trackHeaders, {
+        method: 'PUT',
+        connections: 10,
+        rate: 200,
+        paths: ids.map((id) => `/v1/analytics/track/${id}`),
+        random: true,
+        bodies: () =>
+          JSON.stringify({ timeOnPage: Math.random() * 300, scrollDepth: Math.round(Math.random() * 100) }),
+      }),
+    ]);
+    results.push([quiet, busy, posts, puts]);
+  }
   await app.stop();
+  const median = (column: number, name: string): LoadResult => {
+    const sorted = results
+      .map((row) => row[column])
+      .sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+    return { ...sorted[Math.floor(sorted.length / 2)], name };
+  };
+  const quiet = median(0, 'read mix, quiet, median of the rounds');
   report(
-    `Read mix while tracking, ${label}, ${articleCount} articles (1,000 article + 20 list pages; load ${await loadAverage()}; "vs raw" here is vs the quiet mix)`,
-    [quiet, busy, posts, puts],
+    `Read mix while tracking, ${label}, ${articleCount} articles (1,000 article + 20 list pages; ${rounds} alternating rounds; load ${await loadAverage()}; "vs raw" here is vs the quiet mix's median)`,
+    [...results.flat(), quiet, median(1, 'read mix, while tracking, median of the rounds')],
     quiet,
   );
 }
