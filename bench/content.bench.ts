@@ -85,6 +85,12 @@ async function rawServer(work: string, body: Buffer): Promise<RunningServer> {
  */
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
+/** The run of median throughput in `column` of the rounds, named `name`. */
+function medianRun(rounds: LoadResult[][], column: number, name: string): LoadResult {
+  const sorted = rounds.map((row) => row[column]).sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  return { ...sorted[Math.floor(sorted.length / 2)], name };
+}
+
 async function measureList(label: string, databaseUrl: string, keys: string[], work: string): Promise<void> {
   const headers = { 'x-api-key': keys[0] };
   const path = '/v1/articles?limit=10';
@@ -111,12 +117,7 @@ async function measureList(label: string, databaseUrl: string, keys: string[], w
   }
   await raw.stop();
   await app.stop();
-  const median = (column: number, name: string): LoadResult => {
-    const sorted = results
-      .map((row) => row[column])
-      .sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-    return { ...sorted[Math.floor(sorted.length / 2)], name };
-  };
+  const median = (column: number, name: string) => medianRun(results, column, name);
   const baseline = median(0, 'raw node:http, same body (wrk), median of the rounds');
   report(
     `List throughput, ${label}, ${articleCount} articles (body ${body.length} bytes; ${rounds} alternating rounds; load ${await loadAverage()})`,
@@ -183,12 +184,7 @@ async function measureMix(label: string, databaseUrl: string, key: string): Prom
     results.push([quiet, busy, posts, puts]);
   }
   await app.stop();
-  const median = (column: number, name: string): LoadResult => {
-    const sorted = results
-      .map((row) => row[column])
-      .sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-    return { ...sorted[Math.floor(sorted.length / 2)], name };
-  };
+  const median = (column: number, name: string) => medianRun(results, column, name);
   const quiet = median(0, 'read mix, quiet, median of the rounds');
   report(
     `Read mix while tracking, ${label}, ${articleCount} articles (1,000 article + 20 list pages; ${rounds} alternating rounds; load ${await loadAverage()}; "vs raw" here is vs the quiet mix's median)`,
