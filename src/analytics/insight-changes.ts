@@ -264,9 +264,14 @@ export class InsightChanges {
   /** The visitor group of a new row: its visitors are counted in the set of `scope` on the view's day. */
   #group(view: Pick<InsightView, 'project_id' | 'day'>, scope: string, row: { visitors: number }): void {
     const { project_id, day } = view;
-    const key = `${project_id}\u0000${day}\u0000${scope}`;
+    const key = visitorSetKey(project_id, day, scope);
     this.#groups.set(row, { project_id, day, scope, key, row, visitors: new Set() });
   }
+}
+
+/** The key of a visitor set: project, day and scope joined by NUL; an entry's adds NUL and the id. */
+export function visitorSetKey(projectId: string, day: string, scope: string): string {
+  return `${projectId}\u0000${day}\u0000${scope}`;
 }
 
 function byKey(a: { key: string }, b: { key: string }): number {

@@ -98,6 +98,8 @@ export function scheduleRollUp(db: Db, delayMs: number): void {
 type ViewsListener = (projectId: string, slug: string) => void;
 
 class Roller {
+  /** The visitor-set entries this handle's roll-ups stored (write-rollups.ts). */
+  readonly known = new KnownVisitors();
   readonly #db: Db;
   readonly #listeners = new Set<ViewsListener>();
   #running: Promise<number> | null = null;
@@ -203,7 +205,7 @@ export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): 
       .execute();
     if (entries.length === 0) return total;
     const changes = await changesOf(db.kysely, entries);
-    const known = knownVisitorsOf(db).at(utcDay(Date.now()));
+    const known = rollerOf(db).known.at(utcDay(Date.now()));
     let stored: string[] = [];
     const taken = await db.kysely
       .transaction()
@@ -236,18 +238,6 @@ export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): 
 }
 
 class EntriesTaken extends Error {}
-
-/** One memo of stored visitor-set entries per database handle (write-rollups.ts). */
-const knownVisitors = new WeakMap<Db, KnownVisitors>();
-
-function knownVisitorsOf(db: Db): KnownVisitors {
-  let known = knownVisitors.get(db);
-  if (known === undefined) {
-    known = new KnownVisitors();
-    knownVisitors.set(db, known);
-  }
-  return known;
-}
 
 /** The changes `entries` make to the rollups and view counts, and the articles whose count grows. */
 async function changesOf(db: Executor, entries: Array<Selectable<RollupQueueTable>>) {

@@ -220,9 +220,9 @@ export function writeRefusalMessage(error: unknown): string | null {
  * and read-only are named, so that an operator reading a client's report knows what to fix.
  */
 export function databaseUnavailableMessage(error: unknown): string | null {
-  const { code, primary } = errorCodes(error);
   const refusal = writeRefusalMessage(error);
   if (refusal !== null) return refusal;
+  const { code, primary } = errorCodes(error);
   if (code === 'FOLIO_DB_TIMEOUT' || primary === 5 || primary === 6) {
     return 'The database did not answer in time; try again shortly';
   }

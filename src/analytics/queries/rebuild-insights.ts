@@ -53,9 +53,8 @@ export async function rebuildInsights(
     const seen = new Set<string>();
     const inMemory = (candidates: VisitorCandidate[]) =>
       candidates.filter((candidate) => {
-        const key = `${candidate.scope}\u0000${candidate.visitor_id}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
+        if (seen.has(candidate.key)) return false;
+        seen.add(candidate.key);
         return true;
       });
     let afterId = '';

@@ -7,7 +7,12 @@ import { preparedOnPostgres } from '../../db/database.ts';
 import { columnArrays, unnestArrays } from '../../db/dialect-sql.ts';
 import type { Database } from '../../db/schema.ts';
 import { contributionFields } from '../contribution.ts';
-import { type InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
+import {
+  type InsightChanges,
+  reachColumns,
+  type VisitorCandidate,
+  visitorSetKey,
+} from '../insight-changes.ts';
 import type { RollupChanges, VisitorKey } from '../rollup-changes.ts';
 
 type Executor = Kysely<Database>;
@@ -110,7 +115,7 @@ const dailyScope = '\u0001daily';
 
 /** The key of a visitor-set entry: that of a VisitorCandidate of the same scope. */
 function visitorKey(item: { project_id: string; day: string; visitor_id: string }, scope: string): string {
-  return `${item.project_id}\u0000${item.day}\u0000${scope}\u0000${item.visitor_id}`;
+  return `${visitorSetKey(item.project_id, item.day, scope)}\u0000${item.visitor_id}`;
 }
 
 /** Keys kept at most; past it the memo starts again (it only saves writes). */
