@@ -122,26 +122,19 @@ function windowsOf(token: string, onToken: (token: string) => void): void {
   }
 }
 
-/** The distinct tokens (or windows of long ones) of a search text. */
-export function searchTokens(searchText: string): Set<string> {
+/**
+ * The distinct tokens (or windows of long ones) of a search text, and every piece of one to three
+ * code points of its tokens, in one pass.
+ */
+export function tokensAndPieces(searchText: string): { tokens: Set<string>; pieces: Set<string> } {
   const tokens = new Set<string>();
-  walkSearchText(
-    searchText,
-    (token) => tokens.add(token),
-    () => {},
-  );
-  return tokens;
-}
-
-/** Every piece of one to three code points of the tokens of a search text. */
-export function searchPieces(searchText: string): Set<string> {
   const pieces = new Set<string>();
   walkSearchText(
     searchText,
-    () => {},
+    (token) => tokens.add(token),
     (piece) => pieces.add(piece),
   );
-  return pieces;
+  return { tokens, pieces };
 }
 
 export interface ArticleMembership {
@@ -155,13 +148,7 @@ export function articleSetKeys({ status, tagIds, searchText }: ArticleMembership
   const keys = new Set<string>([statusSetKey(status)]);
   for (const id of tagIds) keys.add(tagSetKey(id));
   // A piece recurs many times in a text: each distinct one is made a key once.
-  const tokens = new Set<string>();
-  const pieces = new Set<string>();
-  walkSearchText(
-    searchText,
-    (token) => tokens.add(token),
-    (piece) => pieces.add(piece),
-  );
+  const { tokens, pieces } = tokensAndPieces(searchText);
   for (const token of tokens) keys.add(tokenSetKey(token));
   for (const piece of pieces) keys.add(pieceSetKey(piece));
   return keys;
@@ -190,18 +177,6 @@ export class OrdinalSet {
   add(ordinal: number): void {
     const low = ordinal & (chunkSize - 1);
     this.#words(ordinal >>> chunkBits)[low >>> 5] |= 1 << (low & 31);
-  }
-
-  delete(ordinal: number): void {
-    const words = this.chunks.get(ordinal >>> chunkBits);
-    const low = ordinal & (chunkSize - 1);
-    if (words) words[low >>> 5] &= ~(1 << (low & 31));
-  }
-
-  has(ordinal: number): boolean {
-    const words = this.chunks.get(ordinal >>> chunkBits);
-    const low = ordinal & (chunkSize - 1);
-    return words !== undefined && (words[low >>> 5] & (1 << (low & 31))) !== 0;
   }
 
   /** Adds the members of one stored chunk. */
@@ -264,16 +239,6 @@ export class OrdinalSet {
       }
     }
     return ordinals;
-  }
-
-  /** One stored value per chunk that has members. */
-  encodedChunks(): Map<number, Uint8Array> {
-    const encoded = new Map<number, Uint8Array>();
-    for (const [chunk, words] of this.chunks) {
-      const members = encodeChunk(words);
-      if (members !== null) encoded.set(chunk, members);
-    }
-    return encoded;
   }
 }
 

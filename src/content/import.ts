@@ -246,25 +246,15 @@ async function writeContent(
 
   if (options.prune) {
     const goneRows = [...existing.values()].filter((row) => !importedSlugs.has(row.slug));
-    const gone = goneRows.map((row) => row.id);
-    for (let start = 0; start < gone.length; start += articleBatch) {
+    for (let start = 0; start < goneRows.length; start += articleBatch) {
       const batch = goneRows.slice(start, start + articleBatch);
-      const before = await storedSetKeys(
-        trx,
-        batch.map((row) => row.id),
-      );
+      const ids = batch.map((row) => row.id);
+      const before = await storedSetKeys(trx, ids);
       for (const row of batch) sets.article(row.ordinal, before.get(row.id)!, null);
-      await trx
-        .deleteFrom('articles')
-        .where(
-          'id',
-          'in',
-          batch.map((row) => row.id),
-        )
-        .execute();
+      await trx.deleteFrom('articles').where('id', 'in', ids).execute();
       if (sets.size >= perWrite) await applySetChanges(trx, dialect, project.id, sets);
     }
-    summary.removed = gone.length;
+    summary.removed = goneRows.length;
     summary.changes.removed = goneRows.map((row) => row.slug).sort(compareCodeUnits);
   }
   await applySetChanges(trx, dialect, project.id, sets);

@@ -14,13 +14,9 @@ export function articleContainsTerm(dialect: DialectName, term: string): Express
   // pattern: such a term matches nothing.
   if (term.includes('\u0000')) return sql<SqlBool>`1 = 0`;
   const key = searchKey(term);
-  if (dialect === 'postgres') {
-    const pattern = `%${key.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-    return sql<SqlBool>`articles.search_text like ${pattern}`;
-  }
+  if (dialect === 'postgres') return sql<SqlBool>`articles.search_text like ${containsPattern(key)}`;
   if ([...key].length >= 3) {
-    const phrase = `"${key.replaceAll('"', '""')}"`;
-    return sql<SqlBool>`articles.search_rowid in (select rowid from article_search where article_search match ${phrase})`;
+    return sql<SqlBool>`articles.search_rowid in (select rowid from article_search where article_search match ${ftsPhrase(key)})`;
   }
   return sql<SqlBool>`instr(articles.search_text, ${key}) > 0`;
 }
@@ -36,13 +32,21 @@ export function projectTokensHolding(
   term: string,
 ): Expression<SqlBool> {
   if (dialect === 'postgres') {
-    const pattern = `%${term.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-    return sql<SqlBool>`t.project_id = ${projectId} and t.token like ${pattern}`;
+    return sql<SqlBool>`t.project_id = ${projectId} and t.token like ${containsPattern(term)}`;
   }
   // The unary plus keeps SQLite from scanning the project's tokens by the (project_id, token)
   // index: the few tokens the trigram index finds are looked up by rowid instead.
-  const phrase = `"${term.replaceAll('"', '""')}"`;
-  return sql<SqlBool>`t.id in (select rowid from search_token_index where search_token_index match ${phrase}) and +t.project_id = ${projectId}`;
+  return sql<SqlBool>`t.id in (select rowid from search_token_index where search_token_index match ${ftsPhrase(term)}) and +t.project_id = ${projectId}`;
+}
+
+/** PostgreSQL: a LIKE pattern matching texts that hold `text` (its `\\`, `%` and `_` literal). */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+/** SQLite FTS5: `text` as one quoted phrase (a trigram index then matches it as a substring). */
+function ftsPhrase(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
 }
 
 /**
