@@ -5,12 +5,11 @@
 // than the token windows, a term held by more tokens than can be combined) are counted in the texts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../src/db/database.ts';
 import type { ArticleInput, TagInput } from '../../src/content/import/records.ts';
 import { rebuildArticleSets } from '../../src/content/article-set-queries.ts';
 import { setChunkLimit } from '../../src/content/article-queries.ts';
-import type { ArticleTable, Project } from '../../src/db/schema.ts';
-import { bumpContentVersion } from '../../src/projects/queries.ts';
 import {
   articleInput,
   createTestProject,
@@ -19,6 +18,7 @@ import {
   importArticles,
   type TestProject,
 } from '../helpers.ts';
+import { insertPublishedArticles } from '../seo/bulk-articles.ts';
 
 /** A deterministic pseudo-random sequence, so that a failure can be replayed. */
 function random(seed: number): () => number {
@@ -223,8 +223,7 @@ describeEachDialect('list counts from article sets', (ctx) => {
     await importArticles(ctx.db, p.project, [a, c, articleInput({ slug: 'd', content: 'durian' })]);
     const second = await ordinals();
     assert.deepEqual(second, { a: first.a, c: first.c, d: first.b });
-    const total = async (query: string) =>
-      (await getJson(ctx.app, `/v1/articles?${query}`, p.headers)).body.meta.total;
+    const total = (query: string) => metaTotal(ctx.app, p.headers, query);
     assert.equal(await total('search=banana'), 0);
     assert.equal(await total('search=durian'), 1);
     assert.equal(await total('tags=fruit'), 1);
@@ -311,8 +310,7 @@ describeEachDialect('list counts from article sets', (ctx) => {
       importArticles(ctx.db, p.project, batch('left')),
       importArticles(ctx.db, p.project, batch('right')),
     ]);
-    const total = async (query: string) =>
-      (await getJson(ctx.app, `/v1/articles?${query}`, p.headers)).body.meta.total;
+    const total = (query: string) => metaTotal(ctx.app, p.headers, query);
     assert.equal(await total('search=shared'), 60);
     assert.equal(await total('search=leftword'), 30);
     assert.equal(await total('tags=right'), 30);
@@ -346,7 +344,7 @@ describeEachDialect('list counts from article sets', (ctx) => {
     // Each article holds a word of its own: `wide` is held by more words than can be combined.
     const count = setChunkLimit + 20;
     const text = (i: number) => `wide${i} plain`;
-    await insertArticles(ctx.db, p.project, count, text);
+    await insertPublishedArticles(ctx.db, p.project, count, text);
     const texts = Array.from({ length: count }, (_, i) => text(i));
     // `ide1 ide2 ide3 ide4`: each term's words fit, all of them together do not.
     for (const search of [
@@ -367,44 +365,11 @@ describeEachDialect('list counts from article sets', (ctx) => {
   });
 });
 
-/** `count` published articles whose search text is `text(i)`, inserted directly, then their sets built. */
-async function insertArticles(db: Db, project: Project, count: number, text: (i: number) => string) {
-  await db.kysely.transaction().execute(async (trx) => {
-    for (let first = 0; first < count; first += 500) {
-      const rows: Array<Omit<ArticleTable, 'search_rowid'>> = [];
-      for (let i = first; i < Math.min(count, first + 500); i++) {
-        const moment = new Date(Date.UTC(2020, 0, 1) + i * 1000).toISOString();
-        rows.push({
-          id: `${project.id}-${i}`,
-          project_id: project.id,
-          slug: `w-${i}`,
-          title: `W ${i}`,
-          title_key: `w ${i}`,
-          excerpt: null,
-          cover_image: null,
-          content: text(i),
-          status: 'published',
-          published_at: moment,
-          created_at: moment,
-          updated_at: moment,
-          word_count: 2,
-          character_count: 2,
-          read_time_minutes: 1,
-          summary: '',
-          search_text: text(i),
-          author_name: 'W',
-          author_image: null,
-          last_updated_by_name: null,
-          last_updated_by_image: null,
-          seo: null,
-          storage_bytes: 0,
-          content_hash: String(i),
-          ordinal: i,
-        });
-      }
-      await trx.insertInto('articles').values(rows).execute();
-    }
-    await rebuildArticleSets(trx, project.id);
-    await bumpContentVersion(trx, project.id);
-  });
+/** The list's `meta.total` for the query string. */
+async function metaTotal(
+  app: FastifyInstance,
+  headers: Record<string, string>,
+  query: string,
+): Promise<number> {
+  return (await getJson(app, `/v1/articles?${query}`, headers)).body.meta.total;
 }

@@ -1,13 +1,21 @@
 // Inserts many minimal published articles straight into the database, for the tests that need a
-// sitemap of the protocol's full size: going through the import would compute text statistics
-// of each article and take far longer.
+// sitemap of the protocol's full size or many search texts: going through the import would compute
+// text statistics of each article and take far longer.
 import { rebuildArticleSets } from '../../src/content/article-set-queries.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { ArticleTable, Project } from '../../src/db/schema.ts';
 import { bumpContentVersion } from '../../src/projects/queries.ts';
 
-/** `count` published articles `bulk-0` … with publishedAt one second apart from 2020-01-01. */
-export async function insertPublishedArticles(db: Db, project: Project, count: number): Promise<void> {
+/**
+ * `count` published articles `bulk-0` … with publishedAt one second apart from 2020-01-01; `text(i)`,
+ * when given, is the content and search text of each (else none and `bulk i`).
+ */
+export async function insertPublishedArticles(
+  db: Db,
+  project: Project,
+  count: number,
+  text?: (i: number) => string,
+): Promise<void> {
   const start = Date.UTC(2020, 0, 1);
   const batchSize = 500;
   await db.kysely.transaction().execute(async (trx) => {
@@ -23,7 +31,7 @@ export async function insertPublishedArticles(db: Db, project: Project, count: n
           title_key: `bulk ${i}`,
           excerpt: null,
           cover_image: null,
-          content: '',
+          content: text?.(i) ?? '',
           status: 'published',
           published_at: moment,
           created_at: moment,
@@ -32,7 +40,7 @@ export async function insertPublishedArticles(db: Db, project: Project, count: n
           character_count: 0,
           read_time_minutes: 0,
           summary: '',
-          search_text: `bulk ${i}`,
+          search_text: text?.(i) ?? `bulk ${i}`,
           author_name: 'Bulk',
           author_image: null,
           last_updated_by_name: null,
