@@ -110,6 +110,9 @@ export function report(title: string, results: LoadResult[], baseline?: LoadResu
       `| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${ratio} | ${r.errors} | ${r.non2xx} | ${r.bytesPerResponse} |`,
     );
   }
+  // A run answered with refusals (a key's budget spent: 429s) measured them, not the scenario.
+  const refused = results.filter((r) => r.non2xx > 0 || r.errors > 0).map((r) => r.name.trim());
+  if (refused.length > 0) console.log(`\n**Not all answered 2xx, no figure:** ${refused.join('; ')}`);
 }
 
 function wrkMs(value: string, unit: string): number {
