@@ -9,12 +9,17 @@ const defaultAutoCheckpointPages = 1000;
 /** About 40 MiB of WAL with 4 KiB pages. */
 export const backstopPages = 10_000;
 
+/** `writer`'s commits checkpoint only at the backstop: another connection's thread checkpoints. */
+export function leaveCheckpointsToAnotherConnection(writer: SqliteConnection): void {
+  writer.raw.exec(`PRAGMA wal_autocheckpoint = ${backstopPages}`);
+}
+
 export class SqliteCheckpointer {
   readonly #worker: Worker;
   #stopped = false;
 
   constructor(path: string, writer: SqliteConnection, intervalMs = 250) {
-    writer.raw.exec(`PRAGMA wal_autocheckpoint = ${backstopPages}`);
+    leaveCheckpointsToAnotherConnection(writer);
     this.#worker = new Worker(new URL('./checkpoint-thread.ts', import.meta.url), {
       workerData: { path, intervalMs },
     });

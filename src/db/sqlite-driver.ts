@@ -22,7 +22,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import { backstopPages, SqliteCheckpointer } from './sqlite-checkpointer.ts';
+import { leaveCheckpointsToAnotherConnection, SqliteCheckpointer } from './sqlite-checkpointer.ts';
 
 const statementCacheSize = 500;
 /** The page cache of each connection (the writer's and the reader's). */
@@ -171,7 +171,7 @@ export class NodeSqliteDatabase {
     // commits must not checkpoint either. At SQLite's default of 1,000 pages, each roll-up commit
     // (thousands of pages) copied the WAL into the file itself, while holding the write lock.
     if (!inMemory && options.checkpoints === false) {
-      this.writer.raw.exec(`PRAGMA wal_autocheckpoint = ${backstopPages}`);
+      leaveCheckpointsToAnotherConnection(this.writer);
     }
   }
 
