@@ -110,9 +110,21 @@ export function report(title: string, results: LoadResult[], baseline?: LoadResu
       `| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${ratio} | ${r.errors} | ${r.non2xx} | ${r.bytesPerResponse} |`,
     );
   }
-  // A run answered with refusals (a key's budget spent: 429s) measured them, not the scenario.
-  const refused = results.filter((r) => r.non2xx > 0 || r.errors > 0).map((r) => r.name.trim());
+  const refused = results.filter(wasRefused).map((r) => r.name.trim());
   if (refused.length > 0) console.log(`\n**Not all answered 2xx, no figure:** ${refused.join('; ')}`);
+}
+
+/** A run with refusals (429s once a key's budget is spent) or errors measured them, not its scenario. */
+function wasRefused(run: LoadResult): boolean {
+  return run.non2xx > 0 || run.errors > 0;
+}
+
+/** Fails the bench (call it after the report) if one of `runs` had refusals or errors. */
+export function assertAnswered(runs: LoadResult[]): void {
+  const refused = runs.find(wasRefused);
+  if (refused !== undefined) {
+    throw new Error(`${refused.name}: ${refused.non2xx} answers not 2xx and ${refused.errors} errors`);
+  }
 }
 
 function wrkMs(value: string, unit: string): number {
