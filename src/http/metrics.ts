@@ -78,6 +78,32 @@ export function registerMetrics(
     },
   });
   new Gauge({
+    name: 'folio_database_up',
+    help: 'Whether the database can be reached (PostgreSQL; always 1 on SQLite, a file of the instance)',
+    registers: [registry],
+    collect() {
+      this.set(options.db.health().up ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'folio_database_outages_total',
+    help: 'Times the database became unreachable since the process started',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(options.db.health().outages);
+    },
+  });
+  new Gauge({
+    name: 'folio_database_notifications_up',
+    help: "Whether the database's change notifications are heard (PostgreSQL); absent on SQLite",
+    registers: [registry],
+    collect() {
+      const hears = options.db.hearsChanges();
+      if (hears !== null) this.set(hears ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'folio_rate_limit_store_up',
     help: 'Whether the rate-limit store (redis or memory) answers a ping within 500 ms',
     labelNames: ['store'] as const,
