@@ -10,7 +10,7 @@ import { bundledGeoDatabasePath, CountryLookup } from './geo.ts';
 import { insightRoutes } from './insight-routes.ts';
 import { PageViewWriter } from './page-view-writer.ts';
 import { defaultRollupDelayMs, onRolledUpViews, scheduleRollUp } from './rollup-queue.ts';
-import { startRetention } from './retention.ts';
+import { startCleanup } from './retention.ts';
 import { DailySalts } from './salts.ts';
 import {
   BotIgnored,
@@ -66,10 +66,13 @@ export async function analyticsRoutes(app: FastifyInstance, options: AnalyticsOp
     });
     stopViews();
   });
-  if (options.retentionDays) {
-    const stop = startRetention(db, options.retentionDays, app.log);
-    app.addHook('onClose', async () => stop());
-  }
+  // The cleanup of visitor ids and expired page views runs beside a listening server, never in a
+  // request (apps built for tests, which never listen, leave it to their own calls).
+  let stopCleanup: (() => Promise<void>) | null = null;
+  app.addHook('onListen', async () => {
+    stopCleanup ??= startCleanup(db, options.retentionDays ?? null, app.log);
+  });
+  app.addHook('onClose', async () => stopCleanup?.());
 
   await app.register(async (track) => trackRoutes(track, deps));
   insightRoutes(app, db);
