@@ -239,6 +239,7 @@ export class NodeSqliteDatabase {
 }
 
 const beginStatement = /^\s*begin(\s+(deferred|immediate|exclusive))?(\s+transaction)?\s*;?\s*$/i;
+const rollbackStatement = /^\s*rollback(\s+transaction)?\s*;?\s*$/i;
 
 /**
  * What Kysely sees as one connection. It reads on the reader until it writes or begins a
@@ -259,6 +260,9 @@ class ConnectionHandle implements DatabaseConnection {
     }
     if (this.#release === null) this.#release = await database.writerLock.lock();
     const writer = database.writer;
+    // SQLite rolls a transaction back by itself when a write fails for a full disk or an I/O
+    // error: the caller's rollback then has nothing to do, and must not hide that failure.
+    if (rollbackStatement.test(query.sql) && !writer.raw.isTransaction) return { rows: [] };
     // A deferred transaction would take the write lock at its first write, where SQLITE_BUSY can
     // no longer be retried (its snapshot may be stale): take it at the start instead.
     const sql = beginStatement.test(query.sql) ? 'begin immediate' : query.sql;
