@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp, type Lifecycle } from './app.ts';
-import type { Config } from './config.ts';
+import type { Config, TrustProxy } from './config.ts';
 import { type Db, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrations/index.ts';
 import {
@@ -13,6 +13,7 @@ import {
   ResilientRateLimitStore,
 } from './http/rate-limit.ts';
 import { inspectDatabase, welcome } from './projects/demo.ts';
+import { capConnectionsPerAddress, trustsPeer } from './http/connection-cap.ts';
 
 export function createRateLimitStore(redisUrl: string | null): RateLimitStore {
   if (redisUrl === null) return new MemoryRateLimitStore();
@@ -41,7 +42,7 @@ export async function startServer(config: Config, options: { demo: boolean }): P
   // each step closes what is open, so that no pool, connection or socket keeps the process alive.
   const app = await buildAppOrClose(db, rateLimits, config, lifecycle);
   app.addHook('onClose', async () => db.close());
-  applyConnectionLimits(app, limits);
+  applyConnectionLimits(app, limits, config.trustProxy);
 
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
@@ -80,9 +81,14 @@ export async function startServer(config: Config, options: { demo: boolean }): P
  * Slow clients cannot hold sockets forever: the whole request (body included) must arrive within
  * REQUEST_TIMEOUT_MS (else 408 and the socket is closed), its headers within HEADERS_TIMEOUT_MS,
  * an idle socket is closed after IDLE_TIMEOUT_MS, and past MAX_CONNECTIONS new connections are
- * dropped at once, so that the process never runs out of file descriptors.
+ * dropped at once, so that the process never runs out of file descriptors. Nor can one client
+ * hold them all: past MAX_CONNECTIONS_PER_IP a peer's new connections are dropped at once.
  */
-export function applyConnectionLimits(app: FastifyInstance, limits: Config['limits']): void {
+export function applyConnectionLimits(
+  app: FastifyInstance,
+  limits: Config['limits'],
+  trustProxy: TrustProxy,
+): void {
   const server = app.server;
   server.requestTimeout = limits.requestTimeoutMs;
   server.headersTimeout = limits.headersTimeoutMs;
@@ -93,6 +99,15 @@ export function applyConnectionLimits(app: FastifyInstance, limits: Config['limi
     1000,
     limits.headersTimeoutMs,
   );
+  capConnectionsPerAddress(server, limits.maxConnectionsPerIp, {
+    exempt: trustsPeer(trustProxy),
+    // Without the address: client IPs are never logged.
+    onRefused: () =>
+      app.log.warn(
+        { open: limits.maxConnectionsPerIp },
+        'an address reached MAX_CONNECTIONS_PER_IP: its further connections are dropped',
+      ),
+  });
 }
 
 async function buildAppOrClose(
