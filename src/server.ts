@@ -1,6 +1,7 @@
 // Process concerns only: configuration, logger, database and rate-limit store, listening, signals
 // and graceful shutdown. Everything else is built by buildApp.
 import type { FastifyInstance } from 'fastify';
+import { Server as NetServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { buildApp, type Lifecycle } from './app.ts';
 import type { Config, TrustProxy } from './config.ts';
@@ -14,6 +15,16 @@ import {
 } from './http/rate-limit.ts';
 import { inspectDatabase, welcome } from './projects/demo.ts';
 import { capConnectionsPerAddress, trustsPeer } from './http/connection-cap.ts';
+
+// net.Server's own close: stops listening without node:http's closing of idle connections.
+const netServerClose = NetServer.prototype.close;
+/**
+ * How long idle keep-alive connections stay open after SIGTERM: a request a client has already
+ * sent on one (or sends within its round trip) then gets a 503 with Connection: close, which it
+ * can retry elsewhere, instead of a reset it cannot tell from a crash. Past that, closing an idle
+ * connection races with the client exactly as the keep-alive timeout always does.
+ */
+const keepAliveLingerMs = 1_000;
 
 export function createRateLimitStore(redisUrl: string | null): RateLimitStore {
   if (redisUrl === null) return new MemoryRateLimitStore();
@@ -43,21 +54,31 @@ export async function startServer(config: Config, options: { demo: boolean }): P
   const app = await buildAppOrClose(db, rateLimits, config, lifecycle);
   app.addHook('onClose', async () => db.close());
   applyConnectionLimits(app, limits, config.trustProxy);
+  closeConnectionsWhileDraining(app, lifecycle);
 
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
-    // From now on new requests get 503 and every answer closes its connection; the requests in
-    // flight (and the page-view writes they wait for) get SHUTDOWN_TIMEOUT_MS to complete, then
-    // their connections are cut, so that a slow upload cannot hold the process.
+    // From now on no connection is accepted, requests arriving on open ones get 503 and every
+    // answer closes its connection; requests in flight (uploads and the page-view writes they wait
+    // for included) get SHUTDOWN_TIMEOUT_MS, then are cut, so that a slow upload cannot hold the
+    // process. It exits as soon as no connection is left.
     lifecycle.draining = true;
+    const linger = setTimeout(
+      () => app.server.closeIdleConnections(),
+      Math.min(keepAliveLingerMs, limits.shutdownTimeoutMs),
+    );
+    linger.unref();
     const cut = setTimeout(() => {
-      app.log.warn('requests still in flight at the shutdown deadline: closing their connections');
+      app.log.warn(
+        'connections still open at the shutdown deadline (requests in flight or idle keep-alive): closing them',
+      );
       app.server.closeAllConnections();
     }, limits.shutdownTimeoutMs);
     const abandon = setTimeout(() => process.exit(1), limits.shutdownTimeoutMs + 5_000);
     cut.unref();
     abandon.unref();
     try {
+      await drainConnections(app);
       await app.close();
     } finally {
       process.exit(0);
@@ -107,6 +128,30 @@ export function applyConnectionLimits(
         { open: limits.maxConnectionsPerIp },
         'an address reached MAX_CONNECTIONS_PER_IP: its further connections are dropped',
       ),
+  });
+}
+
+/**
+ * Once draining, every answer closes its connection (the in-flight ones' too), so that clients
+ * move to another instance and the connections end.
+ */
+function closeConnectionsWhileDraining(app: FastifyInstance, lifecycle: Lifecycle): void {
+  // Callback style: no promise per request on the hot path.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (lifecycle.draining) reply.header('Connection', 'close');
+    done(null, payload);
+  });
+}
+
+/**
+ * Stops accepting connections and resolves once every open one has closed. Unlike
+ * `server.close()` of node:http, it does not close idle keep-alive connections at once (see
+ * keepAliveLingerMs); requests in flight, uploads included, complete. The shutdown deadline
+ * closes whatever is still open.
+ */
+function drainConnections(app: FastifyInstance): Promise<void> {
+  return new Promise((resolve) => {
+    netServerClose.call(app.server, () => resolve());
   });
 }
 
