@@ -31,9 +31,17 @@ export { isSqliteBusy, SqliteConnection } from './sqlite-connection.ts';
 // a longer pause would leave it free and the writes waiting (measured: 50 ms pauses cost 10% of the
 // ingest rate); a failed try costs microseconds.
 const maxBusyPauseMs = 4;
+/**
+ * Tries of writes that found the write lock held, at most this far apart, tell of one holder: a
+ * write issued while it has held the lock for busyWaitMs already is refused at its first try.
+ */
+const lockSeenGapMs = 1000;
 
 export interface SqliteOptions {
-  /** How long a statement refused with SQLITE_BUSY is retried before the error is thrown. */
+  /**
+   * How long writes wait for another connection's write lock, counted from the first write that
+   * found it held (a write queued behind that one waits no longer), before they are refused.
+   */
   busyWaitMs?: number;
   /** Checkpoint in a thread of its own (default), or leave it to another connection's. */
   checkpoints?: boolean;
@@ -81,6 +89,9 @@ export class NodeSqliteDatabase {
   #checkpointer: SqliteCheckpointer | null = null;
   #writer: SqliteConnection;
   #snapshot: SqliteConnection | null = null;
+  /** When writes began to find the write lock held by another connection, and when one last did. */
+  #lockHeldSince: number | null = null;
+  #lockSeenAt = 0;
   #stamp: string | null = null;
   #seenVersion = '';
   #foreignChanges = 0;
@@ -125,6 +136,33 @@ export class NodeSqliteDatabase {
     if (this.#checkpointer !== null) this.#checkpointer.configure(writer);
     else if (!this.#inMemory) leaveCheckpointsToAnotherConnection(writer);
     return writer;
+  }
+
+  /**
+   * Runs a write outside a transaction (or the begin of one) until another connection's write lock
+   * lets it. The wait is counted from the first write that found the lock held, while every try
+   * since has found it so: a write queued behind another waiting one (the next batch of page
+   * views, the next roll-up) does not wait busyWaitMs again after it, it is refused at its first
+   * try; a lock seen free or not tried for a while starts a new count.
+   */
+  async write<T>(attempt: () => T): Promise<T> {
+    const now = Date.now();
+    if (this.#lockHeldSince !== null && now - this.#lockSeenAt > lockSeenGapMs) this.#lockHeldSince = null;
+    const deadline = (this.#lockHeldSince ?? now) + this.busyWaitMs;
+    for (let pause = 1; ; pause = Math.min(pause * 2, maxBusyPauseMs)) {
+      try {
+        const result = attempt();
+        this.#lockHeldSince = null;
+        return result;
+      } catch (error) {
+        if (!isSqliteBusy(error)) throw error;
+        const at = Date.now();
+        this.#lockHeldSince ??= at;
+        this.#lockSeenAt = at;
+        if (at + pause > deadline) throw error;
+        await sleep(pause);
+      }
+    }
   }
 
   /** The connection of read-only transactions: its own for a file, the writer's in memory. */
@@ -249,7 +287,7 @@ class ConnectionHandle implements DatabaseConnection {
       }
     };
     if (connection.raw.isTransaction) return run() as QueryResult<R>;
-    return retryWhileBusy(run, database.busyWaitMs) as Promise<QueryResult<R>>;
+    return database.write(run) as Promise<QueryResult<R>>;
   }
 
   /** Begins a read-only transaction: a deferred one, which reads one snapshot and takes no write lock. */
