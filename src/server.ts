@@ -115,6 +115,7 @@ async function buildAppOrClose(
       trustProxy: config.trustProxy,
       logLevel: config.logLevel,
       analyticsRetentionDays: config.analyticsRetentionDays,
+      geoipDatabase: config.geoipDatabase,
       lifecycle,
     });
   } catch (error) {

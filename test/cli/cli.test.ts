@@ -772,6 +772,24 @@ describe('folio serve', () => {
     await assertFailedStartExits(newDatabase());
   });
 
+  test('serve reads GEOIP_DATABASE: a file that cannot be read fails the start, naming it', async () => {
+    const missingFile = join(tempDir(), 'no-such-country.mmdb');
+    const port = await freePort();
+    const child = startCli(
+      ['serve', '--no-demo'],
+      cliEnv(newDatabase(), { GEOIP_DATABASE: missingFile, PORT: String(port), HOST: '127.0.0.1' }),
+    );
+    let output = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    // Without the setting the server starts on the bundled database and never exits by itself.
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    clearTimeout(killer);
+    assert.notEqual(code, 0, output);
+    assert.match(output, /no-such-country\.mmdb/);
+  });
+
   test('serve --no-demo on an empty default database creates no project', async () => {
     const cwd = tempDir();
     const port = await freePort();
