@@ -1,10 +1,11 @@
-// Adapts node:sqlite to Kysely, with two connections to one file and never a wait inside the event
-// loop. node:sqlite is synchronous: with a busy timeout, a write that finds another process (the
+// Adapts node:sqlite to Kysely, with several connections to one file and never a wait inside the
+// event loop. node:sqlite is synchronous: with a busy timeout, a write that finds another process (the
 // CLI's import) holding the write lock would stop every request of the server until it got it. So
 // the busy timeout is 0 and a statement refused with SQLITE_BUSY is retried after an asynchronous
 // pause, with backoff, until a deadline. Reads outside a transaction go to a reader connection that
-// needs no lock in WAL mode, so they are answered while a write waits; writes and transactions take
-// turns on the writer connection. Both keep a cache of prepared statements.
+// needs no lock in WAL mode, so they are answered while a write waits; read-only transactions take
+// turns on a snapshot connection, for the same reason; writes and other transactions take turns on
+// the writer connection, which is opened again when the file it found read-only is writable again.
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CompiledQuery,
@@ -23,49 +24,32 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { leaveCheckpointsToAnotherConnection, SqliteCheckpointer } from './sqlite-checkpointer.ts';
-import { isSqliteBusy, SqliteConnection } from './sqlite-connection.ts';
+import {
+  isSqliteBusy,
+  isSqliteIoFailure,
+  isSqliteReadOnly,
+  isWritable,
+  maxBusyPauseMs,
+  Mutex,
+  readOnlyFailure,
+  retryWhileBusy,
+  SqliteConnection,
+} from './sqlite-connection.ts';
 
-export { isSqliteBusy, SqliteConnection } from './sqlite-connection.ts';
-
-// Short pauses: the lock is mostly held by this process's own roll-up thread for milliseconds, and
-// a longer pause would leave it free and the writes waiting (measured: 50 ms pauses cost 10% of the
-// ingest rate); a failed try costs microseconds.
-const maxBusyPauseMs = 4;
+/**
+ * Tries of writes that found the write lock held, at most this far apart, tell of one holder: a
+ * write issued while it has held the lock for busyWaitMs already is refused at its first try.
+ */
+const lockSeenGapMs = 1000;
 
 export interface SqliteOptions {
-  /** How long a statement refused with SQLITE_BUSY is retried before the error is thrown. */
+  /**
+   * How long writes wait for another connection's write lock, counted from the first write that
+   * found it held (a write queued behind that one waits no longer), before they are refused.
+   */
   busyWaitMs?: number;
   /** Checkpoint in a thread of its own (default), or leave it to another connection's. */
   checkpoints?: boolean;
-}
-
-/**
- * Runs `attempt` until it stops failing with SQLITE_BUSY or `busyWaitMs` have passed, pausing
- * 1, 2, 4, 4 … ms between tries without holding the event loop.
- */
-export async function retryWhileBusy<T>(attempt: () => T, busyWaitMs: number): Promise<T> {
-  const deadline = Date.now() + busyWaitMs;
-  for (let pause = 1; ; pause = Math.min(pause * 2, maxBusyPauseMs)) {
-    try {
-      return attempt();
-    } catch (error) {
-      if (!isSqliteBusy(error) || Date.now() + pause > deadline) throw error;
-      await sleep(pause);
-    }
-  }
-}
-
-class Mutex {
-  #tail: Promise<void> = Promise.resolve();
-
-  /** Resolves with the function that releases the lock, once every earlier holder released it. */
-  async lock(): Promise<() => void> {
-    let release!: () => void;
-    const previous = this.#tail;
-    this.#tail = new Promise<void>((resolve) => (release = resolve));
-    await previous;
-    return release;
-  }
 }
 
 export class NodeSqliteDatabase {
@@ -81,6 +65,11 @@ export class NodeSqliteDatabase {
   #checkpointer: SqliteCheckpointer | null = null;
   #writer: SqliteConnection;
   #snapshot: SqliteConnection | null = null;
+  /** The writer refuses writes because the file did: it is opened again once the file is writable. */
+  #writerReadOnly = false;
+  /** When writes began to find the write lock held by another connection, and when one last did. */
+  #lockHeldSince: number | null = null;
+  #lockSeenAt = 0;
   #stamp: string | null = null;
   #seenVersion = '';
   #foreignChanges = 0;
@@ -103,6 +92,8 @@ export class NodeSqliteDatabase {
 
   #openWriter(): SqliteConnection {
     const writer = new SqliteConnection(this.#path);
+    // SQLite opens the file read-only when it may not write it, and the connection stays so.
+    this.#writerReadOnly = !this.#inMemory && !isWritable(this.#path);
     // Opening and switching to WAL take locks too: wait for them without a busy timeout either
     // (synchronously: nothing is served before the database is open).
     const openDeadline = Date.now() + this.busyWaitMs;
@@ -125,6 +116,60 @@ export class NodeSqliteDatabase {
     if (this.#checkpointer !== null) this.#checkpointer.configure(writer);
     else if (!this.#inMemory) leaveCheckpointsToAnotherConnection(writer);
     return writer;
+  }
+
+  /**
+   * Before a write, with the writer lock held outside any transaction: a writer that the file made
+   * read-only is opened again once the file is writable, so that writes resume without a restart.
+   */
+  reopenWriterIfWritable(): void {
+    if (!this.#writerReadOnly || !isWritable(this.#path)) return;
+    const stale = this.#writer;
+    this.#writer = this.#openWriter();
+    stale.close();
+  }
+
+  /** What a failed write on the writer says to its caller, and what it says of the writer. */
+  writeFailure(error: unknown): unknown {
+    if (this.#inMemory) return error;
+    if (isSqliteReadOnly(error)) {
+      // PRAGMA query_only (a test's, an operator's) is the connection's own choice, kept.
+      if (!this.#writer.raw.isOpen || !this.#writer.queryOnly()) this.#writerReadOnly = true;
+      return error;
+    }
+    // A file made read-only under an open connection fails its writes as I/O errors.
+    if (isSqliteIoFailure(error) && !isWritable(this.#path)) {
+      this.#writerReadOnly = true;
+      return readOnlyFailure(error);
+    }
+    return error;
+  }
+
+  /**
+   * Runs a write outside a transaction (or the begin of one) until another connection's write lock
+   * lets it. The wait is counted from the first write that found the lock held, while every try
+   * since has found it so: a write queued behind another waiting one (the next batch of page
+   * views, the next roll-up) does not wait busyWaitMs again after it, it is refused at its first
+   * try; a lock seen free or not tried for a while starts a new count.
+   */
+  async write<T>(attempt: () => T): Promise<T> {
+    const now = Date.now();
+    if (this.#lockHeldSince !== null && now - this.#lockSeenAt > lockSeenGapMs) this.#lockHeldSince = null;
+    const deadline = (this.#lockHeldSince ?? now) + this.busyWaitMs;
+    for (let pause = 1; ; pause = Math.min(pause * 2, maxBusyPauseMs)) {
+      try {
+        const result = attempt();
+        this.#lockHeldSince = null;
+        return result;
+      } catch (error) {
+        if (!isSqliteBusy(error)) throw error;
+        const at = Date.now();
+        this.#lockHeldSince ??= at;
+        this.#lockSeenAt = at;
+        if (at + pause > deadline) throw error;
+        await sleep(pause);
+      }
+    }
   }
 
   /** The connection of read-only transactions: its own for a file, the writer's in memory. */
@@ -232,6 +277,8 @@ class ConnectionHandle implements DatabaseConnection {
     if (this.#held === null) {
       const release = await database.writerLock.lock();
       this.#held = { connection: database.writer, release, snapshot: false };
+      database.reopenWriterIfWritable();
+      this.#held.connection = database.writer;
     }
     const { connection, snapshot } = this.#held;
     // SQLite rolls a transaction back by itself when a write fails for a full disk or an I/O
@@ -244,12 +291,14 @@ class ConnectionHandle implements DatabaseConnection {
     const run = () => {
       try {
         return connection.run(sql, query.parameters);
+      } catch (error) {
+        throw database.writeFailure(error);
       } finally {
         database.forgetStamp();
       }
     };
     if (connection.raw.isTransaction) return run() as QueryResult<R>;
-    return retryWhileBusy(run, database.busyWaitMs) as Promise<QueryResult<R>>;
+    return database.write(run) as Promise<QueryResult<R>>;
   }
 
   /** Begins a read-only transaction: a deferred one, which reads one snapshot and takes no write lock. */
