@@ -2,6 +2,7 @@
 // and graceful shutdown. Everything else is built by buildApp.
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { recordRetentionDays } from './analytics/queries/retention-setting.ts';
 import { buildApp, type Lifecycle } from './app.ts';
 import type { Config } from './config.ts';
 import { type Db, openDatabase } from './db/database.ts';
@@ -106,6 +107,8 @@ async function buildAppOrClose(
     const migrations = openDatabase(config.databaseUrl, { poolSize: 1 });
     try {
       await migrateToLatest(migrations);
+      // `folio analytics rebuild` follows the retention the servers run with.
+      await recordRetentionDays(migrations.kysely, config.analyticsRetentionDays, new Date());
     } finally {
       await migrations.close();
     }
