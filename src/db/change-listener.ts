@@ -3,29 +3,54 @@
 // import bumps its project's version, so it notifies too) and `folio_views` with "project slug …"
 // for the articles that got page views. While the listening connection is up, a read cached
 // since the last `folio_keys` notification is exact without asking the database; while it is
-// down (or not yet up) `stamp()` is null and every caller asks the database, as before.
+// down (or not yet up) `stamp()` is null and every caller asks the database, as before. A lost
+// connection is opened again, LISTEN included, after a delay that grows from 0.1 s to 5 s.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 
 export type ViewsListener = (projectId: string | null, slug: string | null) => void;
 
-const reconnectMs = 1000;
+const firstReconnectMs = 100;
+const maxReconnectMs = 5000;
 /** A statement that may change a project or an API key (false positives only cost a cache miss). */
 const writesKeys = /^\s*(?:insert|update|delete|truncate|with|merge)\b[\s\S]*\b(?:projects|api_keys)\b/i;
 
 export class PostgresChangeListener {
   readonly #url: string;
+  readonly #connectTimeoutMs: number | undefined;
+  readonly #onLost: (() => void) | undefined;
   #client: pg.Client | null = null;
   #listening = false;
   #starting = false;
+  #started = false;
   #closed = false;
   #generation = 0;
+  #failures = 0;
   #timer: NodeJS.Timeout | null = null;
   readonly #views = new Set<ViewsListener>();
   readonly #barriers = new Map<string, () => void>();
 
-  constructor(url: string) {
+  /**
+   * `connectTimeoutMs`: how long a connection may take (a host that never answers); `onLost`: called
+   * when the connection fails or is lost (the database may be down).
+   */
+  constructor(url: string, options: { connectTimeoutMs?: number; onLost?: () => void } = {}) {
     this.#url = url;
+    this.#connectTimeoutMs = options.connectTimeoutMs;
+    this.#onLost = options.onLost;
+  }
+
+  /** Whether notifications are being heard now. */
+  get listening(): boolean {
+    return this.#listening;
+  }
+
+  /** Once started, connects again now rather than at the end of its delay (the database is back). */
+  reconnectNow(): void {
+    if (!this.#started || this.#listening || this.#starting || this.#closed) return;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#start();
   }
 
   /**
@@ -79,7 +104,13 @@ export class PostgresChangeListener {
   #start(): void {
     if (this.#starting || this.#listening || this.#closed || this.#timer !== null) return;
     this.#starting = true;
-    const client = new pg.Client({ connectionString: this.#url });
+    this.#started = true;
+    const client = new pg.Client({
+      connectionString: this.#url,
+      connectionTimeoutMillis: this.#connectTimeoutMs,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     const lost = () => {
       if (this.#client !== client) return;
       this.#client = null;
@@ -88,12 +119,9 @@ export class PostgresChangeListener {
       for (const resolve of this.#barriers.values()) resolve();
       this.#barriers.clear();
       client.end().catch(() => {});
-      if (!this.#closed) {
-        this.#timer = setTimeout(() => {
-          this.#timer = null;
-        }, reconnectMs);
-        this.#timer.unref();
-      }
+      if (this.#closed) return;
+      this.#onLost?.();
+      this.#reconnectLater();
     };
     client.on('error', lost);
     client.on('end', lost);
@@ -121,6 +149,7 @@ export class PostgresChangeListener {
         // Whatever changed while nobody listened: every cached read starts over.
         this.#generation++;
         this.#listening = true;
+        this.#failures = 0;
         for (const listener of this.#views) listener(null, null);
         // Kept open in the background: it must not hold a finished process (the CLI) alive.
         streamOf(client)?.unref?.();
@@ -129,6 +158,20 @@ export class PostgresChangeListener {
         this.#starting = false;
         lost();
       });
+  }
+
+  #reconnectLater(): void {
+    this.#failures++;
+    const delay = Math.min(maxReconnectMs, firstReconnectMs * 2 ** (this.#failures - 1));
+    // Jittered, so that the instances of a fleet do not all connect in the same millisecond.
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = null;
+        this.#start();
+      },
+      delay * (0.75 + Math.random() / 2),
+    );
+    this.#timer.unref();
   }
 
   async close(): Promise<void> {

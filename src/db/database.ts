@@ -6,12 +6,21 @@ import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { isPostgresUrl } from '../config.ts';
 import { PostgresChangeListener, type ViewsListener } from './change-listener.ts';
+import {
+  DatabaseHealth,
+  DatabaseUnavailableError,
+  type HealthListener,
+  type HealthState,
+  isConnectionFailure,
+  probeConnection,
+} from './database-health.ts';
 import type { Database } from './schema.ts';
 import { SqliteReadWorker } from './read-worker.ts';
 import { SqliteTaskWorker } from './task-worker.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-driver.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
+export { DatabaseUnavailableError, type HealthState };
 
 export interface Db {
   readonly kysely: Kysely<Database>;
@@ -52,6 +61,17 @@ export interface Db {
   onViews(listener: ViewsListener): () => void;
   /** Resolves once every change committed before the call is reflected in changeStamp/onViews. */
   changesSeen(): Promise<void>;
+  /**
+   * PostgreSQL: whether the database can be reached, as this process last found out
+   * (database-health.ts). SQLite, a file of this instance: always up.
+   */
+  health(): HealthState;
+  /** Called once each time the database goes down or comes back. */
+  onHealthChange(listener: HealthListener): () => void;
+  /** Finds out now, with a connection of its own, whether the database can be reached. */
+  checkHealth(): Promise<HealthState>;
+  /** PostgreSQL: whether change notifications are being heard now; null on SQLite. */
+  hearsChanges(): boolean | null;
   close(): Promise<void>;
 }
 
@@ -59,6 +79,8 @@ export interface PoolState {
   total: number;
   idle: number;
   waiting: number;
+  /** The most connections it opens. */
+  max: number;
 }
 
 export interface OpenOptions {
@@ -109,24 +131,48 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     });
-    // An idle client that loses its connection must not crash the process; the next query reconnects.
-    pool.on('error', () => {});
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: timingOut(pool) }) });
+    const health = new DatabaseHealth(() =>
+      probeConnection(url, Math.max(1000, options.connectTimeoutMs ?? 2000)),
+    );
+    // A connection lost while idle is reported by the pool, one lost while checked out (a page-view
+    // batch holds one between its statements) by the client alone, and pg-pool removes its own
+    // listener while a client is checked out: an 'error' event nobody listens to ends the process.
+    // So every client keeps a listener of its own for its whole life.
+    pool.on('error', () => health.suspect());
+    pool.on('connect', (client) => client.on('error', () => health.suspect()));
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: timingOut(pool, health) }) });
     // Started by the first caller of changeStamp/onViews (the server), never by the CLI.
-    const listener = new PostgresChangeListener(url);
+    const listener = new PostgresChangeListener(url, {
+      connectTimeoutMs: options.connectTimeoutMs,
+      onLost: () => health.suspect(),
+    });
     listener.watchLocalWrites(pool);
+    // The notifications missed while the database was away are replaced by a new start at once.
+    health.onChange((state) => {
+      if (state.up) listener.reconnectNow();
+    });
     return {
       kysely,
       dialect: 'postgres',
       executeCompiled: async (query) => (await kysely.executeQuery(query)).rows,
       readOffThread: async (query) => (await kysely.executeQuery(query)).rows,
       runTask: null,
-      poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      poolState: () => ({
+        total: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        max: pool.options.max,
+      }),
       changeStamp: () => listener.stamp(),
       foreignStamp: () => null,
       onViews: (callback) => listener.onViews(callback),
       changesSeen: () => listener.seen(),
+      health: () => health.state(),
+      onHealthChange: (callback) => health.onChange(callback),
+      checkHealth: () => health.checkNow(),
+      hearsChanges: () => listener.listening,
       close: async () => {
+        health.close();
         await listener.close();
         await kysely.destroy();
       },
@@ -176,12 +222,18 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
             return result;
           },
     poolState: () => null,
+    health: () => sqliteHealth,
+    onHealthChange: () => () => {},
+    checkHealth: async () => sqliteHealth,
+    hearsChanges: () => null,
     close: async () => {
       await Promise.all([readers?.search.close(), readers?.list.close(), tasks?.close()]);
       await kysely.destroy();
     },
   };
 }
+
+const sqliteHealth: HealthState = Object.freeze({ up: true, reason: null, since: Date.now(), outages: 0 });
 
 /** SQL texts run as named prepared statements on PostgreSQL, by text. */
 const preparedStatements = new Map<string, string>();
@@ -198,17 +250,21 @@ export function preparedOnPostgres(sql: string): string {
 }
 
 /**
- * The pool as Kysely sees it, with three changes: a timeout becomes a DatabaseTimeoutError, a
- * client whose query timed out is destroyed instead of going back to the pool (its late answer
- * would otherwise be read as the answer to the next query), and the texts marked by
- * preparedOnPostgres run as named prepared statements.
+ * The pool as Kysely sees it, with these changes: while the database is known to be down a
+ * connection is refused at once (DatabaseUnavailableError); a failed or lost connection has the
+ * health checked; a timeout becomes a DatabaseTimeoutError; a client whose query timed out is
+ * destroyed instead of going back to the pool (its late answer would otherwise be read as the
+ * answer to the next query); and the texts marked by preparedOnPostgres run as named prepared
+ * statements.
  */
-function timingOut(pool: pg.Pool): pg.Pool {
+function timingOut(pool: pg.Pool, health: DatabaseHealth): pg.Pool {
   const connect = async () => {
+    health.assertUp();
     let client: pg.PoolClient;
     try {
       client = await pool.connect();
     } catch (error) {
+      if (isConnectionFailure(error)) health.suspect();
       throw asTimeout(error);
     }
     let broken = false;
@@ -237,6 +293,11 @@ function timingOut(pool: pg.Pool): pg.Pool {
           }
           return await query(...args);
         } catch (error) {
+          if (isConnectionFailure(error)) health.suspect();
+          // The client lost its connection earlier, between two queries (its 'error' event).
+          if (/^Client has encountered a connection error/.test(String((error as Error)?.message))) {
+            throw new DatabaseUnavailableError('the connection to the database was lost', { cause: error });
+          }
           const converted = asTimeout(error);
           if (converted !== error) broken = true;
           throw converted;

@@ -285,7 +285,9 @@ export function registerErrorHandling(
     const unavailable = databaseUnavailableMessage(error);
     if (unavailable !== null) {
       failures?.record(error);
-      request.log.error({ err: error }, 'database unavailable');
+      // Debug only: an outage is logged once when it starts and once when it ends (ops-routes.ts),
+      // where a line per refused request would bury everything else.
+      request.log.debug({ err: error }, 'database unavailable');
       reply.header('Retry-After', String(retryAfterSeconds));
       return sendError(reply, 503, unavailable);
     }

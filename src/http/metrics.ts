@@ -5,6 +5,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, type Metric, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
+import { registerCleanupMetrics } from '../analytics/cleanup-metrics.ts';
 import { type BatchEvent, batchChannelName } from '../analytics/page-view-writer.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 import { pingWithin } from './ops-routes.ts';
@@ -78,6 +79,32 @@ export function registerMetrics(
     },
   });
   new Gauge({
+    name: 'folio_database_up',
+    help: 'Whether the database can be reached (PostgreSQL; always 1 on SQLite, a file of the instance)',
+    registers: [registry],
+    collect() {
+      this.set(options.db.health().up ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'folio_database_outages_total',
+    help: 'Times the database became unreachable since the process started',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(options.db.health().outages);
+    },
+  });
+  new Gauge({
+    name: 'folio_database_notifications_up',
+    help: "Whether the database's change notifications are heard (PostgreSQL); absent on SQLite",
+    registers: [registry],
+    collect() {
+      const hears = options.db.hearsChanges();
+      if (hears !== null) this.set(hears ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'folio_rate_limit_store_up',
     help: 'Whether the rate-limit store (redis or memory) answers a ping within 500 ms',
     labelNames: ['store'] as const,
@@ -87,6 +114,8 @@ export function registerMetrics(
       this.set({ store }, (await pingWithin(options.rateLimits, 500)) === null ? 1 : 0);
     },
   });
+
+  registerCleanupMetrics(registry, options.db);
 
   // Callback style: no promise per request on the hot path.
   app.addHook('onResponse', (request, reply, done) => {

@@ -1,6 +1,6 @@
-// A Redis (holding the rate limits) that freezes, under the real server: the process stays alive
-// and readiness says why it cannot serve, then recovers on SIGCONT. (How API requests fare while
-// Redis is frozen is the rate-limit store's business: the figures go to the report.)
+// A Redis (holding the rate limits) that freezes, under the real server: the process stays alive,
+// the limits are counted in the instance's memory meanwhile, and /ready stays 200, telling it in
+// its body (an outage of Redis is every instance's: failing /ready would pull them all at once).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,7 +45,7 @@ describe('fault: Redis frozen under the real server', { skip, timeout: 60_000 },
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('frozen (SIGSTOP): /health 200, /ready 503 naming Redis; ready again after SIGCONT', async () => {
+  test('frozen (SIGSTOP): /health 200, /ready 200 telling the fallback, API served; ready again after SIGCONT', async () => {
     let ready = await timedFetch(`${folio.base}/ready`);
     for (let i = 0; i < 50 && ready.status !== 200; i++) {
       await sleep(50);
@@ -57,24 +57,29 @@ describe('fault: Redis frozen under the real server', { skip, timeout: 60_000 },
     redis.service.signal('SIGSTOP');
     let returned: number;
     try {
-      const [health, notReady, api] = await Promise.all([
+      const [health, degraded, api] = await Promise.all([
         timedFetch(`${folio.base}/health`),
         timedFetch(`${folio.base}/ready`),
         timedFetch(`${folio.base}/v1/articles`, { headers }, 3000),
       ]);
       report(
-        `Redis frozen (SIGSTOP): /health ${health.status} in ${Math.round(health.ms)} ms, /ready ${notReady.status} in ${Math.round(notReady.ms)} ms, GET /v1/articles ${api.status} in ${Math.round(api.ms)} ms`,
+        `Redis frozen (SIGSTOP): /health ${health.status} in ${Math.round(health.ms)} ms, /ready ${degraded.status} in ${Math.round(degraded.ms)} ms, GET /v1/articles ${api.status} in ${Math.round(api.ms)} ms`,
       );
       assert.equal(health.status, 200);
-      assert.equal(notReady.status, 503);
-      assert.equal(notReady.headers!.get('retry-after'), '5');
-      assert.match(JSON.parse(notReady.body).checks.redis, /^Redis cannot be reached/);
+      assert.equal(degraded.status, 200, degraded.body);
+      assert.equal(JSON.parse(degraded.body).status, 'degraded');
+      assert.match(
+        JSON.parse(degraded.body).checks.redis,
+        /^Redis cannot be reached .*; rate limits are counted in this instance's memory until it is back$/,
+      );
+      assert.equal(api.status, 200, api.body);
+      assert.ok(api.headers!.get('x-ratelimit-limit'));
     } finally {
       redis.service.signal('SIGCONT');
       returned = performance.now();
     }
     let back = await timedFetch(`${folio.base}/ready`);
-    for (let i = 0; i < 100 && back.status !== 200; i++) {
+    for (let i = 0; i < 100 && JSON.parse(back.body || '{}').status !== 'ready'; i++) {
       await sleep(50);
       back = await timedFetch(`${folio.base}/ready`);
     }
@@ -82,5 +87,6 @@ describe('fault: Redis frozen under the real server', { skip, timeout: 60_000 },
       `Redis resumed (SIGCONT): /ready ${back.status} after ${((performance.now() - returned) / 1000).toFixed(2)} s`,
     );
     assert.equal(back.status, 200, back.body);
+    assert.deepEqual(JSON.parse(back.body), { status: 'ready', checks: { database: 'ok', redis: 'ok' } });
   });
 });

@@ -2,7 +2,7 @@
 // (never the shared ones), the real server as a child process (`folio serve`), and the signals
 // that freeze (SIGSTOP), resume (SIGCONT) or stop them. Locally a missing binary skips a suite
 // with a message; in CI (CI=true) it fails it.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import {
   appendFileSync,
   chownSync,
@@ -15,6 +15,7 @@ import {
 import { createServer, type Socket, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 
 export const inCi = process.env.CI === 'true' || process.env.CI === '1';
 const root = resolve(import.meta.dirname, '../..');
@@ -171,6 +172,13 @@ export interface Postgres {
   service: Service;
   /** Stops the server (fast shutdown, as an operator's restart); the data stays. */
   stop(): Promise<void>;
+  /**
+   * `pg_ctl stop -m MODE`: `fast` ends every session and shuts down cleanly; `immediate` kills
+   * every process at once, as a crash or a failover does (the next start recovers from the WAL).
+   */
+  stopWith(mode: 'fast' | 'immediate'): Promise<void>;
+  /** Ends every client session but the caller's (pg_terminate_backend), from an admin connection. */
+  terminateSessions(): Promise<number>;
   /** Starts it again on the same port and data. */
   start(): Promise<void>;
   stopForGood(): Promise<void>;
@@ -218,6 +226,27 @@ export async function startPostgres(bin: string): Promise<Postgres> {
       postgres.service.signal('SIGCONT');
       postgres.service.signal('SIGINT');
       await postgres.service.exited;
+    },
+    async stopWith(mode) {
+      await promisify(execFile)(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', mode, '-w', '-t', '30'], {
+        uid: user?.uid,
+        gid: user?.gid,
+      });
+      await postgres.service.exited;
+    },
+    async terminateSessions() {
+      const pg = (await import('pg')).default;
+      const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+      await admin.connect();
+      try {
+        const { rows } = await admin.query(
+          `select count(pg_terminate_backend(pid))::int as ended from pg_stat_activity
+           where backend_type = 'client backend' and pid <> pg_backend_pid()`,
+        );
+        return rows[0].ended as number;
+      } finally {
+        await admin.end();
+      }
     },
     async start() {
       postgres.service = await start();
