@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Server as NetServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { recordRetentionDays } from './analytics/queries/retention-setting.ts';
 import { buildApp, type Lifecycle } from './app.ts';
 import type { Config, TrustProxy } from './config.ts';
 import { type Db, openDatabase } from './db/database.ts';
@@ -166,6 +167,8 @@ async function buildAppOrClose(
     const migrations = openDatabase(config.databaseUrl, { poolSize: 1 });
     try {
       await migrateToLatest(migrations);
+      // `folio analytics rebuild` follows the retention the servers run with.
+      await recordRetentionDays(migrations.kysely, config.analyticsRetentionDays, new Date());
     } finally {
       await migrations.close();
     }
