@@ -10,6 +10,7 @@ import { dashboardRoutes } from './dashboard/routes.ts';
 import type { Db } from './db/database.ts';
 import { AnswerCache, defaultViewCountLagMs, registerAnswerCache, ViewClock } from './http/answer-cache.ts';
 import { registerAuth } from './http/auth.ts';
+import { answerClientError, registerHostCheck } from './http/client-errors.ts';
 import { registerCors } from './http/cors.ts';
 import { registerCompression } from './http/compression.ts';
 import { registerErrorHandling, retryAfterSeconds, sendError } from './http/errors.ts';
@@ -70,6 +71,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One line per request (registerRequestLog) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
+    // Parse errors and a missing Host get the contract's error body (client-errors.ts).
+    clientErrorHandler: answerClientError,
+    http: { requireHostHeader: false },
     // While shutting down, the draining hook below answers with the contract's body and headers.
     return503OnClosing: false,
     ajv: {
@@ -104,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const failures = new DatabaseFailures();
 
   registerRequestId(app);
+  registerHostCheck(app);
   registerDraining(app, lifecycle);
   registerStrictQueries(app);
   const metrics = registerMetrics(app, { db: options.db, rateLimits });

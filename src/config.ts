@@ -28,6 +28,11 @@ export interface Limits {
   readonly idleTimeoutMs: number;
   /** MAX_CONNECTIONS: open connections per instance; more are refused at once. */
   readonly maxConnections: number;
+  /**
+   * MAX_CONNECTIONS_PER_IP: open connections from one peer address (the socket's, the only one known
+   * before a request is read); more are closed at once. Peers trusted by TRUST_PROXY are exempt.
+   */
+  readonly maxConnectionsPerIp: number;
   /** SHUTDOWN_TIMEOUT_MS: on SIGTERM, time given to requests in flight before they are cut. */
   readonly shutdownTimeoutMs: number;
   /** DATABASE_CONNECT_TIMEOUT_MS: PostgreSQL, wait for a connection. */
@@ -41,6 +46,9 @@ export const defaultLimits: Limits = Object.freeze({
   headersTimeoutMs: 5_000,
   idleTimeoutMs: 60_000,
   maxConnections: 4_096,
+  // A sixteenth of the instance's connections: one client cannot hold them all, while a NAT of
+  // dozens of browsers (six connections each) still fits.
+  maxConnectionsPerIp: 256,
   shutdownTimeoutMs: 5_000,
   databaseConnectTimeoutMs: 500,
   databaseQueryTimeoutMs: 1_500,
@@ -74,6 +82,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: parseCount(env, 'HEADERS_TIMEOUT_MS', defaultLimits.headersTimeoutMs, problems),
     idleTimeoutMs: parseCount(env, 'IDLE_TIMEOUT_MS', defaultLimits.idleTimeoutMs, problems),
     maxConnections: parseCount(env, 'MAX_CONNECTIONS', defaultLimits.maxConnections, problems),
+    maxConnectionsPerIp: parseCount(
+      env,
+      'MAX_CONNECTIONS_PER_IP',
+      defaultLimits.maxConnectionsPerIp,
+      problems,
+    ),
     shutdownTimeoutMs: parseCount(env, 'SHUTDOWN_TIMEOUT_MS', defaultLimits.shutdownTimeoutMs, problems),
     databaseConnectTimeoutMs: parseCount(
       env,

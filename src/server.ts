@@ -1,9 +1,11 @@
 // Process concerns only: configuration, logger, database and rate-limit store, listening, signals
 // and graceful shutdown. Everything else is built by buildApp.
 import type { FastifyInstance } from 'fastify';
+import { Server as NetServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { recordRetentionDays } from './analytics/queries/retention-setting.ts';
 import { buildApp, type Lifecycle } from './app.ts';
-import type { Config } from './config.ts';
+import type { Config, TrustProxy } from './config.ts';
 import { type Db, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrations/index.ts';
 import {
@@ -13,6 +15,17 @@ import {
   ResilientRateLimitStore,
 } from './http/rate-limit.ts';
 import { inspectDatabase, welcome } from './projects/demo.ts';
+import { capConnectionsPerAddress, trustsPeer } from './http/connection-cap.ts';
+
+// net.Server's own close: stops listening without node:http's closing of idle connections.
+const netServerClose = NetServer.prototype.close;
+/**
+ * How long idle keep-alive connections stay open after SIGTERM: a request a client has already
+ * sent on one (or sends within its round trip) then gets a 503 with Connection: close, which it
+ * can retry elsewhere, instead of a reset it cannot tell from a crash. Past that, closing an idle
+ * connection races with the client exactly as the keep-alive timeout always does.
+ */
+const keepAliveLingerMs = 1_000;
 
 export function createRateLimitStore(redisUrl: string | null): RateLimitStore {
   if (redisUrl === null) return new MemoryRateLimitStore();
@@ -41,22 +54,32 @@ export async function startServer(config: Config, options: { demo: boolean }): P
   // each step closes what is open, so that no pool, connection or socket keeps the process alive.
   const app = await buildAppOrClose(db, rateLimits, config, lifecycle);
   app.addHook('onClose', async () => db.close());
-  applyConnectionLimits(app, limits);
+  applyConnectionLimits(app, limits, config.trustProxy);
+  closeConnectionsWhileDraining(app, lifecycle);
 
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
-    // From now on new requests get 503 and every answer closes its connection; the requests in
-    // flight (and the page-view writes they wait for) get SHUTDOWN_TIMEOUT_MS to complete, then
-    // their connections are cut, so that a slow upload cannot hold the process.
+    // From now on no connection is accepted, requests arriving on open ones get 503 and every
+    // answer closes its connection; requests in flight (uploads and the page-view writes they wait
+    // for included) get SHUTDOWN_TIMEOUT_MS, then are cut, so that a slow upload cannot hold the
+    // process. It exits as soon as no connection is left.
     lifecycle.draining = true;
+    const linger = setTimeout(
+      () => app.server.closeIdleConnections(),
+      Math.min(keepAliveLingerMs, limits.shutdownTimeoutMs),
+    );
+    linger.unref();
     const cut = setTimeout(() => {
-      app.log.warn('requests still in flight at the shutdown deadline: closing their connections');
+      app.log.warn(
+        'connections still open at the shutdown deadline (requests in flight or idle keep-alive): closing them',
+      );
       app.server.closeAllConnections();
     }, limits.shutdownTimeoutMs);
     const abandon = setTimeout(() => process.exit(1), limits.shutdownTimeoutMs + 5_000);
     cut.unref();
     abandon.unref();
     try {
+      await drainConnections(app);
       await app.close();
     } finally {
       process.exit(0);
@@ -80,9 +103,14 @@ export async function startServer(config: Config, options: { demo: boolean }): P
  * Slow clients cannot hold sockets forever: the whole request (body included) must arrive within
  * REQUEST_TIMEOUT_MS (else 408 and the socket is closed), its headers within HEADERS_TIMEOUT_MS,
  * an idle socket is closed after IDLE_TIMEOUT_MS, and past MAX_CONNECTIONS new connections are
- * dropped at once, so that the process never runs out of file descriptors.
+ * dropped at once, so that the process never runs out of file descriptors. Nor can one client
+ * hold them all: past MAX_CONNECTIONS_PER_IP a peer's new connections are dropped at once.
  */
-export function applyConnectionLimits(app: FastifyInstance, limits: Config['limits']): void {
+export function applyConnectionLimits(
+  app: FastifyInstance,
+  limits: Config['limits'],
+  trustProxy: TrustProxy,
+): void {
   const server = app.server;
   server.requestTimeout = limits.requestTimeoutMs;
   server.headersTimeout = limits.headersTimeoutMs;
@@ -93,6 +121,39 @@ export function applyConnectionLimits(app: FastifyInstance, limits: Config['limi
     1000,
     limits.headersTimeoutMs,
   );
+  capConnectionsPerAddress(server, limits.maxConnectionsPerIp, {
+    exempt: trustsPeer(trustProxy),
+    // Without the address: client IPs are never logged.
+    onRefused: () =>
+      app.log.warn(
+        { open: limits.maxConnectionsPerIp },
+        'an address reached MAX_CONNECTIONS_PER_IP: its further connections are dropped',
+      ),
+  });
+}
+
+/**
+ * Once draining, every answer closes its connection (the in-flight ones' too), so that clients
+ * move to another instance and the connections end.
+ */
+function closeConnectionsWhileDraining(app: FastifyInstance, lifecycle: Lifecycle): void {
+  // Callback style: no promise per request on the hot path.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (lifecycle.draining) reply.header('Connection', 'close');
+    done(null, payload);
+  });
+}
+
+/**
+ * Stops accepting connections and resolves once every open one has closed. Unlike
+ * `server.close()` of node:http, it does not close idle keep-alive connections at once (see
+ * keepAliveLingerMs); requests in flight, uploads included, complete. The shutdown deadline
+ * closes whatever is still open.
+ */
+function drainConnections(app: FastifyInstance): Promise<void> {
+  return new Promise((resolve) => {
+    netServerClose.call(app.server, () => resolve());
+  });
 }
 
 async function buildAppOrClose(
@@ -106,6 +167,8 @@ async function buildAppOrClose(
     const migrations = openDatabase(config.databaseUrl, { poolSize: 1 });
     try {
       await migrateToLatest(migrations);
+      // `folio analytics rebuild` follows the retention the servers run with.
+      await recordRetentionDays(migrations.kysely, config.analyticsRetentionDays, new Date());
     } finally {
       await migrations.close();
     }
@@ -115,6 +178,7 @@ async function buildAppOrClose(
       trustProxy: config.trustProxy,
       logLevel: config.logLevel,
       analyticsRetentionDays: config.analyticsRetentionDays,
+      geoipDatabase: config.geoipDatabase,
       lifecycle,
     });
   } catch (error) {

@@ -92,6 +92,7 @@ test('config: timeouts and connection caps are read, and refused when not positi
     HEADERS_TIMEOUT_MS: '1000',
     IDLE_TIMEOUT_MS: '3000',
     MAX_CONNECTIONS: '50',
+    MAX_CONNECTIONS_PER_IP: '7',
     SHUTDOWN_TIMEOUT_MS: '4000',
     DATABASE_CONNECT_TIMEOUT_MS: '200',
     DATABASE_QUERY_TIMEOUT_MS: '900',
@@ -103,16 +104,24 @@ test('config: timeouts and connection caps are read, and refused when not positi
       headersTimeoutMs: 1000,
       idleTimeoutMs: 3000,
       maxConnections: 50,
+      maxConnectionsPerIp: 7,
       shutdownTimeoutMs: 4000,
       databaseConnectTimeoutMs: 200,
       databaseQueryTimeoutMs: 900,
     },
   );
   assert.throws(
-    () => loadConfig({ MAX_CONNECTIONS: '0', REQUEST_TIMEOUT_MS: '1.5', HEADERS_TIMEOUT_MS: 'soon' }),
+    () =>
+      loadConfig({
+        MAX_CONNECTIONS: '0',
+        MAX_CONNECTIONS_PER_IP: 'many',
+        REQUEST_TIMEOUT_MS: '1.5',
+        HEADERS_TIMEOUT_MS: 'soon',
+      }),
     (error: Error) =>
       error instanceof ConfigError &&
       /MAX_CONNECTIONS must be a positive integer, got '0'/.test(error.message) &&
+      /MAX_CONNECTIONS_PER_IP must be a positive integer, got 'many'/.test(error.message) &&
       /REQUEST_TIMEOUT_MS must be a positive integer/.test(error.message) &&
       /HEADERS_TIMEOUT_MS must be a positive integer/.test(error.message),
   );

@@ -1,9 +1,9 @@
 // The insights read side: time series, breakdowns, per-article reading (drop-off curve, reading
 // time against the estimate, read ratio) and realtime visitors. Everything but realtime is read from
 // the rollups of migration 0006, so an answer costs a few index range scans whatever the traffic.
-import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { Database, Project } from '../db/schema.ts';
+import { readSnapshot } from '../db/read-snapshot.ts';
+import type { Project } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../http/errors.ts';
 import { type BreakdownDimension, maxSpanDays } from './insight-rules.ts';
 import { percentage, roundRatio } from './measures.ts';
@@ -262,11 +262,4 @@ export async function realtime(db: Db, project: Project, now: Date) {
   return {
     data: { ...counts, windowMinutes: realtimeWindowMinutes, since, until: now.toISOString() },
   };
-}
-
-function readSnapshot<T>(db: Db, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-  const transaction = db.kysely.transaction();
-  return (db.dialect === 'postgres' ? transaction.setIsolationLevel('repeatable read') : transaction).execute(
-    work,
-  );
 }

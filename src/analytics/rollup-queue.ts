@@ -191,26 +191,80 @@ export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): 
     .executeTakeFirst();
   if (newest?.seq === null || newest?.seq === undefined) return 0;
   const upTo = Number(newest.seq);
+  const limit = entriesPerTransaction[db.dialect];
   let total = 0;
   for (;;) {
-    // Read and summed before the transaction, so that the write lock (SQLite's one writer) is held
-    // for the writes alone. The entries are deleted first in it: should another roller have taken
-    // any meanwhile (another instance, a rebuild), the batch is rolled back and read again.
-    const entries = await db.kysely
-      .selectFrom('rollup_queue')
-      .selectAll()
-      .where('seq', '<=', upTo)
-      .orderBy('seq')
-      .limit(entriesPerTransaction[db.dialect])
-      .execute();
-    if (entries.length === 0) return total;
-    const changes = await changesOf(db.kysely, entries);
     const known = rollerOf(db).known.at(utcDay(Date.now()));
-    let stored: string[] = [];
-    const taken = await db.kysely
+    const batch =
+      db.dialect === 'postgres' ? await lockedBatch(db, upTo, known) : await sqliteBatch(db, upTo, known);
+    if (batch === null) return total;
+    known.learn(batch.stored);
+    committed(batch.viewed);
+    total += batch.entries;
+    if (batch.entries < limit) return total;
+  }
+}
+
+interface Batch {
+  entries: number;
+  viewed: Viewed[];
+  /** The visitor-set entries it stored or found (KnownVisitors). */
+  stored: string[];
+}
+
+function queuedUpTo(db: Executor, upTo: number, limit: number) {
+  return db
+    .selectFrom('rollup_queue')
+    .selectAll()
+    .where('seq', '<=', upTo)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * PostgreSQL: the batch is read, summed and written under the roll-up lock, taken first, so that
+ * one instance of a fleet does each batch while the others wait for the lock (without work) and
+ * then find its entries gone, rather than all of them reading and summing the same entries for all
+ * but one to roll back. Summing on the event loop keeps a 500-entry batch short.
+ */
+async function lockedBatch(db: Db, upTo: number, known: KnownVisitors): Promise<Batch | null> {
+  return db.kysely.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${rollupLockKey})`.execute(trx);
+    // Read committed: this statement sees every roll-up committed before the lock was granted.
+    const entries = await queuedUpTo(trx, upTo, entriesPerTransaction.postgres);
+    if (entries.length === 0) return null;
+    const changes = await changesOf(trx, entries);
+    const deleted = await trx
+      .deleteFrom('rollup_queue')
+      .where(
+        'seq',
+        'in',
+        entries.map((entry) => entry.seq),
+      )
+      .executeTakeFirst();
+    // Only a holder of the lock deletes entries: a difference is a bug, never to be committed.
+    if (Number(deleted.numDeletedRows) !== entries.length)
+      throw new Error('queued entries vanished under the roll-up lock');
+    const stored = await writeRollups(trx, changes.daily, changes.insights, { known });
+    return { entries: entries.length, viewed: changes.viewed, stored };
+  });
+}
+
+/**
+ * SQLite: read and summed before the transaction, so that the write lock (the one writer, which
+ * every tracking write waits for) is held for the writes alone. The entries are deleted first in
+ * it: should another roller have taken any meanwhile (another process, a rebuild), the batch is
+ * rolled back and read again.
+ */
+async function sqliteBatch(db: Db, upTo: number, known: KnownVisitors): Promise<Batch | null> {
+  for (;;) {
+    const entries = await queuedUpTo(db.kysely, upTo, entriesPerTransaction.sqlite);
+    if (entries.length === 0) return null;
+    const changes = await changesOf(db.kysely, entries);
+    const stored = await db.kysely
       .transaction()
       .execute(async (trx) => {
-        if (db.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${rollupLockKey})`.execute(trx);
         const deleted = await trx
           .deleteFrom('rollup_queue')
           .where(
@@ -219,21 +273,14 @@ export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): 
             entries.map((entry) => entry.seq),
           )
           .executeTakeFirst();
-        if (Number(deleted.numDeletedRows) !== entries.length) {
-          throw new EntriesTaken();
-        }
-        stored = await writeRollups(trx, changes.daily, changes.insights, { known });
-        return true;
+        if (Number(deleted.numDeletedRows) !== entries.length) throw new EntriesTaken();
+        return writeRollups(trx, changes.daily, changes.insights, { known });
       })
       .catch((error: unknown) => {
-        if (error instanceof EntriesTaken) return false;
+        if (error instanceof EntriesTaken) return null;
         throw error;
       });
-    if (!taken) continue;
-    known.learn(stored);
-    committed(changes.viewed);
-    total += entries.length;
-    if (entries.length < entriesPerTransaction[db.dialect]) return total;
+    if (stored !== null) return { entries: entries.length, viewed: changes.viewed, stored };
   }
 }
 

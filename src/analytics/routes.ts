@@ -3,13 +3,14 @@
 // navigator.sendBeacon can send), CORS, and strict JSON types.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
+import { publishedOnly } from '../http/auth.ts';
 import { answerPreflights } from '../http/cors.ts';
 import { ErrorBody, HttpError, ValidationError } from '../http/errors.ts';
 import { bundledGeoDatabasePath, CountryLookup } from './geo.ts';
 import { insightRoutes } from './insight-routes.ts';
 import { PageViewWriter } from './page-view-writer.ts';
 import { defaultRollupDelayMs, onRolledUpViews, scheduleRollUp } from './rollup-queue.ts';
-import { startRetention } from './retention.ts';
+import { startCleanup } from './retention.ts';
 import { DailySalts } from './salts.ts';
 import {
   BotIgnored,
@@ -65,10 +66,13 @@ export async function analyticsRoutes(app: FastifyInstance, options: AnalyticsOp
     });
     stopViews();
   });
-  if (options.retentionDays) {
-    const stop = startRetention(db, options.retentionDays, app.log);
-    app.addHook('onClose', async () => stop());
-  }
+  // The cleanup of visitor ids and expired page views runs beside a listening server, never in a
+  // request (apps built for tests, which never listen, leave it to their own calls).
+  let stopCleanup: (() => Promise<void>) | null = null;
+  app.addHook('onListen', async () => {
+    stopCleanup ??= startCleanup(db, options.retentionDays ?? null, app.log);
+  });
+  app.addHook('onClose', async () => stopCleanup?.());
 
   await app.register(async (track) => trackRoutes(track, deps));
   insightRoutes(app, db);
@@ -125,6 +129,7 @@ function senderOf(request: FastifyRequest): Sender {
     ip: request.ip,
     userAgent,
     fromSdk: request.headers['x-folio-client'] !== undefined,
+    publishedOnly: publishedOnly(request),
     now: new Date(),
   };
 }
@@ -133,7 +138,7 @@ const trackAccess = { access: 'public', keyInQuery: true, cors: 'track' } as con
 const bodyMediaTypes = ['application/json', 'text/plain'];
 
 const browserNotes =
-  'Secret and public keys, in `X-API-Key`, `Authorization: Bearer` or the `key` query parameter. A public key with a list of allowed origins refuses (403) a request whose `Origin` is not on it, an absent `Origin` included; CORS headers echo allowed origins, and go on error answers for any origin so that a page can read why it was refused. The body may be sent as `application/json` or as `text/plain` holding JSON (what `navigator.sendBeacon` sends); other media types are a 415, bodies over 64 KiB a 413. JSON types are strict: `"12"` is not a number and `null` is not a boolean. A User-Agent that is a known crawler or bot, or none at all, is answered 202 `{ success: false, reason: "bot" }` and nothing is stored.';
+  'Secret and public keys, in `X-API-Key` or `Authorization: Bearer`; a public key also in the `key` query parameter. A secret key in `key` is refused (401) with a message saying to send it in the `X-API-Key` header: a URL ends up in browser history and proxy logs. For a public key only published articles exist: a draft, scheduled or archived article answers exactly as an unknown slug (404, nothing stored), and so does an update of one of its page views. A public key with a list of allowed origins refuses (403) a request whose `Origin` is not on it, an absent `Origin` included; CORS headers echo allowed origins, and go on error answers for any origin so that a page can read why it was refused. The body may be sent as `application/json` or as `text/plain` holding JSON (what `navigator.sendBeacon` sends); other media types are a 415, bodies over 64 KiB a 413. JSON types are strict: `"12"` is not a number and `null` is not a boolean. A User-Agent that is a known crawler or bot, or none at all, is answered 202 `{ success: false, reason: "bot" }` and nothing is stored.';
 
 const updateDescription = [
   '`timeOnPage` and `scrollDepth` keep the larger of the stored and the sent value, so that updates arriving out of order cannot lower them; `exitPosition` and `bounced` take the sent value; `events` are appended (a page view keeps at most 1,000: an update that would pass that is a 400 and changes nothing).',

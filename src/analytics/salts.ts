@@ -1,8 +1,8 @@
 // One random salt per UTC day, kept in the database so that every instance hashes visitors with the
-// same one; the first instance to need a day's salt creates it. Two days later it is deleted, with
-// the day's set of visitor ids, so that no id can be recomputed or linked afterwards.
+// same one; the first instance to need a day's salt creates it. Two days later the cleanup
+// (retention.ts) deletes it with the day's visitor ids, so that no id can be recomputed or linked.
 import type { Db } from '../db/database.ts';
-import { ensureSalt, forgetDaysBefore } from './queries/salts.ts';
+import { ensureSalt } from './queries/salts.ts';
 import { newSalt, shiftDay } from './visitor.ts';
 
 export class DailySalts {
@@ -25,10 +25,7 @@ export class DailySalts {
     return salt;
   }
 
-  async #load(day: string): Promise<string> {
-    const salt = await ensureSalt(this.#db.kysely, day, newSalt(), new Date().toISOString());
-    // The salt of day D lives through D + 1 and is deleted from D + 2 on.
-    await forgetDaysBefore(this.#db.kysely, shiftDay(day, -1)).catch(() => {});
-    return salt;
+  #load(day: string): Promise<string> {
+    return ensureSalt(this.#db.kysely, day, newSalt(), new Date().toISOString());
   }
 }

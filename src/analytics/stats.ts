@@ -1,8 +1,8 @@
 // Statistics and the scroll funnel of a period, computed from the daily rollups (never by scanning
 // raw page views), all read in one transaction so that the figures of an answer agree.
-import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { Database, Project } from '../db/schema.ts';
+import { readSnapshot } from '../db/read-snapshot.ts';
+import type { Project } from '../db/schema.ts';
 import { NotFoundError } from '../http/errors.ts';
 import { percentage, roundRatio } from './measures.ts';
 import { articlePeriodTotals } from './queries/article-period-totals.ts';
@@ -29,13 +29,6 @@ export function periodOf(days: number, now: Date): Period {
 }
 
 const topLimit = 10;
-
-function readSnapshot<T>(db: Db, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-  const transaction = db.kysely.transaction();
-  return (db.dialect === 'postgres' ? transaction.setIsolationLevel('repeatable read') : transaction).execute(
-    work,
-  );
-}
 
 export async function projectStats(db: Db, project: Project, days: number, now: Date) {
   await rollUpBeforeReading(db);

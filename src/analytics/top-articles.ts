@@ -1,7 +1,9 @@
 // The 10 articles with most page views in a period, ties by slug. Past days never change (page views
 // are created at the time of their request), so the views of the days before yesterday are summed
 // once and kept in memory; each request adds those of yesterday and today from the rollups. A year
-// of a thousand articles is then a thousand additions instead of 365,000 rollup rows.
+// of a thousand articles is then a thousand additions instead of 365,000 rollup rows. Only a
+// rebuild changes past days' rollups, from any process: it bumps the project's content version,
+// which the kept sums are keyed by, so every instance sums them again on its next request.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { articleViews } from './queries/article-views.ts';
@@ -16,12 +18,10 @@ export interface TopArticle {
 }
 
 const cacheEntries = 500;
-/** Bounds how long a rollup changed by another process (a rebuild) could be missed. */
-const cacheMs = 10 * 60 * 1000;
 
 /** Per project and range of closed days: the views of each article. One per process. */
 class ClosedDayViews {
-  readonly #entries = new Map<string, { views: Map<string, number>; expires: number }>();
+  readonly #entries = new Map<string, { views: Map<string, number>; version: number }>();
 
   async get(
     db: Kysely<Database>,
@@ -30,13 +30,14 @@ class ClosedDayViews {
     lastDay: string,
   ): Promise<Map<string, number>> {
     const key = `${projectId}\u0000${firstDay}\u0000${lastDay}`;
-    const now = Date.now();
+    // Read before the sums: a rebuild committing meanwhile leaves them under the older version.
+    const version = await contentVersion(db, projectId);
     const entry = this.#entries.get(key);
-    if (entry !== undefined && entry.expires > now) return entry.views;
+    if (entry !== undefined && entry.version === version) return entry.views;
     const views = await articleViews(db, projectId, firstDay, lastDay);
     this.#entries.delete(key);
     if (this.#entries.size >= cacheEntries) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(key, { views, expires: now + cacheMs });
+    this.#entries.set(key, { views, version });
     return views;
   }
 
@@ -48,6 +49,15 @@ class ClosedDayViews {
 }
 
 export const closedDayViews = new ClosedDayViews();
+
+async function contentVersion(db: Kysely<Database>, projectId: string): Promise<number> {
+  const row = await db
+    .selectFrom('projects')
+    .select('content_version')
+    .where('id', '=', projectId)
+    .executeTakeFirst();
+  return Number(row?.content_version ?? -1);
+}
 
 /** Days up to this one are closed on `today`: no page view can be created for them any more. */
 export function lastClosedDay(today: string): string {

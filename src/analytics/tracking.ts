@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import type { PageViewTable, Project } from '../db/schema.ts';
 import { NotFoundError } from '../http/errors.ts';
+import { isPageViewOfPublishedArticle, isPublishedArticle } from './queries/find-article-id.ts';
 import { isBotUserAgent } from './bots.ts';
 import type { CountryLookup } from './geo.ts';
 import { toCentiPercent, toMilliseconds } from './measures.ts';
@@ -27,6 +28,12 @@ export interface Sender {
   userAgent: string | undefined;
   /** The request carries `X-Folio-Client` (the SDK sends it). */
   fromSdk: boolean;
+  /**
+   * A public key's request: only published articles exist for it, so that the slugs of drafts,
+   * scheduled and archived articles (a public key is readable in any page's source) cannot be
+   * guessed from the answers, and such articles collect no views.
+   */
+  publishedOnly: boolean;
   now: Date;
 }
 
@@ -53,6 +60,10 @@ export async function trackPageView(
   if (isBotUserAgent(sender.userAgent)) return botAnswer;
   const { project, now } = sender;
   const at = now.toISOString();
+  // The same error the writer gives an unknown slug, from the same place in the request.
+  if (sender.publishedOnly && !(await isPublishedArticle(deps.db, project.id, body.slug, at))) {
+    throw new NotFoundError(`Article '${body.slug}' not found`);
+  }
   const day = at.slice(0, 10);
   const visitorId = visitorIdFor(await deps.salts.saltOf(day), project.id, sender.ip, sender.userAgent ?? '');
   const events = eventsOf(body.events);
@@ -97,6 +108,10 @@ export async function updatePageView(
   if (isBotUserAgent(sender.userAgent)) return botAnswer;
   // An id that cannot have been issued is unknown like any other; the database is not asked.
   if (!pageViewIdPattern.test(id)) throw new NotFoundError(`Page view '${id.slice(0, 100)}' not found`);
+  const now = sender.now.toISOString();
+  if (sender.publishedOnly && !(await isPageViewOfPublishedArticle(deps.db, sender.project.id, id, now))) {
+    throw new NotFoundError(`Page view '${id}' not found`);
+  }
   const patch: PageViewPatch = {
     timeOnPageMs: body.timeOnPage === undefined ? undefined : toMilliseconds(body.timeOnPage),
     scrollDepthCenti: body.scrollDepth === undefined ? undefined : toCentiPercent(body.scrollDepth),
@@ -109,7 +124,7 @@ export async function updatePageView(
     projectId: sender.project.id,
     id,
     patch,
-    now: sender.now.toISOString(),
+    now,
   });
   return { data: { success: true } };
 }

@@ -3,7 +3,11 @@
 // exactly one JSON document on stdout; failures exit non-zero with a one-line reason.
 import { Command, CommanderError, Option } from 'commander';
 import { rebuildRollups } from '../analytics/queries/rebuild-rollups.ts';
-import { firstRetainedDay } from '../analytics/retention.ts';
+import {
+  firstRebuiltDay,
+  type RecordedRetention,
+  recordedRetention,
+} from '../analytics/queries/retention-setting.ts';
 import { utcDay } from '../analytics/visitor.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { importContent } from '../content/import.ts';
@@ -222,31 +226,58 @@ export function buildCli(): Command {
     analytics
       .command('rebuild')
       .description(
-        'rebuild the rollups from the raw page views, for the days still within the retention (ANALYTICS_RETENTION_DAYS); older days keep theirs',
+        'rebuild the rollups and view counts from the raw page views, for the days within the retention the server runs with (the ANALYTICS_RETENTION_DAYS it recorded at start); older days keep theirs. Tracking goes on meanwhile',
       ),
   )
     .option('--project <slug>', 'only this project (default: every project)')
     .action(async (options: Output & { project?: string }) => {
-      const config = loadConfig();
       const now = new Date();
-      const fromDay = firstRetainedDay(config.analyticsRetentionDays, now);
-      const rebuilt = await withDatabase(async (db) => {
+      const { rebuilt, retention, fromDay } = await withDatabase(async (db) => {
+        const retention = await retentionOfServer(db);
+        const fromDay = firstRebuiltDay(retention, now);
         const projects = options.project
           ? [await requireProject(db, options.project)]
           : await db.kysely.selectFrom('projects').select(['id', 'slug']).orderBy('slug').execute();
         for (const project of projects) {
           await rebuildRollups(db.kysely, project.id, utcDay(now), fromDay);
         }
-        return projects.map((project) => project.slug);
+        return { rebuilt: projects.map((project) => project.slug), retention, fromDay };
       });
+      const source =
+        retention.recordedAt === null
+          ? 'ANALYTICS_RETENTION_DAYS of this command: no server has recorded its own'
+          : `recorded by the server at ${retention.recordedAt}`;
       print(
         options,
-        { projects: rebuilt, fromDay },
-        `Rebuilt the rollups of ${rebuilt.length} project${rebuilt.length === 1 ? '' : 's'} from ${fromDay} on.`,
+        {
+          projects: rebuilt,
+          fromDay,
+          retentionDays: retention.days,
+          retentionRecordedAt: retention.recordedAt,
+        },
+        `Rebuilt the rollups of ${rebuilt.length} project${rebuilt.length === 1 ? '' : 's'} from ${fromDay} on (retention ${retention.days} days, ${source}).`,
       );
     });
 
   return program;
+}
+
+type RetentionToFollow = Omit<RecordedRetention, 'recordedAt'> & { recordedAt: string | null };
+
+/**
+ * The retention the servers run with, as the last one to start recorded it, so that a rebuild never
+ * recomputes a day whose raw page views a server has trimmed. Before any server has recorded one,
+ * only an ANALYTICS_RETENTION_DAYS set for the command itself is trusted, never its default.
+ */
+async function retentionOfServer(db: Db): Promise<RetentionToFollow> {
+  const recorded = await recordedRetention(db.kysely);
+  if (recorded !== null) return recorded;
+  if ((process.env.ANALYTICS_RETENTION_DAYS ?? '').trim() === '') {
+    throw new ConfigError(
+      'No server has recorded its ANALYTICS_RETENTION_DAYS in this database yet: start the server once, or set ANALYTICS_RETENTION_DAYS to the value it runs with for this command',
+    );
+  }
+  return { days: loadConfig().analyticsRetentionDays, completeFrom: null, recordedAt: null };
 }
 
 function parseInteger(value: string): number {

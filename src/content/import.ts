@@ -1,7 +1,8 @@
 // Writes a validated content source into a project in one transaction: articles matched by slug
-// keep their id and viewCount; only changed articles get a new updatedAt; the storage limit is
-// checked before anything is written; a dry run rolls everything back. Each article's HTML is
-// rendered here, once, from its Markdown.
+// keep their id and viewCount, and so do articles removed by --prune when their slug comes back
+// (removed-articles.ts); only changed articles get a new updatedAt; the storage limit is checked
+// before anything is written; a dry run rolls everything back. Each article's HTML is rendered
+// here, once, from its Markdown.
 import { createHash, randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Db, DialectName } from '../db/database.ts';
@@ -14,6 +15,7 @@ import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { sanitizedHtml } from './html.ts';
 import { type ArticleInput, type ContentSource, ImportValidationError } from './import/records.ts';
+import { rememberRemoved, removedBySlug, restoreRemoved } from './removed-articles.ts';
 import { searchTextOf } from './search-text.ts';
 import { summarize, textStats } from './text-stats.ts';
 
@@ -173,6 +175,9 @@ async function writeContent(
   summary.storageUsed = formatBytes(storage);
 
   const tagIds = await upsertTags(trx, project.id, source, prepared, now, summary);
+  const removed = prepared.some((article) => !existing.has(article.input.slug))
+    ? await removedBySlug(trx, project.id)
+    : new Map();
 
   // The article sets change with the articles, in the same transaction: each changed article
   // leaves the sets it was in and joins those it is in now (article-sets.ts).
@@ -202,7 +207,16 @@ async function writeContent(
             .execute();
         }
       } else {
-        const row = articleRow(project, article, previous, previous?.ordinal ?? ordinals.next().value!, now);
+        // A slug removed by an earlier --prune brings back the same article (id, dates, views).
+        const restored = previous ? undefined : removed.get(article.input.slug);
+        const ordinal = previous?.ordinal ?? ordinals.next().value!;
+        const row = articleRow(
+          project,
+          article,
+          previous ?? (restored && { ...restored, id: restored.article_id }),
+          ordinal,
+          now,
+        );
         if (previous) {
           // created_at is the front matter's createdAt when given (a corrected date applies), else
           // publishedAt, else the stored one: articleRow falls back to previous.created_at.
@@ -214,6 +228,7 @@ async function writeContent(
           summary.changes.updated.push(row.slug);
         } else {
           await trx.insertInto('articles').values(row).execute();
+          if (restored) await restoreRemoved(trx, project.id, row.slug, restored);
           summary.created++;
           summary.changes.created.push(row.slug);
         }
@@ -251,6 +266,7 @@ async function writeContent(
       const ids = batch.map((row) => row.id);
       const before = await storedSetKeys(trx, ids);
       for (const row of batch) sets.article(row.ordinal, before.get(row.id)!, null);
+      await rememberRemoved(trx, project.id, ids, now);
       await trx.deleteFrom('articles').where('id', 'in', ids).execute();
       if (sets.size >= perWrite) await applySetChanges(trx, dialect, project.id, sets);
     }

@@ -6,15 +6,25 @@
 import { DatabaseSync } from 'node:sqlite';
 import { workerData } from 'node:worker_threads';
 
+const sqliteReadOnly = 8;
+const sqliteIoError = 10;
 const { path, intervalMs } = workerData as { path: string; intervalMs: number };
-const database = new DatabaseSync(path, { timeout: 0 });
-const checkpoint = database.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+let database = new DatabaseSync(path, { timeout: 0 });
+let checkpoint = database.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
 setInterval(() => {
   try {
     checkpoint.all();
-  } catch {
+  } catch (error) {
     // Busy (another checkpoint, the CLI's) or a full or read-only disk: the next turn tries again,
-    // and the writer's own automatic checkpoint is the backstop.
+    // and the writer's own automatic checkpoint is the backstop. A connection opened while the
+    // file was read-only stays so, failing its checkpoints as I/O errors: the next turn tries on
+    // a new one, which checkpoints once the file is writable again.
+    const code = ((error as { errcode?: number }).errcode ?? 0) & 0xff;
+    if (code === sqliteReadOnly || code === sqliteIoError) {
+      database.close();
+      database = new DatabaseSync(path, { timeout: 0 });
+      checkpoint = database.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+    }
   }
 }, intervalMs);

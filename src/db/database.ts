@@ -180,16 +180,15 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
   }
   const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const database = new NodeSqliteDatabase(path, {
-    busyWaitMs: options.busyWaitMs ?? defaultBusyWaitMs,
-    checkpoints: options.checkpoints,
-  });
+  const busyWaitMs = options.busyWaitMs ?? defaultBusyWaitMs;
+  const database = new NodeSqliteDatabase(path, { busyWaitMs, checkpoints: options.checkpoints });
   const kysely = new Kysely<Database>({ dialect: new NodeSqliteDialect(database) });
   const readers =
     path === ':memory:' || path === ''
       ? null
       : { search: new SqliteReadWorker(path), list: new SqliteReadWorker(path) };
-  const tasks = readers === null || options.tasks === false ? null : new SqliteTaskWorker(path);
+  const tasks =
+    readers === null || options.tasks === false ? null : new SqliteTaskWorker(path, { busyWaitMs });
   return {
     kysely,
     dialect: 'sqlite',

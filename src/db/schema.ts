@@ -214,12 +214,27 @@ export interface ArticleViewsTable {
   view_count: number;
 }
 
+/** An article removed by an import's --prune, kept so that importing its slug again restores it. */
+export interface RemovedArticleTable {
+  project_id: string;
+  slug: string;
+  article_id: string;
+  created_at: string;
+  published_at: string | null;
+  /** Its view count when it was removed. */
+  view_count: number;
+  /** The views of its daily rollups when it was removed. */
+  rolled_up_views: number;
+  removed_at: string;
+}
+
 export interface Database {
   projects: ProjectTable;
   api_keys: ApiKeyTable;
   tags: TagTable;
   articles: ArticleTable;
   article_views: ArticleViewsTable;
+  removed_articles: RemovedArticleTable;
   article_tags: ArticleTagTable;
   article_sets: ArticleSetTable;
   search_tokens: SearchTokenTable;

@@ -1,11 +1,11 @@
-// Adapts node:sqlite to Kysely, with two connections to one file and never a wait inside the event
-// loop. node:sqlite is synchronous: with a busy timeout, a write that finds another process (the
+// Adapts node:sqlite to Kysely, with several connections to one file and never a wait inside the
+// event loop. node:sqlite is synchronous: with a busy timeout, a write that finds another process (the
 // CLI's import) holding the write lock would stop every request of the server until it got it. So
 // the busy timeout is 0 and a statement refused with SQLITE_BUSY is retried after an asynchronous
 // pause, with backoff, until a deadline. Reads outside a transaction go to a reader connection that
-// needs no lock in WAL mode, so they are answered while a write waits; writes and transactions take
-// turns on the writer connection. Both keep a cache of prepared statements.
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+// needs no lock in WAL mode, so they are answered while a write waits; read-only transactions take
+// turns on a snapshot connection, for the same reason; writes and other transactions take turns on
+// the writer connection, which is opened again when the file it found read-only is writable again.
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CompiledQuery,
@@ -21,126 +21,79 @@ import {
   type QueryCompiler,
   SqliteIntrospector,
   SqliteQueryCompiler,
+  type TransactionSettings,
 } from 'kysely';
 import { leaveCheckpointsToAnotherConnection, SqliteCheckpointer } from './sqlite-checkpointer.ts';
+import {
+  isSqliteBusy,
+  isSqliteIoFailure,
+  isSqliteReadOnly,
+  isWritable,
+  maxBusyPauseMs,
+  Mutex,
+  readOnlyFailure,
+  retryWhileBusy,
+  SqliteConnection,
+} from './sqlite-connection.ts';
 
-const statementCacheSize = 500;
-/** The page cache of each connection (the writer's and the reader's). */
-const cacheKiB = 32 * 1024;
-const sqliteBusy = 5;
-// Short pauses: the lock is mostly held by this process's own roll-up thread for milliseconds, and
-// a longer pause would leave it free and the writes waiting (measured: 50 ms pauses cost 10% of the
-// ingest rate); a failed try costs microseconds.
-const maxBusyPauseMs = 4;
+/**
+ * Tries of writes that found the write lock held, at most this far apart, tell of one holder: a
+ * write issued while it has held the lock for busyWaitMs already is refused at its first try.
+ */
+const lockSeenGapMs = 1000;
 
 export interface SqliteOptions {
-  /** How long a statement refused with SQLITE_BUSY is retried before the error is thrown. */
+  /**
+   * How long writes wait for another connection's write lock, counted from the first write that
+   * found it held (a write queued behind that one waits no longer), before they are refused.
+   */
   busyWaitMs?: number;
   /** Checkpoint in a thread of its own (default), or leave it to another connection's. */
   checkpoints?: boolean;
 }
 
-/** A prepared statement, and whether it returns rows (asked once: `columns()` builds an object per
- * column at each call, 17 µs for 20 columns, measured). */
-interface Prepared {
-  statement: StatementSync;
-  returnsRows: boolean;
-}
-
-/** One connection with its prepared statements. */
-export class SqliteConnection {
-  readonly raw: DatabaseSync;
-  readonly #statements = new Map<string, Prepared>();
-
-  constructor(path: string, options: { readOnly?: boolean } = {}) {
-    this.raw = new DatabaseSync(path, { timeout: 0, readOnly: options.readOnly === true });
-  }
-
-  prepare(sql: string): StatementSync {
-    return this.#prepared(sql).statement;
-  }
-
-  #prepared(sql: string): Prepared {
-    let prepared = this.#statements.get(sql);
-    if (prepared === undefined) {
-      const statement = this.raw.prepare(sql);
-      prepared = { statement, returnsRows: statement.columns().length > 0 };
-      if (this.#statements.size >= statementCacheSize) {
-        const oldest = this.#statements.keys().next().value as string;
-        this.#statements.delete(oldest);
-      }
-      this.#statements.set(sql, prepared);
-    }
-    return prepared;
-  }
-
-  run(sql: string, parameters: readonly unknown[]): QueryResult<unknown> {
-    const { statement, returnsRows } = this.#prepared(sql);
-    if (returnsRows) return { rows: statement.all(...(parameters as never[])) };
-    const { changes, lastInsertRowid } = statement.run(...(parameters as never[]));
-    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
-  }
-
-  /** Changes when another connection committed (PRAGMA data_version). */
-  dataVersion(): string {
-    const row = this.prepare('PRAGMA data_version').all()[0] as { data_version: number };
-    return String(row.data_version);
-  }
-
-  close(): void {
-    this.#statements.clear();
-    if (this.raw.isOpen) this.raw.close();
-  }
-}
-
-export function isSqliteBusy(error: unknown): boolean {
-  return (error as { errcode?: unknown })?.errcode === sqliteBusy;
-}
-
-/**
- * Runs `attempt` until it stops failing with SQLITE_BUSY or `busyWaitMs` have passed, pausing
- * 1, 2, 4, 4 … ms between tries without holding the event loop.
- */
-export async function retryWhileBusy<T>(attempt: () => T, busyWaitMs: number): Promise<T> {
-  const deadline = Date.now() + busyWaitMs;
-  for (let pause = 1; ; pause = Math.min(pause * 2, maxBusyPauseMs)) {
-    try {
-      return attempt();
-    } catch (error) {
-      if (!isSqliteBusy(error) || Date.now() + pause > deadline) throw error;
-      await sleep(pause);
-    }
-  }
-}
-
-class Mutex {
-  #tail: Promise<void> = Promise.resolve();
-
-  /** Resolves with the function that releases the lock, once every earlier holder released it. */
-  async lock(): Promise<() => void> {
-    let release!: () => void;
-    const previous = this.#tail;
-    this.#tail = new Promise<void>((resolve) => (release = resolve));
-    await previous;
-    return release;
-  }
-}
-
 export class NodeSqliteDatabase {
-  /** The writer connection: every write and every transaction. */
-  readonly writer: SqliteConnection;
   /** Reads outside transactions; the writer itself for an in-memory database. */
   readonly reader: SqliteConnection;
   readonly busyWaitMs: number;
   readonly writerLock = new Mutex();
-  readonly #checkpointer: SqliteCheckpointer | null;
+  /** Read-only transactions take turns on a connection of their own (opened on first use). */
+  readonly snapshotLock = new Mutex();
+  readonly #path: string;
+  readonly #inMemory: boolean;
+  readonly #checkpoints: boolean;
+  #checkpointer: SqliteCheckpointer | null = null;
+  #writer: SqliteConnection;
+  #snapshot: SqliteConnection | null = null;
+  /** The writer refuses writes because the file did: it is opened again once the file is writable. */
+  #writerReadOnly = false;
+  /** When writes began to find the write lock held by another connection, and when one last did. */
+  #lockHeldSince: number | null = null;
+  #lockSeenAt = 0;
   #stamp: string | null = null;
   #seenVersion = '';
   #foreignChanges = 0;
 
   constructor(path: string, options: SqliteOptions = {}) {
     this.busyWaitMs = options.busyWaitMs ?? 5000;
-    this.writer = new SqliteConnection(path);
+    this.#path = path;
+    this.#inMemory = path === ':memory:' || path === '';
+    this.#checkpoints = !this.#inMemory && options.checkpoints !== false;
+    this.#writer = this.#openWriter();
+    this.reader = this.#inMemory ? this.#writer : new SqliteConnection(path);
+    if (this.reader !== this.#writer) this.reader.raw.exec('PRAGMA foreign_keys = ON');
+    this.#checkpointer = this.#checkpoints ? new SqliteCheckpointer(path, () => this.#writer) : null;
+  }
+
+  /** The writer connection: every write and every transaction. */
+  get writer(): SqliteConnection {
+    return this.#writer;
+  }
+
+  #openWriter(): SqliteConnection {
+    const writer = new SqliteConnection(this.#path);
+    // SQLite opens the file read-only when it may not write it, and the connection stays so.
+    this.#writerReadOnly = !this.#inMemory && !isWritable(this.#path);
     // Opening and switching to WAL take locks too: wait for them without a busy timeout either
     // (synchronously: nothing is served before the database is open).
     const openDeadline = Date.now() + this.busyWaitMs;
@@ -148,31 +101,85 @@ export class NodeSqliteDatabase {
       try {
         // WAL lets the CLI write while the server reads; NORMAL synchronous is still durable in WAL
         // mode against a process crash (the only crash the contract speaks of), and much faster.
-        this.writer.raw.exec('PRAGMA journal_mode = WAL');
+        writer.raw.exec('PRAGMA journal_mode = WAL');
         break;
       } catch (error) {
         if (!isSqliteBusy(error) || Date.now() > openDeadline) throw error;
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
       }
     }
-    this.writer.raw.exec('PRAGMA synchronous = NORMAL');
-    this.writer.raw.exec('PRAGMA foreign_keys = ON');
-    const inMemory = path === ':memory:' || path === '';
-    this.reader = inMemory ? this.writer : new SqliteConnection(path);
-    if (this.reader !== this.writer) this.reader.raw.exec('PRAGMA foreign_keys = ON');
-    for (const connection of new Set([this.writer, this.reader])) {
-      // SQLite's default page cache is 2 MiB a connection: too small for the article rows and
-      // rollup pages that every request touches, which then come from the OS at each use.
-      connection.raw.exec(`PRAGMA cache_size = -${cacheKiB}`);
-    }
-    this.#checkpointer =
-      inMemory || options.checkpoints === false ? null : new SqliteCheckpointer(path, this.writer);
+    writer.raw.exec('PRAGMA synchronous = NORMAL');
+    writer.raw.exec('PRAGMA foreign_keys = ON');
     // Left to another connection's checkpointer (the task thread's, to the main thread's): its own
     // commits must not checkpoint either. At SQLite's default of 1,000 pages, each roll-up commit
     // (thousands of pages) copied the WAL into the file itself, while holding the write lock.
-    if (!inMemory && options.checkpoints === false) {
-      leaveCheckpointsToAnotherConnection(this.writer);
+    if (this.#checkpointer !== null) this.#checkpointer.configure(writer);
+    else if (!this.#inMemory) leaveCheckpointsToAnotherConnection(writer);
+    return writer;
+  }
+
+  /**
+   * Before a write, with the writer lock held outside any transaction: a writer that the file made
+   * read-only is opened again once the file is writable, so that writes resume without a restart.
+   */
+  reopenWriterIfWritable(): void {
+    if (!this.#writerReadOnly || !isWritable(this.#path)) return;
+    const stale = this.#writer;
+    this.#writer = this.#openWriter();
+    stale.close();
+  }
+
+  /** What a failed write on the writer says to its caller, and what it says of the writer. */
+  writeFailure(error: unknown): unknown {
+    if (this.#inMemory) return error;
+    if (isSqliteReadOnly(error)) {
+      // PRAGMA query_only (a test's, an operator's) is the connection's own choice, kept.
+      if (!this.#writer.raw.isOpen || !this.#writer.queryOnly()) this.#writerReadOnly = true;
+      return error;
     }
+    // A file made read-only under an open connection fails its writes as I/O errors.
+    if (isSqliteIoFailure(error) && !isWritable(this.#path)) {
+      this.#writerReadOnly = true;
+      return readOnlyFailure(error);
+    }
+    return error;
+  }
+
+  /**
+   * Runs a write outside a transaction (or the begin of one) until another connection's write lock
+   * lets it. The wait is counted from the first write that found the lock held, while every try
+   * since has found it so: a write queued behind another waiting one (the next batch of page
+   * views, the next roll-up) does not wait busyWaitMs again after it, it is refused at its first
+   * try; a lock seen free or not tried for a while starts a new count.
+   */
+  async write<T>(attempt: () => T): Promise<T> {
+    const now = Date.now();
+    if (this.#lockHeldSince !== null && now - this.#lockSeenAt > lockSeenGapMs) this.#lockHeldSince = null;
+    const deadline = (this.#lockHeldSince ?? now) + this.busyWaitMs;
+    for (let pause = 1; ; pause = Math.min(pause * 2, maxBusyPauseMs)) {
+      try {
+        const result = attempt();
+        this.#lockHeldSince = null;
+        return result;
+      } catch (error) {
+        if (!isSqliteBusy(error)) throw error;
+        const at = Date.now();
+        this.#lockHeldSince ??= at;
+        this.#lockSeenAt = at;
+        if (at + pause > deadline) throw error;
+        await sleep(pause);
+      }
+    }
+  }
+
+  /** The connection of read-only transactions: its own for a file, the writer's in memory. */
+  snapshotConnection(): SqliteConnection {
+    if (this.#inMemory) return this.#writer;
+    if (this.#snapshot === null) {
+      this.#snapshot = new SqliteConnection(this.#path);
+      this.#snapshot.raw.exec('PRAGMA query_only = 1');
+    }
+    return this.#snapshot;
   }
 
   /**
@@ -200,7 +207,7 @@ export class NodeSqliteDatabase {
   #readStamp(): string {
     // The pragma alone (4 µs) where the reader is its own connection, rather than a select through
     // the pragma's table-valued function (6 µs).
-    if (this.reader !== this.writer) return this.reader.dataVersion();
+    if (this.reader !== this.#writer) return this.reader.dataVersion();
     const row = this.reader
       .prepare('select total_changes() as c, (select data_version from pragma_data_version) as v')
       .all()[0] as { c: number; v: number };
@@ -213,7 +220,7 @@ export class NodeSqliteDatabase {
    * never writes; the commits of this process's task thread are acknowledged once it answered.
    */
   foreignStamp(): string {
-    const version = this.writer.dataVersion();
+    const version = this.#writer.dataVersion();
     if (version !== this.#seenVersion) {
       this.#seenVersion = version;
       this.#foreignChanges++;
@@ -223,7 +230,7 @@ export class NodeSqliteDatabase {
 
   /** The commits seen so far were this process's own (its task thread's): not foreign. */
   acknowledgeOwnCommits(): void {
-    this.#seenVersion = this.writer.dataVersion();
+    this.#seenVersion = this.#writer.dataVersion();
   }
 
   /** A read outside any transaction, straight on the reader connection. */
@@ -233,20 +240,30 @@ export class NodeSqliteDatabase {
 
   async close(): Promise<void> {
     await this.#checkpointer?.stop();
-    if (this.reader !== this.writer) this.reader.close();
-    this.writer.close();
+    this.#snapshot?.close();
+    if (this.reader !== this.#writer) this.reader.close();
+    this.#writer.close();
   }
 }
 
 const beginStatement = /^\s*begin(\s+(deferred|immediate|exclusive))?(\s+transaction)?\s*;?\s*$/i;
+const rollbackStatement = /^\s*rollback(\s+transaction)?\s*;?\s*$/i;
+
+interface Held {
+  connection: SqliteConnection;
+  release: () => void;
+  /** A read-only transaction, on the snapshot connection. */
+  snapshot: boolean;
+}
 
 /**
  * What Kysely sees as one connection. It reads on the reader until it writes or begins a
- * transaction; from then on it holds the writer (and its lock) until Kysely releases it.
+ * transaction; from then on it holds the writer (and its lock) until Kysely releases it. A
+ * read-only transaction holds the snapshot connection instead, so that it waits for no write.
  */
 class ConnectionHandle implements DatabaseConnection {
   readonly #database: NodeSqliteDatabase;
-  #release: (() => void) | null = null;
+  #held: Held | null = null;
 
   constructor(database: NodeSqliteDatabase) {
     this.#database = database;
@@ -254,46 +271,67 @@ class ConnectionHandle implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const database = this.#database;
-    if (this.#release === null && SelectQueryNode.is(query.query)) {
+    if (this.#held === null && SelectQueryNode.is(query.query)) {
       return { rows: (await database.read(query.sql, query.parameters)) as R[] };
     }
-    if (this.#release === null) this.#release = await database.writerLock.lock();
-    const writer = database.writer;
+    if (this.#held === null) {
+      const release = await database.writerLock.lock();
+      this.#held = { connection: database.writer, release, snapshot: false };
+      database.reopenWriterIfWritable();
+      this.#held.connection = database.writer;
+    }
+    const { connection, snapshot } = this.#held;
+    // SQLite rolls a transaction back by itself when a write fails for a full disk or an I/O
+    // error: the caller's rollback then has nothing to do, and must not hide that failure.
+    if (rollbackStatement.test(query.sql) && !connection.raw.isTransaction) return { rows: [] };
+    if (snapshot) return connection.run(query.sql, query.parameters) as QueryResult<R>;
     // A deferred transaction would take the write lock at its first write, where SQLITE_BUSY can
     // no longer be retried (its snapshot may be stale): take it at the start instead.
     const sql = beginStatement.test(query.sql) ? 'begin immediate' : query.sql;
     const run = () => {
       try {
-        return writer.run(sql, query.parameters);
+        return connection.run(sql, query.parameters);
+      } catch (error) {
+        throw database.writeFailure(error);
       } finally {
         database.forgetStamp();
       }
     };
-    if (writer.raw.isTransaction) return run() as QueryResult<R>;
-    return retryWhileBusy(run, database.busyWaitMs) as Promise<QueryResult<R>>;
+    if (connection.raw.isTransaction) return run() as QueryResult<R>;
+    return database.write(run) as Promise<QueryResult<R>>;
+  }
+
+  /** Begins a read-only transaction: a deferred one, which reads one snapshot and takes no write lock. */
+  async beginSnapshot(): Promise<void> {
+    const database = this.#database;
+    const connection = database.snapshotConnection();
+    const lock = connection === database.writer ? database.writerLock : database.snapshotLock;
+    const release = await lock.lock();
+    this.#held = { connection, release, snapshot: true };
+    connection.raw.exec('begin deferred');
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(query.query)) throw new Error('SQLite streams only select queries');
-    const connection = this.#release === null ? this.#database.reader : this.#database.writer;
+    const connection = this.#held?.connection ?? this.#database.reader;
     // A statement of its own: a cached one could be reset by another request mid-iteration.
     const statement = connection.raw.prepare(query.sql);
     for (const row of statement.iterate(...(query.parameters as never[]))) yield { rows: [row as R] };
   }
 
   release(): void {
-    const release = this.#release;
-    this.#release = null;
-    if (release === null) return;
+    const held = this.#held;
+    this.#held = null;
+    if (held === null) return;
     // A transaction left open by a failed caller must not be inherited by the next one.
-    if (this.#database.writer.raw.isTransaction) {
+    if (held.connection.raw.isOpen && held.connection.raw.isTransaction) {
       try {
-        this.#database.writer.raw.exec('rollback');
+        held.connection.raw.exec('rollback');
       } catch {
         // nothing to roll back
       }
     }
-    release();
+    held.release();
   }
 }
 
@@ -310,8 +348,9 @@ class NodeSqliteDriver implements Driver {
     return new ConnectionHandle(this.#database);
   }
 
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (settings.accessMode === 'read only') await (connection as ConnectionHandle).beginSnapshot();
+    else await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {

@@ -5,7 +5,8 @@ import { openDatabase } from './database.ts';
 import type { DbTask } from './task-worker.ts';
 import { failureOf } from './worker-calls.ts';
 
-const db = openDatabase((workerData as { path: string }).path, { checkpoints: false, tasks: false });
+const { path, busyWaitMs } = workerData as { path: string; busyWaitMs: number };
+const db = openDatabase(path, { checkpoints: false, tasks: false, busyWaitMs });
 let queue: Promise<void> = Promise.resolve();
 
 parentPort!.on('message', (message: { id: number; module: string; input: unknown; close?: true }) => {

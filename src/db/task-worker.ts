@@ -12,10 +12,11 @@ export type DbTask<I, O> = (db: Db, input: I) => Promise<O>;
 export class SqliteTaskWorker {
   readonly #calls: WorkerCalls;
 
-  constructor(path: string) {
+  /** `busyWaitMs`: the thread's writes wait for another process's write lock as the caller's do. */
+  constructor(path: string, options: { busyWaitMs: number }) {
     this.#calls = new WorkerCalls(
       new URL('./task-thread.ts', import.meta.url),
-      { path },
+      { path, busyWaitMs: options.busyWaitMs },
       'SQLite task worker',
     );
   }

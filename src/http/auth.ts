@@ -23,7 +23,7 @@ export interface AuthContext {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
-    /** Browsers' sendBeacon cannot set headers: such routes also take the key as `?key=`. */
+    /** Browsers' sendBeacon cannot set headers: such routes also take a public key as `?key=`. */
     keyInQuery?: boolean;
     /** `false`: a keyless route that no client spends its anonymous budget on (a static asset). */
     rateLimited?: boolean;
@@ -37,6 +37,7 @@ export const authenticatedLimit = 100;
 export const anonymousLimit = 20;
 const windowMs = 60_000;
 const touchEveryMs = 60_000;
+const secretKeyPrefix = 'folio_sk_';
 /**
  * The API reference (Swagger UI, which app.ts serves at /docs, with its assets and document): a
  * browser following the link the server prints cannot send a key, so these routes take none.
@@ -84,6 +85,15 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
         return spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit);
       return;
     }
+    if (config.keyInQuery === true && secretKeyInQuery(request)) {
+      // Whether or not the key is valid (no answer tells): a URL is kept in browser history and
+      // proxy logs, so a secret key is only ever taken from a header.
+      return then(spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit), () => {
+        throw new UnauthorizedError(
+          'Secret keys are not accepted in the key query parameter: send the key in the X-API-Key header (only public keys may travel in the URL)',
+        );
+      });
+    }
     const presented = presentedKey(request, config.keyInQuery === true);
     const found = presented !== null && looksLikeKey(presented) ? findActiveKey(db, presented) : undefined;
     return then(found, (found) => {
@@ -124,6 +134,11 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
 /** `next(value)`, at once when `value` is not a promise, else once it resolves. */
 function then<T, R>(value: T | Promise<T>, next: (value: T) => R): R | Promise<Awaited<R>> {
   return value instanceof Promise ? (value.then(next) as Promise<Awaited<R>>) : next(value);
+}
+
+function secretKeyInQuery(request: FastifyRequest): boolean {
+  const key = (request.query as Record<string, unknown> | undefined)?.key;
+  return typeof key === 'string' && key.startsWith(secretKeyPrefix);
 }
 
 function presentedKey(request: FastifyRequest, keyInQuery: boolean): string | null {

@@ -204,14 +204,19 @@ function errorCodes(error: unknown): { code: unknown; primary: number | null } {
   return { code, primary: typeof errcode === 'number' ? errcode & 0xff : null };
 }
 
+const noAnswerInTimeMessage = 'The database did not answer in time; try again shortly';
+
 /**
- * The message for a database that accepts reads but refuses writes (disk full, read-only), or
- * null: reads may still be served.
+ * The message for a database that accepts reads but refuses writes (disk full, read-only, SQLite's
+ * write lock held by another process for longer than a write waits), or null: reads may still be
+ * served.
  */
 export function writeRefusalMessage(error: unknown): string | null {
   const { code, primary } = errorCodes(error);
   if (primary === 13 || code === '53100') return 'The database is out of disk space; try again later';
   if (primary === 8 || code === '25006') return 'The database is read-only; writes are refused for now';
+  // SQLITE_BUSY: in WAL mode readers never wait for the writer, so only writes are refused.
+  if (primary === 5) return noAnswerInTimeMessage;
   return null;
 }
 
@@ -223,8 +228,8 @@ export function databaseUnavailableMessage(error: unknown): string | null {
   const refusal = writeRefusalMessage(error);
   if (refusal !== null) return refusal;
   const { code, primary } = errorCodes(error);
-  if (code === 'FOLIO_DB_TIMEOUT' || primary === 5 || primary === 6) {
-    return 'The database did not answer in time; try again shortly';
+  if (code === 'FOLIO_DB_TIMEOUT' || primary === 6) {
+    return noAnswerInTimeMessage;
   }
   if (primary === 10 || primary === 14) return 'The database cannot be read or written; try again shortly';
   if (

@@ -5,6 +5,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, type Metric, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
+import { registerCleanupMetrics } from '../analytics/cleanup-metrics.ts';
 import { type BatchEvent, batchChannelName } from '../analytics/page-view-writer.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 import { pingWithin } from './ops-routes.ts';
@@ -113,6 +114,8 @@ export function registerMetrics(
       this.set({ store }, (await pingWithin(options.rateLimits, 500)) === null ? 1 : 0);
     },
   });
+
+  registerCleanupMetrics(registry, options.db);
 
   // Callback style: no promise per request on the hot path.
   app.addHook('onResponse', (request, reply, done) => {

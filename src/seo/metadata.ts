@@ -1,6 +1,7 @@
 // Per-article SEO metadata and schema.org JSON-LD, with every fallback of the contract (§9):
 // overrides from the article's `seo` front matter first, then the article's own fields.
 import { summarize } from '../content/text-stats.ts';
+import { isWebLink } from '../content/web-link.ts';
 import type { Project } from '../db/schema.ts';
 import { absoluteUrl, articleUrl } from './base-url.ts';
 import type { MetadataRow } from './queries.ts';
@@ -74,7 +75,7 @@ export function seoSite(baseUrl: string, project: Pick<Project, 'name' | 'logo_u
       name: project.name,
       logo: {
         '@type': 'ImageObject',
-        url: logo === null ? `${baseUrl}/logo.png` : absoluteUrl(logo, directoryUrl),
+        url: webLink(logo, directoryUrl) ?? `${baseUrl}/logo.png`,
       },
     },
   };
@@ -124,14 +125,14 @@ interface ResolvedArticle {
 function resolveArticle(row: MetadataRow, tagNames: string[], site: SeoSite): ResolvedArticle {
   const overrides = parseSeoOverrides(row.seo);
   const url = articleUrl(site.baseUrl, row.slug);
-  const image = overrides.ogImage ?? nonBlank(row.cover_image);
+  // A URL that is neither http(s) nor a site path (`javascript:`, `data:`) is left out, as if absent.
   return {
     url,
-    canonicalUrl:
-      overrides.canonicalUrl === null ? url : absoluteUrl(overrides.canonicalUrl, site.directoryUrl),
+    canonicalUrl: webLink(overrides.canonicalUrl, site.directoryUrl) ?? url,
     metaTitle: overrides.metaTitle ?? row.title,
     metaDescription: metaDescriptionOf(row, overrides),
-    image: image === null ? undefined : absoluteUrl(image, site.directoryUrl),
+    image:
+      webLink(overrides.ogImage, site.directoryUrl) ?? webLink(nonBlank(row.cover_image), site.directoryUrl),
     keywords: overrides.keywords.length > 0 ? overrides.keywords : tagNames,
   };
 }
@@ -140,8 +141,8 @@ export const headlineMaxLength = 110;
 
 function jsonLd(row: MetadataRow, site: SeoSite, resolved: ResolvedArticle): ArticleJsonLdView {
   const author: ArticleJsonLdView['author'] = { '@type': 'Person', name: row.author_name };
-  const authorImage = nonBlank(row.author_image);
-  if (authorImage !== null) author.image = absoluteUrl(authorImage, site.directoryUrl);
+  const authorImage = webLink(nonBlank(row.author_image), site.directoryUrl);
+  if (authorImage !== undefined) author.image = authorImage;
   // Members in the order of Google's documentation (JSON.stringify keeps it); empty ones left out.
   const data = {
     '@context': 'https://schema.org',
@@ -158,6 +159,11 @@ function jsonLd(row: MetadataRow, site: SeoSite, resolved: ResolvedArticle): Art
   if (resolved.keywords.length > 0) data.keywords = resolved.keywords;
   data.publisher = site.publisher;
   return data;
+}
+
+/** `value` made absolute against `against`, or undefined when absent or not a web link. */
+function webLink(value: string | null, against: string): string | undefined {
+  return value === null || !isWebLink(value) ? undefined : absoluteUrl(value, against);
 }
 
 function nonBlank(value: string | null): string | null {

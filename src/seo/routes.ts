@@ -22,6 +22,7 @@ import {
   type StructuredDataQueryType,
 } from './schemas.ts';
 import { defaultSitemapPageSize, sitemapJson, sitemapPage, sitemapXml } from './sitemap.ts';
+import { scriptSafe, scriptSafeJson } from './script-safe-json.ts';
 import { structuredData } from './structured-data.ts';
 
 export interface SeoRouteOptions {
@@ -30,7 +31,9 @@ export interface SeoRouteOptions {
 }
 
 const baseUrlRule =
-  "Links are built on `baseUrl`, else the project's siteUrl; 400 naming `baseUrl` when neither exists or it is not an absolute http(s) URL without query or fragment. Relative image URLs are made absolute against it.";
+  "Links are built on `baseUrl`, else the project's siteUrl; 400 naming `baseUrl` when neither exists or it is not an absolute http(s) URL without query or fragment. Relative image URLs are made absolute against it. Only http(s) URLs and site paths become links: another scheme (`javascript:`, `data:`) in `seo.canonicalUrl`, `seo.ogImage`, `coverImage`, an author image or the project logo is left out as if absent.";
+const scriptSafeRule =
+  'The JSON is script-safe: `<`, `>`, `&`, U+2028 and U+2029 are written as `\\u` escapes (the same value once parsed), so that JSON-LD can be pasted into a `<script type="application/ld+json">` element as it is.';
 const publishedRule =
   'Holds only articles whose reported status is `published` (not drafts, scheduled or archived articles), newest `publishedAt` first, ties by id descending, articles without a `publishedAt` last.';
 
@@ -49,16 +52,20 @@ export function seoRoutes(app: FastifyInstance, db: Db, options: SeoRouteOptions
       schema: {
         tags: ['SEO'],
         summary: "One article's SEO metadata and JSON-LD",
-        description: `Any status for a secret key, so that previews work; published only for a public key (previews need a secret key). 404 \`Article 'SLUG' not found\` for an unknown slug (or, for a public key, an article that is not published). ${baseUrlRule} Fallbacks: metaTitle → title; metaDescription → excerpt → plain text cut to 160 characters at a word boundary with \`…\`; og values → meta values; ogImage → cover image (left out when neither exists); canonicalUrl → \`baseUrl/slug\` (a relative \`seo.canonicalUrl\` is made absolute too); keywords → tag names ordered by name (an empty \`seo.keywords\` list counts as absent).\n\n${seoPublicKeyRule}`,
+        description: `Any status for a secret key, so that previews work; published only for a public key (previews need a secret key). 404 \`Article 'SLUG' not found\` for an unknown slug (or, for a public key, an article that is not published). ${baseUrlRule} Fallbacks: metaTitle → title; metaDescription → excerpt → plain text cut to 160 characters at a word boundary with \`…\`; og values → meta values; ogImage → cover image (left out when neither exists); canonicalUrl → \`baseUrl/slug\` (a relative \`seo.canonicalUrl\` is made absolute too); keywords → tag names ordered by name (an empty \`seo.keywords\` list counts as absent). ${scriptSafeRule}\n\n${seoPublicKeyRule}`,
         params: Type.Object({ slug: Type.String({ maxLength: 1000 }) }),
         querystring: SeoArticleQuery,
         response: { 200: Type.Object({ data: SeoArticle }), ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { slug } = request.params as { slug: string };
       const { baseUrl } = request.query as { baseUrl?: string };
-      return { data: await getArticleSeo(db, request.auth.project, slug, baseUrl, publishedOnly(request)) };
+      const data = await getArticleSeo(db, request.auth.project, slug, baseUrl, publishedOnly(request));
+      // Serialised by the response schema, then made safe to paste into a <script> element.
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(scriptSafe(reply.serialize({ data }) as string));
     },
   );
 
@@ -69,7 +76,7 @@ export function seoRoutes(app: FastifyInstance, db: Db, options: SeoRouteOptions
       schema: {
         tags: ['SEO'],
         summary: 'schema.org Article JSON-LD of the published articles',
-        description: `${publishedRule} ${baseUrlRule} Without \`page\` and \`limit\`: every published article, streamed as it is read (a blog of 50,000 articles is about 40 MB), with a weak ETag made of the project's content version, its number of published articles and the URL, known before the body; a matching \`If-None-Match\` answers 304 without reading the articles. The stream is not a snapshot: an article changed while it is sent may be missed or appear as changed; an article left alone appears exactly once. With \`page\` and/or \`limit\` (default 1,000, at most 5,000): that page of the same order, with \`meta: { page, limit, total, totalPages }\` and, when a page follows, a \`Link: <…&page=N>; rel="next"\` header (relative to this endpoint, other parameters kept), as the sitemap does; a page past the end has \`articles: []\` and the right \`meta\`. \`generatedAt\` is when the answer was generated: paged answers are cached until the project's content changes (or a scheduled article goes live), so it may be earlier than the request.\n\n${seoPublicKeyRule}`,
+        description: `${publishedRule} ${baseUrlRule} Without \`page\` and \`limit\`: every published article, streamed as it is read (a blog of 50,000 articles is about 40 MB), with a weak ETag made of the project's content version, its number of published articles and the URL, known before the body; a matching \`If-None-Match\` answers 304 without reading the articles. The stream is not a snapshot: an article changed while it is sent may be missed or appear as changed; an article left alone appears exactly once. With \`page\` and/or \`limit\` (default 1,000, at most 5,000): that page of the same order, with \`meta: { page, limit, total, totalPages }\` and, when a page follows, a \`Link: <…&page=N>; rel="next"\` header (relative to this endpoint, other parameters kept), as the sitemap does; a page past the end has \`articles: []\` and the right \`meta\`. \`generatedAt\` is when the answer was generated: paged answers are cached until the project's content changes (or a scheduled article goes live), so it may be earlier than the request. ${scriptSafeRule}\n\n${seoPublicKeyRule}`,
         querystring: StructuredDataQuery,
         response: {
           200: Type.Object({ data: StructuredData, meta: Type.Optional(StructuredDataMeta) }),
@@ -92,7 +99,7 @@ export function seoRoutes(app: FastifyInstance, db: Db, options: SeoRouteOptions
         const { meta } = answer.body;
         if (meta.page < meta.totalPages)
           reply.header('Link', `<${withPage(request.url, meta.page + 1)}>; rel="next"`);
-        return reply.send(JSON.stringify(answer.body));
+        return reply.send(scriptSafeJson(answer.body));
       }
       reply.header('ETag', answer.etag);
       if (answer.notModified) return reply.code(304).send('');

@@ -1,6 +1,7 @@
 // The JSON-LD of a project's published articles. Without `page`/`limit` every published article,
 // written out as a stream a batch of rows at a time (50,000 articles are about 40 MB: never one
 // string in memory); with them one page, an ordinary answer with `meta` and a `Link: rel="next"`.
+// Either is script-safe JSON (script-safe-json.ts): each article's JSON-LD can be pasted into a page.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Db } from '../db/database.ts';
@@ -16,6 +17,7 @@ import {
   publishedMetadataBatches,
 } from './queries.ts';
 import type { StructuredDataQueryType } from './schemas.ts';
+import { scriptSafeJson } from './script-safe-json.ts';
 
 /** Articles read and written per step of the stream. */
 const batchSize = 1000;
@@ -79,14 +81,14 @@ export async function structuredData(
   // The first batch is read before anything is sent, so that a database error is still an
   // ordinary error answer; a failure later can only cut the stream short.
   const first = await batches.next();
-  const head = `{"data":{"project":${JSON.stringify(seoProject(project))},"articles":[`;
-  const tail = `],"generatedAt":${JSON.stringify(now)}}}`;
+  const head = `{"data":{"project":${scriptSafeJson(seoProject(project))},"articles":[`;
+  const tail = `],"generatedAt":${scriptSafeJson(now)}}}`;
   async function* chunks(): AsyncGenerator<string> {
     let separator = '';
     let next = first;
     yield head;
     while (next.done !== true) {
-      const part = (await entries(db, next.value, site)).map((entry) => JSON.stringify(entry));
+      const part = (await entries(db, next.value, site)).map((entry) => scriptSafeJson(entry));
       if (part.length > 0) {
         yield separator + part.join(',');
         separator = ',';

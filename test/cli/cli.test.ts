@@ -8,6 +8,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.ts';
 import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
+import { recordedRetention, recordRetentionDays } from '../../src/analytics/queries/retention-setting.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { factoryRow } from '../analytics/support.ts';
 import { createTestDatabase, postgresUrl } from '../helpers.ts';
@@ -372,33 +373,44 @@ describe('folio CLI', { concurrency: 4 }, () => {
       const good = await rollups();
       assert.equal(good.length, 8);
       await db.kysely.updateTable('analytics_series').set({ views: 99 }).execute();
-      // With a retention of 2 days, only today and yesterday are rebuilt.
-      const result = await runCli(database, 'analytics', 'rebuild', '--project', slug);
-      assert.equal(result.code, 0, result.stderr);
-      assert.match(result.stdout, /^Rebuilt the rollups of 1 project from \d{4}-\d{2}-\d{2} on\.\n$/);
-      assert.deepEqual(await rollups(), good);
-      await db.kysely.updateTable('analytics_series').set({ views: 99 }).execute();
-      const json = await runCli(database, 'analytics', 'rebuild', '--json');
-      assert.equal(json.code, 0, json.stderr);
-      assert.deepEqual(JSON.parse(json.stdout).projects, [slug]);
-      assert.deepEqual(await rollups(), good);
-      await db.kysely.updateTable('analytics_series').set({ views: 99 }).execute();
-      const short = await new Promise<CliResult>((resolve, reject) => {
-        const child = startCli(['analytics', 'rebuild'], cliEnv(database, { ANALYTICS_RETENTION_DAYS: '2' }));
-        let stdout = '';
-        child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout, stderr: '' }));
-      });
-      assert.equal(short.code, 0);
+      // No server has recorded its retention: the command's own default is not trusted.
+      const unknown = await runCli(database, 'analytics', 'rebuild', '--project', slug);
+      assert.notEqual(unknown.code, 0);
+      assert.match(unknown.stderr, /^folio: No server has recorded its ANALYTICS_RETENTION_DAYS/);
+      assert.ok((await rollups()).every((row) => Number(row.views) === 99));
+
+      // A server running with 2 days recorded them: only today and yesterday are rebuilt, whatever
+      // the command's own setting.
+      await recordRetentionDays(db.kysely, 2, new Date());
+      const rebuild = (env: Record<string, string>) =>
+        new Promise<CliResult>((resolve, reject) => {
+          const child = startCli(['analytics', 'rebuild', '--json'], cliEnv(database, env));
+          let stdout = '';
+          child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+          child.on('error', reject);
+          child.on('close', (code) => resolve({ code, stdout, stderr: '' }));
+        });
+      const followed = await rebuild({ ANALYTICS_RETENTION_DAYS: '400' });
+      assert.equal(followed.code, 0);
+      const document = parseOneDocument(followed.stdout);
+      assert.deepEqual(document.projects, [slug]);
+      assert.equal(document.retentionDays, 2);
+      assert.equal(typeof document.retentionRecordedAt, 'string');
+      assert.equal(document.fromDay, new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));
       const after = await rollups();
       assert.deepEqual(
-        after.filter((row) => row.bucket >= new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)),
-        good.filter((row) => row.bucket >= new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)),
+        after.filter((row) => row.bucket >= document.fromDay),
+        good.filter((row) => row.bucket >= document.fromDay),
       );
       assert.ok(
         after.some((row) => Number(row.views) === 99),
         'days past the retention keep their rollups',
+      );
+      const text = await runCli(database, 'analytics', 'rebuild', '--project', slug);
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(
+        text.stdout,
+        /^Rebuilt the rollups of 1 project from \d{4}-\d{2}-\d{2} on \(retention 2 days, recorded by the server at .+\)\.\n$/,
       );
       const missing = await runCli(database, 'analytics', 'rebuild', '--project', 'nope');
       assert.notEqual(missing.code, 0);
@@ -770,6 +782,45 @@ describe('folio serve', () => {
 
   test('a start that fails (port in use) exits at once with a one-line reason', async () => {
     await assertFailedStartExits(newDatabase());
+  });
+
+  test('serve reads GEOIP_DATABASE: a file that cannot be read fails the start, naming it', async () => {
+    const missingFile = join(tempDir(), 'no-such-country.mmdb');
+    const port = await freePort();
+    const child = startCli(
+      ['serve', '--no-demo'],
+      cliEnv(newDatabase(), { GEOIP_DATABASE: missingFile, PORT: String(port), HOST: '127.0.0.1' }),
+    );
+    let output = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    // Without the setting the server starts on the bundled database and never exits by itself.
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    clearTimeout(killer);
+    assert.notEqual(code, 0, output);
+    assert.match(output, /no-such-country\.mmdb/);
+  });
+
+  test('serve records the retention it runs with, which analytics rebuild then follows', async () => {
+    const database = newDatabase();
+    const port = await freePort();
+    const served = serve(database, port, ['--no-demo']);
+    try {
+      await waitForHealth(served, port);
+    } finally {
+      assert.equal(await served.stop(), 0);
+    }
+    const db = openDatabase(database);
+    try {
+      const recorded = await recordedRetention(db.kysely);
+      // serve runs without ANALYTICS_RETENTION_DAYS here: its default, 400 days.
+      assert.equal(recorded?.days, 400);
+    } finally {
+      await db.close();
+    }
+    const rebuilt = await cliJson(database, 'analytics', 'rebuild');
+    assert.equal(rebuilt.retentionDays, 400);
   });
 
   test('serve --no-demo on an empty default database creates no project', async () => {

@@ -66,6 +66,11 @@ function oldArticle(
   };
 }
 
+/** The names of the migrations from `first` on, in order (later ones follow in the same run). */
+function migrationsFrom(first: string): string[] {
+  return Object.keys(migrations).filter((name) => name >= first);
+}
+
 /** Applies the migrations named before `first` (a database as an older release left it). */
 async function migrateBefore(db: Db, dialect: DialectName, first: string): Promise<void> {
   const before = new Migrator({
@@ -257,7 +262,7 @@ for (const dialect of configuredDialects()) {
         .execute();
     }
 
-    assert.deepEqual(await migrateToLatest(db), ['0010-article-sets', '0011-batched-view-notifications']);
+    assert.deepEqual(await migrateToLatest(db), migrationsFrom('0010-article-sets'));
     const ordinals = await db.kysely.selectFrom('articles').select(['id', 'ordinal']).orderBy('id').execute();
     // Numbered from 0 in each project, by creation.
     assert.deepEqual(
@@ -329,7 +334,7 @@ for (const dialect of configuredDialects()) {
         .columns.map((c) => c.name);
     assert.ok(!(await columns()).includes('ordinal'));
     await sql`drop table search_tokens`.execute(db.kysely);
-    assert.deepEqual(await migrateToLatest(db), ['0010-article-sets', '0011-batched-view-notifications']);
+    assert.deepEqual(await migrateToLatest(db), migrationsFrom('0010-article-sets'));
     assert.ok((await columns()).includes('ordinal'));
     const { key } = await createApiKey(db, 'old', { kind: 'secret' });
     const app = await buildApp({ db });

@@ -2,6 +2,7 @@
 // page-view writes are committed, and a slow upload cannot hold the process past its deadline.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,53 @@ interface Upload {
   /** Sends the rest of the body. */
   finish(): void;
   answer: Promise<{ status: number | string; body: string; headers: Record<string, unknown> }>;
+}
+
+/** A kept-alive connection on which requests are sent one at a time. */
+class KeptAlive {
+  readonly socket: Socket;
+  #received = '';
+  #waiting: (() => void) | null = null;
+  /** Resolves when the server closes the connection. */
+  readonly closed: Promise<void>;
+
+  constructor(port: number) {
+    this.socket = connect(port, '127.0.0.1');
+    this.socket.on('data', (chunk) => {
+      this.#received += chunk;
+      this.#waiting?.();
+    });
+    this.socket.on('error', () => {});
+    this.closed = new Promise((resolve) =>
+      this.socket.on('close', () => {
+        this.#waiting?.();
+        resolve();
+      }),
+    );
+  }
+
+  /** Sends a GET and reads its whole answer (by Content-Length), or what came before a close. */
+  async get(path: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+    this.#received = '';
+    this.socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    for (;;) {
+      const end = this.#received.indexOf('\r\n\r\n');
+      if (end >= 0) {
+        const [statusLine, ...lines] = this.#received.slice(0, end).split('\r\n');
+        const headers: Record<string, string> = {};
+        for (const line of lines) {
+          const at = line.indexOf(':');
+          headers[line.slice(0, at).toLowerCase()] = line.slice(at + 1).trim();
+        }
+        const body = this.#received.slice(end + 4);
+        if (Buffer.byteLength(body) >= Number(headers['content-length'] ?? 0)) {
+          return { status: Number(statusLine!.split(' ')[1]), headers, body };
+        }
+      }
+      if (this.socket.destroyed) return { status: 0, headers: {}, body: this.#received };
+      await new Promise<void>((resolve) => (this.#waiting = resolve));
+    }
+  }
 }
 
 /** A POST whose headers and first half of the body are sent now, the rest on `finish()`. */
@@ -114,5 +162,71 @@ describe('fault: SIGTERM under load on the real server', { timeout: 60_000 }, ()
     assert.equal(exit.code, 0, folio.service.output);
     // The stalled upload held the process only until the shutdown deadline, then it was cut.
     assert.match(String(stalledAnswer.status), /^error:/);
+  });
+});
+
+describe('fault: SIGTERM with kept-alive connections and an upload in progress', { timeout: 60_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'folio-faults-'));
+  const path = join(dir, 'folio.db');
+  let db: Db;
+  let project: TestProject;
+  let folio: Folio;
+
+  before(async () => {
+    db = openDatabase(path);
+    await migrateToLatest(db);
+    project = await createTestProject(db);
+    await importArticles(db, project.project, [articleInput({ slug: 'hello' })]);
+    folio = await startFolio({ DATABASE_URL: path, SHUTDOWN_TIMEOUT_MS: '5000' });
+  });
+
+  after(async () => {
+    await folio?.service.stop();
+    await db?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a request on a kept-alive connection gets 503 + Connection: close, a slow upload begun before completes with 201', async () => {
+    const port = Number(new URL(folio.base).port);
+    const kept = new KeptAlive(port);
+    const first = await kept.get('/health');
+    assert.equal(first.status, 200);
+    assert.notEqual(first.headers.connection, 'close', 'the connection is kept alive');
+    const headers = { ...project.headers, 'user-agent': browser };
+    const upload = startUpload(
+      folio.base,
+      headers,
+      JSON.stringify({ slug: 'hello', pageTitle: 'An upload sent slowly' }),
+    );
+    // Let the server read the upload's headers: it is then in flight.
+    await sleep(300);
+    const signalled = performance.now();
+    folio.service.child.kill('SIGTERM');
+    await sleep(100);
+    const refused = await kept.get('/health');
+    // The rest of the body arrives well after the signal, within SHUTDOWN_TIMEOUT_MS.
+    await sleep(700);
+    upload.finish();
+    const uploaded = await upload.answer;
+    await kept.closed;
+    const exit = await folio.service.exited;
+    const exitSeconds = (performance.now() - signalled) / 1000;
+    report(
+      `SIGTERM with a kept-alive connection and an upload in flight: request on the kept-alive connection ${refused.status} (Connection: ${refused.headers.connection}); upload finished 0.8 s after the signal: ${uploaded.status}; exit code ${exit.code} after ${exitSeconds.toFixed(2)} s (SHUTDOWN_TIMEOUT_MS=5000)`,
+    );
+    assert.equal(refused.status, 503, refused.body);
+    assert.equal(refused.headers.connection, 'close');
+    assert.equal(refused.headers['retry-after'], '5');
+    assert.ok(refused.headers['x-request-id']);
+    const body = JSON.parse(refused.body);
+    assert.deepEqual(Object.keys(body).sort(), ['error', 'message', 'statusCode']);
+    assert.equal(body.statusCode, 503);
+    assert.equal(body.error, 'Service Unavailable');
+    assert.equal(uploaded.status, 201, uploaded.body);
+    assert.equal(uploaded.headers.connection, 'close');
+    const { id } = JSON.parse(uploaded.body);
+    const { rows } = await sql<{ id: string }>`select id from page_views where id = ${id}`.execute(db.kysely);
+    assert.equal(rows.length, 1, 'the upload answered 201 is committed');
+    assert.equal(exit.code, 0, folio.service.output);
   });
 });

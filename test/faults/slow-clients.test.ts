@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { createTestProject } from '../helpers.ts';
-import { type Folio, report, startFolio, timedFetch } from './support.ts';
+import { type Folio, report, sleep, startFolio, timedFetch } from './support.ts';
 
 interface Trickle {
   socket: Socket;
@@ -93,5 +93,79 @@ describe('fault: slow clients on the real server', { timeout: 60_000 }, () => {
     assert.ok(dropped >= 5 && dropped <= 6, `${dropped} connections dropped at the cap`);
     assert.equal(timedOut + dropped, 45);
     assert.equal(served.status, 200);
+  });
+});
+
+/** A socket from `localAddress` that sends nothing; resolves once connected, tells when it closes. */
+function idleSocket(
+  port: number,
+  localAddress: string,
+): Promise<{ socket: Socket; closed: Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1', localAddress });
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk));
+    const closed = new Promise<string>((resolveClosed) => socket.on('close', () => resolveClosed(received)));
+    socket.once('error', reject);
+    socket.once('connect', () => resolve({ socket, closed }));
+  });
+}
+
+/** One GET /health on a fresh socket from `localAddress`: its status line, or '' when dropped. */
+function healthFrom(port: number, localAddress: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1', localAddress });
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk));
+    socket.on('error', () => {});
+    socket.on('connect', () => socket.write('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+    socket.on('close', () => resolve(received.split('\r\n')[0] ?? ''));
+  });
+}
+
+describe('fault: one address cannot hold every connection', { timeout: 60_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'folio-faults-'));
+  let folio: Folio;
+
+  before(async () => {
+    const db = openDatabase(join(dir, 'folio.db'));
+    await migrateToLatest(db);
+    await db.close();
+    folio = await startFolio({
+      DATABASE_URL: join(dir, 'folio.db'),
+      HEADERS_TIMEOUT_MS: '10000',
+      REQUEST_TIMEOUT_MS: '10000',
+      MAX_CONNECTIONS: '100',
+      MAX_CONNECTIONS_PER_IP: '5',
+    });
+  });
+
+  after(async () => {
+    await folio?.service.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('past MAX_CONNECTIONS_PER_IP an address is dropped at once, others are served, a freed slot is reused', async () => {
+    const port = Number(new URL(folio.base).port);
+    // Another loopback address stands for another client (the whole of 127/8 is local on Linux).
+    const held = [];
+    for (let i = 0; i < 5; i++) held.push(await idleSocket(port, '127.0.0.2'));
+    const extra = await Promise.all(Array.from({ length: 3 }, () => idleSocket(port, '127.0.0.2')));
+    const extraClosed = await Promise.all(extra.map((one) => one.closed));
+    const refusedStatus = await healthFrom(port, '127.0.0.2');
+    const otherStatus = await healthFrom(port, '127.0.0.3');
+    held[0]!.socket.destroy();
+    await held[0]!.closed;
+    await sleep(100);
+    const afterFree = await healthFrom(port, '127.0.0.2');
+    report(
+      `MAX_CONNECTIONS_PER_IP=5: 5 idle sockets held from 127.0.0.2; 3 more dropped unanswered (${extraClosed.filter((text) => text === '').length}/3); a request from 127.0.0.2 '${refusedStatus}', from 127.0.0.3 '${otherStatus}'; after one is freed '${afterFree}'`,
+    );
+    assert.deepEqual(extraClosed, ['', '', ''], 'the connections past the cap are closed without an answer');
+    assert.equal(refusedStatus, '');
+    assert.equal(otherStatus, 'HTTP/1.1 200 OK');
+    assert.equal(afterFree, 'HTTP/1.1 200 OK');
+    for (const one of held) one.socket.destroy();
+    assert.match(folio.service.output, /MAX_CONNECTIONS_PER_IP/);
   });
 });

@@ -1,85 +1,77 @@
-// Recomputes a project's insights rollups from its raw page views of `fromDay` on. The series,
-// reading and read-time rollups are sums over the rows, grouped in the database (insight-sql.ts
-// states their rules in SQL): an INSERT … SELECT writes each table in key order, where upserts a
-// day at a time would wander all over a table as large as the page views. The breakdowns need the
-// rules that parse URLs and event lists, and go through the same InsightChanges as the writes: rows
-// are read a day at a time, in pages, so each day's distinct visitors are counted in memory and the
-// memory used stays bounded. The visitor sets are written again for the days whose ids can still
-// arrive (yesterday, today).
+// Recomputes a project's insights rollups of one day from its raw page views, inside the day's
+// transaction of rebuild-rollups.ts. The series, reading and read-time rollups are sums over the
+// rows, grouped in the database (insight-sql.ts states their rules in SQL), each table written in
+// key order by one INSERT … SELECT. The breakdowns need the rules that parse URLs and event lists,
+// and go through the same InsightChanges as the writes: rows are read in pages, so the day's
+// distinct visitors are counted in memory and the memory used stays bounded. The visitor sets are
+// written again for the days whose ids can still arrive (yesterday, today).
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { breakdownColumns, InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
 import { deepViewSql, hourSql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
+import { shiftDay } from '../visitor.ts';
 import { addToVisitorSets, writeInsightRollups } from './write-rollups.ts';
 
 const pageSize = 5000;
 
 const columns = ['id', 'article_id', ...breakdownColumns] as const;
 
-/** Inside the caller's transaction: replaces the insights rollups of the days from `fromDay`. */
-export async function rebuildInsights(
+/** Inside the caller's transaction: replaces the insights rollups of `day`, and with `withSets` its
+ * visitor sets (a day whose salt is gone keeps none). */
+export async function rebuildInsightsOfDay(
   trx: Kysely<Database>,
   projectId: string,
-  fromDay: string,
-  setsFromDay: string,
+  day: string,
+  withSets: boolean,
 ): Promise<void> {
-  for (const table of ['analytics_reading', 'analytics_read_times', 'analytics_breakdowns'] as const) {
-    await trx.deleteFrom(table).where('project_id', '=', projectId).where('day', '>=', fromDay).execute();
+  for (const table of [
+    'analytics_reading',
+    'analytics_read_times',
+    'analytics_breakdowns',
+    'analytics_visitor_sets',
+  ] as const) {
+    await trx.deleteFrom(table).where('project_id', '=', projectId).where('day', '=', day).execute();
   }
-  // Hour buckets `YYYY-MM-DDTHH` of a day sort after the day itself.
+  // The day's bucket and its hours' `YYYY-MM-DDTHH`, which sort between it and the next day.
   await trx
     .deleteFrom('analytics_series')
     .where('project_id', '=', projectId)
-    .where('bucket', '>=', fromDay)
-    .execute();
-  await trx
-    .deleteFrom('analytics_visitor_sets')
-    .where('project_id', '=', projectId)
-    .where('day', '>=', fromDay)
+    .where('bucket', '>=', day)
+    .where('bucket', '<', shiftDay(day, 1))
     .execute();
 
-  await sumInDatabase(trx, projectId, fromDay, setsFromDay);
+  await sumInDatabase(trx, projectId, day, withSets);
 
-  const days = await trx
-    .selectFrom('page_views')
-    .select('day')
-    .distinct()
-    .where('project_id', '=', projectId)
-    .where('day', '>=', fromDay)
-    .orderBy('day')
-    .execute();
-  for (const { day } of days) {
-    // The distinct visitors of each breakdown value of the day, counted in memory.
-    const seen = new Set<string>();
-    const inMemory = (candidates: VisitorCandidate[]) =>
-      candidates.filter((candidate) => {
-        if (seen.has(candidate.key)) return false;
-        seen.add(candidate.key);
-        return true;
-      });
-    let afterId = '';
-    for (;;) {
-      const rows = await trx
-        .selectFrom('page_views')
-        .select(columns)
-        .where('project_id', '=', projectId)
-        .where('day', '=', day)
-        .where('id', '>', afterId)
-        .orderBy('id')
-        .limit(pageSize)
-        .execute();
-      if (rows.length === 0) break;
-      const changes = new InsightChanges();
-      for (const row of rows) changes.addBreakdowns(row);
-      await changes.countVisitors(async (candidates) => {
-        const counted = inMemory(candidates);
-        if (day >= setsFromDay) await addToVisitorSets(trx, counted);
-        return counted;
-      });
-      await writeInsightRollups(trx, changes);
-      afterId = rows[rows.length - 1].id;
-      if (rows.length < pageSize) break;
-    }
+  // The distinct visitors of each breakdown value of the day, counted in memory.
+  const seen = new Set<string>();
+  const inMemory = (candidates: VisitorCandidate[]) =>
+    candidates.filter((candidate) => {
+      if (seen.has(candidate.key)) return false;
+      seen.add(candidate.key);
+      return true;
+    });
+  let afterId = '';
+  for (;;) {
+    const rows = await trx
+      .selectFrom('page_views')
+      .select(columns)
+      .where('project_id', '=', projectId)
+      .where('day', '=', day)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(pageSize)
+      .execute();
+    if (rows.length === 0) break;
+    const changes = new InsightChanges();
+    for (const row of rows) changes.addBreakdowns(row);
+    await changes.countVisitors(async (candidates) => {
+      const counted = inMemory(candidates);
+      if (withSets) await addToVisitorSets(trx, counted);
+      return counted;
+    });
+    await writeInsightRollups(trx, changes);
+    afterId = rows[rows.length - 1].id;
+    if (rows.length < pageSize) break;
   }
 }
 
@@ -87,10 +79,10 @@ export async function rebuildInsights(
 async function sumInDatabase(
   trx: Kysely<Database>,
   projectId: string,
-  fromDay: string,
-  setsFromDay: string,
+  day: string,
+  withSets: boolean,
 ): Promise<void> {
-  const rows = sql`page_views where project_id = ${projectId} and day >= ${fromDay}`;
+  const rows = sql`page_views where project_id = ${projectId} and day = ${day}`;
   // Each page view counts in four series: the project's and its article's, by day and by hour.
   const seriesRows = (where: ReturnType<typeof sql>) => sql`
     select project_id, '' as article_id, 'd' as granularity, day as bucket, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${where}
@@ -101,11 +93,11 @@ async function sumInDatabase(
     select project_id, article_id, granularity, bucket, count(*), count(distinct visitor_id), sum(time_on_page_ms), sum(scroll_depth_centi)
     from (${seriesRows(rows)}) as series group by project_id, article_id, granularity, bucket`.execute(trx);
   // The scopes of InsightChanges' series rows, `s:<article>:<granularity>:<bucket>`.
-  await sql`insert into analytics_visitor_sets (project_id, day, scope, visitor_id)
-    select distinct project_id, day, 's:' || article_id || ':' || granularity || ':' || bucket, visitor_id
-    from (${seriesRows(sql`page_views where project_id = ${projectId} and day >= ${fromDay} and day >= ${setsFromDay}`)}) as series`.execute(
-    trx,
-  );
+  if (withSets) {
+    await sql`insert into analytics_visitor_sets (project_id, day, scope, visitor_id)
+      select distinct project_id, day, 's:' || article_id || ':' || granularity || ':' || bucket, visitor_id
+      from (${seriesRows(rows)}) as series`.execute(trx);
+  }
 
   const reach = reachColumns.map(
     (column, decile) => `sum(case when decile = ${decile} then 1 else 0 end) as ${column}`,

@@ -1,6 +1,7 @@
 // The one validator every source format feeds: it turns a plain record of fields (front matter, a
 // JSON entry, a Ghost post) into an ArticleInput, knows the static-site generators' names for the
 // same fields, and reports every problem and warning with its file and line.
+import { isWebLink } from '../web-link.ts';
 import { DATE_FORMS, parseDate } from './dates.ts';
 import type {
   ArticleInput,
@@ -174,6 +175,20 @@ export function optionalText(ctx: Ctx, value: unknown, path: Path, maxLength?: n
   const trimmed = value.trim();
   if (trimmed === '') return null;
   return withinLength(ctx, trimmed, path, maxLength);
+}
+
+/**
+ * A URL that SEO output will leave out (not http(s) nor a site path: `javascript:`, `data:`) is
+ * kept as written, with a warning naming the field, so that the author learns why it is missing.
+ */
+function warnUnlessWebLink(ctx: Ctx, value: string | null, path: Path): void {
+  if (value === null || isWebLink(value)) return;
+  const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value;
+  warn(
+    ctx,
+    path,
+    `${formatPath(path)} ${JSON.stringify(shown)} is not an http(s) URL or a site path: SEO output (canonical, Open Graph, JSON-LD) leaves it out`,
+  );
 }
 
 /** The trimmed text, after reporting it when it is longer than `maxLength` characters. */
@@ -533,6 +548,10 @@ export function validateArticle(
     shape.allowed.includes('categories') ? data['categories'] : undefined,
   );
   const seo = optionalSeo(ctx, data['seo']);
+  warnUnlessWebLink(ctx, coverImage, coverField.path);
+  warnUnlessWebLink(ctx, author?.image ?? null, ['author', 'image']);
+  warnUnlessWebLink(ctx, seo?.ogImage ?? null, ['seo', 'ogImage']);
+  warnUnlessWebLink(ctx, seo?.canonicalUrl ?? null, ['seo', 'canonicalUrl']);
   const variants = articleVariants(ctx, data['variants']);
 
   let content = shape.content;

@@ -13,6 +13,8 @@ import { articleViews } from './0008-article-views.ts';
 import { rollupQueue } from './0009-rollup-queue.ts';
 import { articleSets } from './0010-article-sets.ts';
 import { batchedViewNotifications } from './0011-batched-view-notifications.ts';
+import { analyticsSettings } from './0012-analytics-settings.ts';
+import { removedArticles } from './0013-removed-articles.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -28,6 +30,8 @@ export const migrations: Record<string, DialectMigration> = {
   '0009-rollup-queue': rollupQueue,
   '0010-article-sets': articleSets,
   '0011-batched-view-notifications': batchedViewNotifications,
+  '0012-analytics-settings': analyticsSettings,
+  '0013-removed-articles': removedArticles,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -1,0 +1,161 @@
+// Roll-ups across a fleet, on PostgreSQL (BENCH_POSTGRES_URL; skipped without it): 1, 2 and 3
+// server instances on one database, each in a database of its own, take the same number of tracked
+// page views (BENCH_FLEET_VIEWS, spread evenly over the instances at BENCH_FLEET_RATE POST/s in
+// all), and the CPU they and PostgreSQL spent is reported per million page views: the Node
+// processes (every thread, from /proc/<pid>/stat) and the database's backends (their pids from
+// pg_stat_activity), from after a warm-up until every queued write has been rolled up. A fleet
+// should spend about what one instance does: each write is summed once, by one of them.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrations/index.ts';
+import { createApiKey } from '../src/projects/service.ts';
+import { seedAnalytics } from './analytics-data.ts';
+import { forkServer, loadAverage, type RunningServer, withPostgresDatabase } from './lib.ts';
+
+const views = Number(process.env.BENCH_FLEET_VIEWS ?? 60_000);
+const rate = Number(process.env.BENCH_FLEET_RATE ?? 1500);
+const articles = 200;
+const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+const browser =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+
+/** CPU seconds of a process so far, every thread included (user + system); 0 once it is gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  } catch {
+    return 0;
+  }
+}
+
+/** The database's backends other than `admin`'s own, with their CPU seconds so far. */
+async function backendCpu(admin: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await admin.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
+  return new Map(rows.map(({ pid }) => [pid, cpuSeconds(pid)]));
+}
+
+async function queued(admin: pg.Client): Promise<number> {
+  const { rows } = await admin.query<{ count: string }>('select count(*) as count from rollup_queue');
+  return Number(rows[0].count);
+}
+
+/** `count` tracking POSTs spread over the instances, of random articles and visitors. */
+async function drive(servers: RunningServer[], key: string, count: number, perSecond: number) {
+  const runs = servers.map((server) =>
+    autocannon({
+      url: `${server.url}/v1/analytics/track`,
+      connections: 8,
+      amount: Math.round(count / servers.length),
+      overallRate: Math.max(1, Math.round(perSecond / servers.length)),
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          setupRequest: (request) => ({
+            ...request,
+            headers: {
+              ...request.headers,
+              'user-agent': `${browser} v${Math.floor(Math.random() * 5000)}`,
+            },
+            body: JSON.stringify({
+              slug: `article-${Math.floor(Math.random() * articles)}`,
+              timeOnPage: Math.floor(Math.random() * 120),
+              scrollDepth: Math.floor(Math.random() * 101),
+            }),
+          }),
+        },
+      ],
+    }),
+  );
+  const results = await Promise.all(runs);
+  const answered = results.reduce((sum, result) => sum + result['2xx'], 0);
+  const refused = results.reduce((sum, result) => sum + result.non2xx + result.errors, 0);
+  if (refused > 0) throw new Error(`${refused} tracking requests were not answered 2xx`);
+  return answered;
+}
+
+async function waitForRollUps(admin: pg.Client): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while ((await queued(admin)) > 0) {
+    if (Date.now() > deadline) throw new Error('the roll-up queue did not drain in 2 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+interface FleetResult {
+  instances: number;
+  views: number;
+  seconds: number;
+  nodeCpu: number;
+  postgresCpu: number;
+}
+
+async function measureFleet(databaseUrl: string, instances: number): Promise<FleetResult> {
+  const db = openDatabase(databaseUrl);
+  await migrateToLatest(db);
+  const { slug } = await seedAnalytics(db, { pageViews: 0, articles, today: '' });
+  const { key } = await createApiKey(db, slug, { kind: 'secret', rateLimit: 1_000_000 });
+  await db.close();
+  const servers: RunningServer[] = [];
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  try {
+    for (let i = 0; i < instances; i++) {
+      servers.push(
+        await forkServer(new URL('./serve-app.ts', import.meta.url).pathname, { DATABASE_URL: databaseUrl }),
+      );
+    }
+    // Warm-up: compiled code, prepared statements, the pools' connections.
+    await drive(servers, key, 600 * instances, Math.min(rate, 300 * instances));
+    await waitForRollUps(admin);
+    const nodeBefore = servers.map((server) => cpuSeconds(server.child.pid!));
+    const backendsBefore = await backendCpu(admin);
+    const started = performance.now();
+    const answered = await drive(servers, key, views, rate);
+    await waitForRollUps(admin);
+    const seconds = (performance.now() - started) / 1000;
+    const nodeCpu = servers.reduce(
+      (sum, server, i) => sum + cpuSeconds(server.child.pid!) - nodeBefore[i],
+      0,
+    );
+    let postgresCpu = 0;
+    for (const [pid, after] of await backendCpu(admin)) postgresCpu += after - (backendsBefore.get(pid) ?? 0);
+    return { instances, views: answered, seconds, nodeCpu, postgresCpu };
+  } finally {
+    await admin.end();
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+const adminUrl = process.env.BENCH_POSTGRES_URL;
+if (!adminUrl) {
+  console.log('BENCH_POSTGRES_URL is not set: the fleet roll-up bench needs PostgreSQL, skipped.');
+} else {
+  const results: FleetResult[] = [];
+  for (const instances of [1, 2, 3]) {
+    await withPostgresDatabase(adminUrl, `folio_fleet${instances}`, async (url) => {
+      results.push(await measureFleet(url, instances));
+    });
+  }
+  console.log(
+    `\n## Roll-ups across a fleet, PostgreSQL, ${views} tracked page views at ${rate}/s (load ${await loadAverage()})\n`,
+  );
+  console.log('| instances | views | seconds | Node CPU s/M | PostgreSQL CPU s/M | total CPU s/M | vs one |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|');
+  const perMillion = (cpu: number, result: FleetResult) => (cpu / result.views) * 1_000_000;
+  const one = perMillion(results[0].nodeCpu + results[0].postgresCpu, results[0]);
+  for (const result of results) {
+    const total = perMillion(result.nodeCpu + result.postgresCpu, result);
+    console.log(
+      `| ${result.instances} | ${result.views} | ${result.seconds.toFixed(1)} | ${perMillion(result.nodeCpu, result).toFixed(0)} | ${perMillion(result.postgresCpu, result).toFixed(0)} | ${total.toFixed(0)} | ${((total / one - 1) * 100).toFixed(0)}% |`,
+    );
+  }
+}
