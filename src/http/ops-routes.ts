@@ -3,24 +3,33 @@
 // now; it fails only for what is its own (a shared database's or Redis's outage would otherwise
 // take every instance out of the balancer at once) and tells the rest in its body. Neither needs
 // a key nor counts against a rate limit.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
+import { type BatchEvent, batchChannelName } from '../analytics/page-view-writer.ts';
 import { type Db, DatabaseTimeoutError } from '../db/database.ts';
 import { databaseUnavailableMessage, retryAfterSeconds } from './errors.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 
-/** How long ago a write failure for lack of space still makes the instance not ready. */
+/** How long ago a refused write still counts, unless a write committed since. */
 const failureMemoryMs = 30_000;
 const probeTimeoutMs = 1000;
 
-/** The last write the database refused for a lasting reason (disk full, read-only). */
+/**
+ * The last write the database refused for a reason that outlasts the request (disk full,
+ * read-only, SQLite's write lock held by another process), so that /ready tells it without
+ * writing itself. Forgotten once a page-view batch commits, or after 30 s.
+ */
 export class DatabaseFailures {
   #last: { message: string; at: number } | null = null;
 
   record(error: unknown): void {
     const message = databaseUnavailableMessage(error);
     if (message !== null && /disk space|read-only/.test(message)) this.#last = { message, at: Date.now() };
+    else if (isSqliteBusy(error)) {
+      this.#last = { message: 'The database is locked by another process', at: Date.now() };
+    }
   }
 
   clear(): void {
@@ -30,6 +39,13 @@ export class DatabaseFailures {
   recent(now = Date.now()): string | null {
     return this.#last !== null && now - this.#last.at < failureMemoryMs ? this.#last.message : null;
   }
+}
+
+/** SQLITE_BUSY (the primary result code is the low byte), raw or as a DatabaseTimeoutError. */
+function isSqliteBusy(error: unknown): boolean {
+  const errcode = (error as { errcode?: unknown })?.errcode;
+  if (typeof errcode === 'number' && (errcode & 0xff) === 5) return true;
+  return /locked by another process/.test(String((error as Error)?.message));
 }
 
 /** Null when the store answers within `ms`, else the reason. A store without ping is in memory. */
@@ -125,6 +141,17 @@ async function checkRedis(store: RateLimitStore): Promise<Check> {
   };
 }
 
+function forgetFailuresOnCommit(app: FastifyInstance, db: Db, failures: DatabaseFailures): void {
+  const onBatch = (message: unknown) => {
+    const event = message as BatchEvent;
+    if (event.db === db && event.committed) failures.clear();
+  };
+  subscribe(batchChannelName, onBatch);
+  app.addHook('onClose', async () => {
+    unsubscribe(batchChannelName, onBatch);
+  });
+}
+
 /** One log line each time the database goes down or comes back, never one per request. */
 function logDatabaseChanges(app: FastifyInstance, db: Db): void {
   let downSince: number | null = null;
@@ -169,7 +196,7 @@ const ReadyAnswer = Type.Object({
 });
 
 const readyDescription = [
-  'Whether to send this instance traffic. It fails (503 with `Retry-After`, status `unavailable`) only for what is local to the instance: while it shuts down, when its own PostgreSQL connection pool is exhausted while the database itself answers, and, with SQLite (a file of this instance), when the database does not answer a read within 1 s, is read-only, or refused a write for lack of disk space in the last 30 s.',
+  'Whether to send this instance traffic. It fails (503 with `Retry-After`, status `unavailable`) only for what is local to the instance: while it shuts down, when its own PostgreSQL connection pool is exhausted while the database itself answers, and, with SQLite (a file of this instance), when the database does not answer a read within 1 s, is read-only, or refused the last write (for lack of disk space, or because another process held its write lock past the wait) and none committed since, in the last 30 s.',
   "A shared dependency's outage (PostgreSQL unreachable, read-only or out of disk space; Redis unreachable) does not fail it, so that a load balancer never pulls every instance at once: it answers 200 with status `degraded` and says what fails in `checks`, and the metrics `folio_database_up`, `folio_database_outages_total` and `folio_rate_limit_store_up` tell it too. Meanwhile requests that need the database answer 503 with `Retry-After`, and rate limits are counted in each instance's memory.",
   'Each check takes at most 1 s and writes nothing. `checks.database` is `ok` or the reason (e.g. `The database cannot be reached (connection refused)`); `checks.notifications` (PostgreSQL) whether the change notifications are heard; `checks.redis` (with `REDIS_URL`) whether Redis answers a PING. No key, no rate limit.',
 ].join('\n\n');
@@ -179,6 +206,7 @@ export function opsRoutes(
   options: { db: Db; rateLimits: RateLimitStore; failures: DatabaseFailures },
 ): void {
   logDatabaseChanges(app, options.db);
+  forgetFailuresOnCommit(app, options.db, options.failures);
   app.get(
     '/health',
     {

@@ -216,7 +216,7 @@ describe('/ready on SQLite', () => {
   let app: FastifyInstance;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'folio-ready-'));
-    db = openDatabase(join(dir, 'folio.db'));
+    db = openDatabase(join(dir, 'folio.db'), { busyWaitMs: 50 });
     await migrateToLatest(db);
     app = await buildApp({ db });
   });
@@ -237,5 +237,27 @@ describe('/ready on SQLite', () => {
     } finally {
       other.exec('rollback');
     }
+  });
+
+  test("a write refused for another process's write lock: /ready 503 saying so, until a write commits", async (t) => {
+    const project = await createTestProject(db);
+    await importArticles(db, project.project, [articleInput({ slug: 'hello' })]);
+    const other = new DatabaseSync(join(dir, 'folio.db'));
+    t.after(() => other.close());
+    other.exec('begin immediate');
+    try {
+      assert.equal((await track(app, { slug: 'hello' }, { headers: project.headers })).statusCode, 503);
+      const locked = await app.inject({ url: '/ready' });
+      assert.equal(locked.statusCode, 503, locked.body);
+      assert.deepEqual(locked.json(), {
+        status: 'unavailable',
+        checks: { database: 'The database is locked by another process' },
+      });
+    } finally {
+      other.exec('commit');
+    }
+    assert.equal((await track(app, { slug: 'hello' }, { headers: project.headers })).statusCode, 201);
+    const ready = await app.inject({ url: '/ready' });
+    assert.deepEqual(ready.json(), { status: 'ready', checks: { database: 'ok' } });
   });
 });
