@@ -1,17 +1,22 @@
 // Article lookups of the tracking path: the id of a project's article with a slug, and whether an
 // article (named by its slug, or by one of its page views) is published now. They run on every
-// tracking request of a public key: compiled once per database, only their parameters change.
+// tracking request of a public key: compiled once per database, only their parameters change, and
+// each reads one row by a unique key (the status is judged here, so that no plan can prefer the
+// status index and filter a project's articles by slug).
 import type { CompiledQuery } from 'kysely';
+import { reportedStatus } from '../../content/article-status.ts';
 import type { Db } from '../../db/database.ts';
-import { hasReportedStatus } from '../../content/article-status.ts';
+import type { StoredArticleStatus } from '../../db/schema.ts';
+
+interface StatusRow {
+  status: StoredArticleStatus;
+  published_at: string | null;
+}
 
 type Compiled<R> = WeakMap<Db, CompiledQuery<R>>;
-const byId: Compiled<{ id: string }> = new WeakMap();
-const publishedBySlug: Compiled<{ id: string }> = new WeakMap();
-const publishedByPageView: Compiled<{ id: string }> = new WeakMap();
-
-// Placeholders the queries are compiled with, replaced by the request's values wherever they landed.
-const slot = { project: '\u0000project', key: '\u0000key', now: '\u0000now' } as const;
+const idBySlug: Compiled<{ id: string }> = new WeakMap();
+const statusBySlug: Compiled<StatusRow> = new WeakMap();
+const statusByPageView: Compiled<StatusRow> = new WeakMap();
 
 function compiledFor<R>(cache: Compiled<R>, db: Db, build: () => CompiledQuery<R>): CompiledQuery<R> {
   let query = cache.get(db);
@@ -22,7 +27,7 @@ function compiledFor<R>(cache: Compiled<R>, db: Db, build: () => CompiledQuery<R
 export async function findArticleId(db: Db, projectId: string, slug: string): Promise<string | null> {
   // No stored slug holds a NUL, and PostgreSQL would refuse the parameter.
   if (slug.includes('\u0000')) return null;
-  const query = compiledFor(byId, db, () =>
+  const query = compiledFor(idBySlug, db, () =>
     db.kysely
       .selectFrom('articles')
       .select('id')
@@ -42,17 +47,16 @@ export async function isPublishedArticle(
   now: string,
 ): Promise<boolean> {
   if (slug.includes('\u0000')) return false;
-  const query = compiledFor(publishedBySlug, db, () =>
+  const query = compiledFor(statusBySlug, db, () =>
     db.kysely
       .selectFrom('articles')
-      .select('id')
-      .where('project_id', '=', slot.project)
-      .where('slug', '=', slot.key)
-      .where((eb) => hasReportedStatus(eb, 'published', slot.now))
+      .select(['status', 'published_at'])
+      .where('project_id', '=', '')
+      .where('slug', '=', '')
       .compile(),
   );
-  const parameters = fill(query, { project: projectId, key: slug, now });
-  return (await db.executeCompiled<{ id: string }>({ ...query, parameters })).length > 0;
+  const [row] = await db.executeCompiled<StatusRow>({ ...query, parameters: [projectId, slug] });
+  return row !== undefined && reportedStatus(row.status, row.published_at, now) === 'published';
 }
 
 /** Whether the project has this page view and its article's reported status is `published` at `now`. */
@@ -62,25 +66,15 @@ export async function isPageViewOfPublishedArticle(
   pageViewId: string,
   now: string,
 ): Promise<boolean> {
-  const query = compiledFor(publishedByPageView, db, () =>
+  const query = compiledFor(statusByPageView, db, () =>
     db.kysely
       .selectFrom('page_views')
       .innerJoin('articles', 'articles.id', 'page_views.article_id')
-      .select('page_views.id')
-      .where('page_views.id', '=', slot.key)
-      .where('page_views.project_id', '=', slot.project)
-      .where((eb) => hasReportedStatus(eb, 'published', slot.now))
+      .select(['articles.status', 'articles.published_at'])
+      .where('page_views.id', '=', '')
+      .where('page_views.project_id', '=', '')
       .compile(),
   );
-  const parameters = fill(query, { project: projectId, key: pageViewId, now });
-  return (await db.executeCompiled<{ id: string }>({ ...query, parameters })).length > 0;
-}
-
-function fill(query: CompiledQuery<unknown>, values: Record<keyof typeof slot, string>): unknown[] {
-  return query.parameters.map((parameter) => {
-    for (const name of Object.keys(slot) as Array<keyof typeof slot>) {
-      if (parameter === slot[name]) return values[name];
-    }
-    return parameter;
-  });
+  const [row] = await db.executeCompiled<StatusRow>({ ...query, parameters: [pageViewId, projectId] });
+  return row !== undefined && reportedStatus(row.status, row.published_at, now) === 'published';
 }
