@@ -99,18 +99,25 @@ async function deleteAllBefore(
   options: Pick<CleanupOptions, 'signal' | 'onBatch'> = {},
 ): Promise<number> {
   let total = 0;
-  // Until a batch finds nothing: another instance deleting the same rows may leave a batch short.
-  for (;;) {
-    options.signal?.throwIfAborted();
-    const started = performance.now();
-    const count = await deleteDayBatch(db.kysely, table, projectId, before, limit);
-    if (count === 0) return total;
-    options.onBatch?.(table, count, performance.now() - started);
-    total += count;
-    recordDeleted(db, table, count);
-    // SQLite runs on the event loop: the requests waiting meanwhile run between two batches.
-    await new Promise((resolve) => setImmediate(resolve));
+  // Walks the rows in key order until a batch finds nothing, then once more from the start for any
+  // written behind it meanwhile; another instance deleting the same rows only makes batches short.
+  for (let walked = -1; walked !== 0;) {
+    walked = 0;
+    for (let after: string[] | null = null; ;) {
+      options.signal?.throwIfAborted();
+      const started = performance.now();
+      const batch = await deleteDayBatch(db.kysely, table, projectId, before, limit, after);
+      if (batch.after === null) break;
+      after = batch.after;
+      options.onBatch?.(table, batch.deleted, performance.now() - started);
+      walked += batch.deleted;
+      recordDeleted(db, table, batch.deleted);
+      // SQLite runs on the event loop: the requests waiting meanwhile run between two batches.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    total += walked;
   }
+  return total;
 }
 
 /** Deletes every page view of a day before the retained ones, in batches; returns how many went. */
