@@ -104,6 +104,12 @@ async function dayRange(
 
 /** One day: its queued writes go, its rollups are summed again from its page views. */
 async function rebuildDay(trx: Executor, projectId: string, day: string, withSets: boolean): Promise<void> {
+  // Every article with rows of the day: in the rollups (before they are deleted) or the page views.
+  const articleIds = await sql<{ article_id: string }>`
+    select article_id from analytics_daily_articles where project_id = ${projectId} and day = ${day}
+    union select distinct article_id from page_views where project_id = ${projectId} and day = ${day}`.execute(
+    trx,
+  );
   // The page views summed below already hold what these queued writes changed.
   await trx.deleteFrom('rollup_queue').where('project_id', '=', projectId).where('day', '=', day).execute();
   for (const table of dailyTables) {
@@ -127,7 +133,13 @@ async function rebuildDay(trx: Executor, projectId: string, day: string, withSet
     await sql`insert into analytics_daily_visitors (project_id, day, visitor_id)
       select distinct project_id, day, visitor_id from ${rows}`.execute(trx);
   }
-  await rebuildInsightsOfDay(trx, projectId, day, withSets);
+  await rebuildInsightsOfDay(
+    trx,
+    projectId,
+    day,
+    articleIds.rows.map((row) => row.article_id),
+    withSets,
+  );
 }
 
 function isPostgres(db: Executor): boolean {
