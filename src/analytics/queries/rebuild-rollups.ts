@@ -30,14 +30,18 @@ const dailyTables = [
   'analytics_daily_visitors',
 ] as const;
 
+/** How long a transaction goes on taking the next day (tracking writes wait for SQLite's). */
+const transactionMs = 100;
 /** A day's transaction that met a concurrent change (PostgreSQL) is tried again this many times. */
 const attemptsPerDay = 5;
 /**
- * SQLite: the pause after each day's transaction, longer than the longest pause of a write waiting
- * for the lock (sqlite-driver.ts), so that tracking writes waiting meanwhile get it before the next
- * day's transaction does, however many days follow.
+ * SQLite: the shortest pause after each transaction, longer than the longest pause of a write
+ * waiting for the lock (sqlite-driver.ts), so that tracking writes waiting meanwhile get it before
+ * the next transaction does, however many days follow. A longer transaction is followed by a
+ * pause as long as itself: the writes queued behind it commit, and the rebuild has at most half of
+ * the one writer's time.
  */
-const sqlitePauseMs = 10;
+const sqliteMinPauseMs = 10;
 
 export interface RebuildSummary {
   /** The days recomputed, first and last; null when the project had nothing from `fromDay` on. */
@@ -56,10 +60,29 @@ export async function rebuildRollups(
   // The visitor ids of a day can only be recounted into its sets while its salt lives.
   const setsFromDay = shiftDay(today, -1);
   let days = 0;
-  for (let day = firstDay; day !== null && lastDay !== null && day <= lastDay; day = shiftDay(day, 1)) {
-    await inDayTransaction(db, (trx) => rebuildDay(trx, projectId, day, day >= setsFromDay));
-    days++;
-    if (!isPostgres(db)) await new Promise((resolve) => setTimeout(resolve, sqlitePauseMs));
+  let next = firstDay;
+  while (next !== null && lastDay !== null && next <= lastDay) {
+    // Days of few page views share a transaction (a commit costs a sync to disk), until it has run
+    // for `transactionMs`: a busy day has one of its own.
+    const from = next;
+    const transactionStarted = performance.now();
+    let rebuilt = 0;
+    await inDayTransaction(db, async (trx) => {
+      // From the same day again when a transaction is tried again.
+      next = from;
+      rebuilt = 0;
+      const started = performance.now();
+      do {
+        await rebuildDay(trx, projectId, next!, next! >= setsFromDay);
+        rebuilt++;
+        next = shiftDay(next!, 1);
+      } while (next <= lastDay && performance.now() - started < transactionMs);
+    });
+    days += rebuilt;
+    if (!isPostgres(db)) {
+      const pauseMs = Math.max(sqliteMinPauseMs, performance.now() - transactionStarted);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
   }
   await recountArticleViews(db, projectId, (work) => inRollupTransaction(db, work));
   await announceRebuilt(db, projectId);
