@@ -8,37 +8,72 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { breakdownColumns, InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
+import { breakdownDimensions } from '../insight-rules.ts';
 import { deepViewSql, hourSql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
 import { shiftDay } from '../visitor.ts';
 import { addToVisitorSets, writeInsightRollups } from './write-rollups.ts';
 
 const pageSize = 5000;
+/** Article ids named by one delete statement. */
+const idsPerStatement = 1000;
 
 const columns = ['id', 'article_id', ...breakdownColumns] as const;
 
-/** Inside the caller's transaction: replaces the insights rollups of `day`, and with `withSets` its
- * visitor sets (a day whose salt is gone keeps none). */
+/**
+ * Inside the caller's transaction: replaces the insights rollups of `day`, and with `withSets` its
+ * visitor sets (a day whose salt is gone keeps none). `articleIds`: every article with rollup rows
+ * or page views that day. The deletes name them, so that each is a range of a table's primary key
+ * (which starts with the article, not the day) rather than a scan of all the project's rows.
+ */
 export async function rebuildInsightsOfDay(
   trx: Kysely<Database>,
   projectId: string,
   day: string,
+  articleIds: string[],
   withSets: boolean,
 ): Promise<void> {
-  for (const table of [
-    'analytics_reading',
-    'analytics_read_times',
-    'analytics_breakdowns',
-    'analytics_visitor_sets',
-  ] as const) {
-    await trx.deleteFrom(table).where('project_id', '=', projectId).where('day', '=', day).execute();
-  }
-  // The day's bucket and its hours' `YYYY-MM-DDTHH`, which sort between it and the next day.
   await trx
-    .deleteFrom('analytics_series')
+    .deleteFrom('analytics_breakdowns')
     .where('project_id', '=', projectId)
-    .where('bucket', '>=', day)
-    .where('bucket', '<', shiftDay(day, 1))
+    .where('dimension', 'in', breakdownDimensions)
+    .where('day', '=', day)
     .execute();
+  await trx
+    .deleteFrom('analytics_visitor_sets')
+    .where('project_id', '=', projectId)
+    .where('day', '=', day)
+    .execute();
+  for (let start = 0; start < articleIds.length; start += idsPerStatement) {
+    const ids = articleIds.slice(start, start + idsPerStatement);
+    for (const table of ['analytics_reading', 'analytics_read_times'] as const) {
+      await trx
+        .deleteFrom(table)
+        .where('project_id', '=', projectId)
+        .where('article_id', 'in', ids)
+        .where('day', '=', day)
+        .execute();
+    }
+    // The day's bucket and its hours' `YYYY-MM-DDTHH`, which sort between it and the next day;
+    // the project's own series ('') with the first group.
+    await trx
+      .deleteFrom('analytics_series')
+      .where('project_id', '=', projectId)
+      .where('article_id', 'in', start === 0 ? ['', ...ids] : ids)
+      .where('granularity', 'in', ['d', 'h'])
+      .where('bucket', '>=', day)
+      .where('bucket', '<', shiftDay(day, 1))
+      .execute();
+  }
+  if (articleIds.length === 0) {
+    await trx
+      .deleteFrom('analytics_series')
+      .where('project_id', '=', projectId)
+      .where('article_id', '=', '')
+      .where('granularity', 'in', ['d', 'h'])
+      .where('bucket', '>=', day)
+      .where('bucket', '<', shiftDay(day, 1))
+      .execute();
+  }
 
   await sumInDatabase(trx, projectId, day, withSets);
 

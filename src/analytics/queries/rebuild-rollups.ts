@@ -30,14 +30,18 @@ const dailyTables = [
   'analytics_daily_visitors',
 ] as const;
 
+/** How long a transaction goes on taking the next day (tracking writes wait for SQLite's). */
+const transactionMs = 100;
 /** A day's transaction that met a concurrent change (PostgreSQL) is tried again this many times. */
 const attemptsPerDay = 5;
 /**
- * SQLite: the pause after each day's transaction, longer than the longest pause of a write waiting
- * for the lock (sqlite-driver.ts), so that tracking writes waiting meanwhile get it before the next
- * day's transaction does, however many days follow.
+ * SQLite: the shortest pause after each transaction, longer than the longest pause of a write
+ * waiting for the lock (sqlite-driver.ts), so that tracking writes waiting meanwhile get it before
+ * the next transaction does, however many days follow. A longer transaction is followed by a
+ * pause as long as itself: the writes queued behind it commit, and the rebuild has at most half of
+ * the one writer's time.
  */
-const sqlitePauseMs = 10;
+const sqliteMinPauseMs = 10;
 
 export interface RebuildSummary {
   /** The days recomputed, first and last; null when the project had nothing from `fromDay` on. */
@@ -56,10 +60,29 @@ export async function rebuildRollups(
   // The visitor ids of a day can only be recounted into its sets while its salt lives.
   const setsFromDay = shiftDay(today, -1);
   let days = 0;
-  for (let day = firstDay; day !== null && lastDay !== null && day <= lastDay; day = shiftDay(day, 1)) {
-    await inDayTransaction(db, (trx) => rebuildDay(trx, projectId, day, day >= setsFromDay));
-    days++;
-    if (!isPostgres(db)) await new Promise((resolve) => setTimeout(resolve, sqlitePauseMs));
+  let next = firstDay;
+  while (next !== null && lastDay !== null && next <= lastDay) {
+    // Days of few page views share a transaction (a commit costs a sync to disk), until it has run
+    // for `transactionMs`: a busy day has one of its own.
+    const from = next;
+    const transactionStarted = performance.now();
+    let rebuilt = 0;
+    await inDayTransaction(db, async (trx) => {
+      // From the same day again when a transaction is tried again.
+      next = from;
+      rebuilt = 0;
+      const started = performance.now();
+      do {
+        await rebuildDay(trx, projectId, next!, next! >= setsFromDay);
+        rebuilt++;
+        next = shiftDay(next!, 1);
+      } while (next <= lastDay && performance.now() - started < transactionMs);
+    });
+    days += rebuilt;
+    if (!isPostgres(db)) {
+      const pauseMs = Math.max(sqliteMinPauseMs, performance.now() - transactionStarted);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
   }
   await recountArticleViews(db, projectId, (work) => inRollupTransaction(db, work));
   await announceRebuilt(db, projectId);
@@ -104,6 +127,12 @@ async function dayRange(
 
 /** One day: its queued writes go, its rollups are summed again from its page views. */
 async function rebuildDay(trx: Executor, projectId: string, day: string, withSets: boolean): Promise<void> {
+  // Every article with rows of the day: in the rollups (before they are deleted) or the page views.
+  const articleIds = await sql<{ article_id: string }>`
+    select article_id from analytics_daily_articles where project_id = ${projectId} and day = ${day}
+    union select distinct article_id from page_views where project_id = ${projectId} and day = ${day}`.execute(
+    trx,
+  );
   // The page views summed below already hold what these queued writes changed.
   await trx.deleteFrom('rollup_queue').where('project_id', '=', projectId).where('day', '=', day).execute();
   for (const table of dailyTables) {
@@ -127,7 +156,13 @@ async function rebuildDay(trx: Executor, projectId: string, day: string, withSet
     await sql`insert into analytics_daily_visitors (project_id, day, visitor_id)
       select distinct project_id, day, visitor_id from ${rows}`.execute(trx);
   }
-  await rebuildInsightsOfDay(trx, projectId, day, withSets);
+  await rebuildInsightsOfDay(
+    trx,
+    projectId,
+    day,
+    articleIds.rows.map((row) => row.article_id),
+    withSets,
+  );
 }
 
 function isPostgres(db: Executor): boolean {
