@@ -257,7 +257,11 @@ for (const dialect of configuredDialects()) {
         .execute();
     }
 
-    assert.deepEqual(await migrateToLatest(db), ['0010-article-sets', '0011-batched-view-notifications']);
+    assert.deepEqual(await migrateToLatest(db), [
+      '0010-article-sets',
+      '0011-batched-view-notifications',
+      '0012-analytics-settings',
+    ]);
     const ordinals = await db.kysely.selectFrom('articles').select(['id', 'ordinal']).orderBy('id').execute();
     // Numbered from 0 in each project, by creation.
     assert.deepEqual(
@@ -329,7 +333,11 @@ for (const dialect of configuredDialects()) {
         .columns.map((c) => c.name);
     assert.ok(!(await columns()).includes('ordinal'));
     await sql`drop table search_tokens`.execute(db.kysely);
-    assert.deepEqual(await migrateToLatest(db), ['0010-article-sets', '0011-batched-view-notifications']);
+    assert.deepEqual(await migrateToLatest(db), [
+      '0010-article-sets',
+      '0011-batched-view-notifications',
+      '0012-analytics-settings',
+    ]);
     assert.ok((await columns()).includes('ordinal'));
     const { key } = await createApiKey(db, 'old', { kind: 'secret' });
     const app = await buildApp({ db });
