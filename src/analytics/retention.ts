@@ -29,7 +29,7 @@ export interface CleanupOptions {
   /** Ends the run between two batches (the server closing). */
   signal?: AbortSignal;
   /** Told of each batch that deleted rows, with its duration (the bulk test reports them). */
-  onBatch?: (table: CleanupTable, rows: number, ms: number) => void;
+  onBatch?: (table: CleanupTable, rows: number, ms: number) => void | Promise<void>;
 }
 
 export type CleanupCounts = Record<CleanupTable, number>;
@@ -109,7 +109,7 @@ async function deleteAllBefore(
       const batch = await deleteDayBatch(db.kysely, table, projectId, before, limit, after);
       if (batch.after === null) break;
       after = batch.after;
-      options.onBatch?.(table, batch.deleted, performance.now() - started);
+      await options.onBatch?.(table, batch.deleted, performance.now() - started);
       walked += batch.deleted;
       recordDeleted(db, table, batch.deleted);
       // SQLite runs on the event loop: the requests waiting meanwhile run between two batches.

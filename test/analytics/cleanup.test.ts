@@ -136,7 +136,9 @@ describeEachDialect('cleanup', (ctx) => {
     const deleted = await runCleanup(cleanupDb, {
       retentionDays: null,
       batchSize: bulkBatch,
-      onBatch: (_table, _rows, batchTime) => batchMs.push(batchTime),
+      onBatch: (_table, _rows, batchTime) => {
+        batchMs.push(batchTime);
+      },
     }).finally(() => {
       running = false;
     });
@@ -176,6 +178,25 @@ describeEachDialect('cleanup', (ctx) => {
     assert.equal(runs[0].analytics_daily_visitors + runs[1].analytics_daily_visitors, 1000);
     assert.deepEqual(await rowsByDay(ctx.db, 'analytics_visitor_sets', projectId), {});
     assert.deepEqual(await rowsByDay(ctx.db, 'analytics_daily_visitors', projectId), {});
+  });
+
+  test('rows written behind the walk while it runs are deleted by the same run', async () => {
+    await awayFromMidnight();
+    const projectId = (await createTestProject(ctx.db)).project.id;
+    await insertVisitors(ctx.db, 'analytics_visitor_sets', projectId, day(5), 50);
+    let written = false;
+    const deleted = await runCleanup(ctx.db, {
+      retentionDays: null,
+      batchSize: 10,
+      onBatch: async () => {
+        if (written) return;
+        written = true;
+        // An older day sorts before every row walked so far.
+        await insertVisitors(ctx.db, 'analytics_visitor_sets', projectId, day(9), 1);
+      },
+    });
+    assert.equal(deleted.analytics_visitor_sets, 51);
+    assert.deepEqual(await rowsByDay(ctx.db, 'analytics_visitor_sets', projectId), {});
   });
 
   test('metrics: rows deleted by table, the age of the oldest row kept, and runs by outcome', async () => {
