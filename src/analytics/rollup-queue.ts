@@ -235,20 +235,28 @@ async function lockedBatch(db: Db, upTo: number, known: KnownVisitors): Promise<
     const entries = await queuedUpTo(trx, upTo, entriesPerTransaction.postgres);
     if (entries.length === 0) return null;
     const changes = await changesOf(trx, entries);
-    const deleted = await trx
-      .deleteFrom('rollup_queue')
-      .where(
-        'seq',
-        'in',
-        entries.map((entry) => entry.seq),
-      )
-      .executeTakeFirst();
     // Only a holder of the lock deletes entries: a difference is a bug, never to be committed.
-    if (Number(deleted.numDeletedRows) !== entries.length)
+    if ((await deleteEntries(trx, entries)) !== entries.length)
       throw new Error('queued entries vanished under the roll-up lock');
     const stored = await writeRollups(trx, changes.daily, changes.insights, { known });
     return { entries: entries.length, viewed: changes.viewed, stored };
   });
+}
+
+/** Deletes the batch's entries from the queue; returns how many were still there. */
+async function deleteEntries(
+  trx: Executor,
+  entries: ReadonlyArray<Selectable<RollupQueueTable>>,
+): Promise<number> {
+  const deleted = await trx
+    .deleteFrom('rollup_queue')
+    .where(
+      'seq',
+      'in',
+      entries.map((entry) => entry.seq),
+    )
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows);
 }
 
 /**
@@ -265,15 +273,7 @@ async function sqliteBatch(db: Db, upTo: number, known: KnownVisitors): Promise<
     const stored = await db.kysely
       .transaction()
       .execute(async (trx) => {
-        const deleted = await trx
-          .deleteFrom('rollup_queue')
-          .where(
-            'seq',
-            'in',
-            entries.map((entry) => entry.seq),
-          )
-          .executeTakeFirst();
-        if (Number(deleted.numDeletedRows) !== entries.length) throw new EntriesTaken();
+        if ((await deleteEntries(trx, entries)) !== entries.length) throw new EntriesTaken();
         return writeRollups(trx, changes.daily, changes.insights, { known });
       })
       .catch((error: unknown) => {
