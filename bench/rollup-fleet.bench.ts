@@ -1,5 +1,5 @@
 // Roll-ups across a fleet, on PostgreSQL (BENCH_POSTGRES_URL; skipped without it): 1, 2 and 3
-// server instances on one database, each in a database of its own, take the same number of tracked
+// server instances (or BENCH_FLEET_SIZES) on one database, each in a database of its own, take the same number of tracked
 // page views (BENCH_FLEET_VIEWS, spread evenly over the instances at BENCH_FLEET_RATE POST/s in
 // all), and the CPU they and PostgreSQL spent is reported per million page views: the Node
 // processes (every thread, from /proc/<pid>/stat) and the database's backends (their pids from
@@ -17,6 +17,8 @@ import { forkServer, loadAverage, type RunningServer, withPostgresDatabase } fro
 
 const views = Number(process.env.BENCH_FLEET_VIEWS ?? 60_000);
 const rate = Number(process.env.BENCH_FLEET_RATE ?? 1500);
+/** Fleet sizes measured in turn (BENCH_FLEET_SIZES, e.g. `1,3,6`): on two cores more than three measures saturation. */
+const fleetSizes = (process.env.BENCH_FLEET_SIZES ?? '1,2,3').split(',').map(Number);
 const articles = 200;
 const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 const browser =
@@ -140,7 +142,7 @@ if (!adminUrl) {
   console.log('BENCH_POSTGRES_URL is not set: the fleet roll-up bench needs PostgreSQL, skipped.');
 } else {
   const results: FleetResult[] = [];
-  for (const instances of [1, 2, 3]) {
+  for (const instances of fleetSizes) {
     await withPostgresDatabase(adminUrl, `folio_fleet${instances}`, async (url) => {
       results.push(await measureFleet(url, instances));
     });
