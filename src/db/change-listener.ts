@@ -7,6 +7,7 @@
 // connection is opened again, LISTEN included, after a delay that grows from 0.1 s to 5 s.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { backoffDelay } from './database-health.ts';
 
 export type ViewsListener = (projectId: string | null, slug: string | null) => void;
 
@@ -162,14 +163,12 @@ export class PostgresChangeListener {
 
   #reconnectLater(): void {
     this.#failures++;
-    const delay = Math.min(maxReconnectMs, firstReconnectMs * 2 ** (this.#failures - 1));
-    // Jittered, so that the instances of a fleet do not all connect in the same millisecond.
     this.#timer = setTimeout(
       () => {
         this.#timer = null;
         this.#start();
       },
-      delay * (0.75 + Math.random() / 2),
+      backoffDelay(this.#failures, firstReconnectMs, maxReconnectMs),
     );
     this.#timer.unref();
   }

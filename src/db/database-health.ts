@@ -100,13 +100,12 @@ export class DatabaseHealth {
 
   #retryLater(): void {
     if (this.#closed || this.#timer !== null) return;
-    const delay = Math.min(maxRetryMs, firstRetryMs * 2 ** (this.#failedChecks - 1));
     this.#timer = setTimeout(
       () => {
         this.#timer = null;
         void this.#check();
       },
-      delay * (0.75 + Math.random() / 2),
+      backoffDelay(this.#failedChecks, firstRetryMs, maxRetryMs),
     );
     // A CLI command that is done must not be kept alive by it.
     this.#timer.unref();
@@ -154,6 +153,14 @@ export function isConnectionFailure(error: unknown): boolean {
   return /^(Connection terminated|Client has encountered a connection error|Query read timeout)/.test(
     message,
   );
+}
+
+/**
+ * The wait before attempt `failures + 1`: `firstMs` doubling up to `maxMs`, jittered by ±25% so
+ * that the instances of a fleet do not all reconnect in the same millisecond.
+ */
+export function backoffDelay(failures: number, firstMs: number, maxMs: number): number {
+  return Math.min(maxMs, firstMs * 2 ** (failures - 1)) * (0.75 + Math.random() / 2);
 }
 
 const connectionCodes = new Set([
