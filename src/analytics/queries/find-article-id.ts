@@ -56,7 +56,7 @@ export async function isPublishedArticle(
       .compile(),
   );
   const [row] = await db.executeCompiled<StatusRow>({ ...query, parameters: [projectId, slug] });
-  return row !== undefined && reportedStatus(row.status, row.published_at, now) === 'published';
+  return isPublished(row, now);
 }
 
 /** Whether the project has this page view and its article's reported status is `published` at `now`. */
@@ -76,5 +76,9 @@ export async function isPageViewOfPublishedArticle(
       .compile(),
   );
   const [row] = await db.executeCompiled<StatusRow>({ ...query, parameters: [pageViewId, projectId] });
+  return isPublished(row, now);
+}
+
+function isPublished(row: StatusRow | undefined, now: string): boolean {
   return row !== undefined && reportedStatus(row.status, row.published_at, now) === 'published';
 }
