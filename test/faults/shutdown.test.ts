@@ -100,42 +100,47 @@ function startUpload(base: string, headers: Record<string, string>, body: string
   };
 }
 
-describe('fault: SIGTERM under load on the real server', { timeout: 60_000 }, () => {
+/**
+ * The real server on an SQLite file of its own with one article, `hello`, and the given shutdown
+ * deadline; filled in before the suite's tests, stopped and removed after them.
+ */
+function servedOnSqlite(shutdownTimeoutMs: number): { db: Db; project: TestProject; folio: Folio } {
   const dir = mkdtempSync(join(tmpdir(), 'folio-faults-'));
   const path = join(dir, 'folio.db');
-  let db: Db;
-  let project: TestProject;
-  let folio: Folio;
-
+  const served = {} as { db: Db; project: TestProject; folio: Folio };
   before(async () => {
-    db = openDatabase(path);
-    await migrateToLatest(db);
-    project = await createTestProject(db);
-    await importArticles(db, project.project, [articleInput({ slug: 'hello' })]);
-    folio = await startFolio({ DATABASE_URL: path, SHUTDOWN_TIMEOUT_MS: '1500' });
+    served.db = openDatabase(path);
+    await migrateToLatest(served.db);
+    served.project = await createTestProject(served.db);
+    await importArticles(served.db, served.project.project, [articleInput({ slug: 'hello' })]);
+    served.folio = await startFolio({ DATABASE_URL: path, SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs) });
   });
-
   after(async () => {
-    await folio?.service.stop();
-    await db?.close();
+    await served.folio?.service.stop();
+    await served.db?.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  return served;
+}
+
+describe('fault: SIGTERM under load on the real server', { timeout: 60_000 }, () => {
+  const served = servedOnSqlite(1500);
 
   test('in-flight requests complete, their writes commit, a stalled upload is cut, the process exits 0', async () => {
-    const headers = { ...project.headers, 'user-agent': browser };
+    const headers = { ...served.project.headers, 'user-agent': browser };
     const body = JSON.stringify({ slug: 'hello', pageTitle: 'A page title long enough to split' });
     // The server has answered a request, so every upload below reaches a warm process.
-    assert.equal((await timedFetch(`${folio.base}/health`)).status, 200);
-    const uploads = Array.from({ length: 32 }, () => startUpload(folio.base, headers, body));
-    const stalled = startUpload(folio.base, headers, body);
+    assert.equal((await timedFetch(`${served.folio.base}/health`)).status, 200);
+    const uploads = Array.from({ length: 32 }, () => startUpload(served.folio.base, headers, body));
+    const stalled = startUpload(served.folio.base, headers, body);
     // Let the server read their headers: a request it has not seen yet is refused with 503 (below).
     await sleep(300);
     const signalled = performance.now();
-    folio.service.child.kill('SIGTERM');
+    served.folio.service.child.kill('SIGTERM');
     await sleep(100);
     for (const upload of uploads) upload.finish();
     const answers = await Promise.all(uploads.map((upload) => upload.answer));
-    const exit = await folio.service.exited;
+    const exit = await served.folio.service.exited;
     const exitSeconds = (performance.now() - signalled) / 1000;
     const stalledAnswer = await stalled.answer;
 
@@ -144,7 +149,7 @@ describe('fault: SIGTERM under load on the real server', { timeout: 60_000 }, ()
     const accepted = answers
       .filter((answer) => answer.status === 201)
       .map((answer) => JSON.parse(answer.body).id);
-    const { rows } = await sql<{ id: string }>`select id from page_views`.execute(db.kysely);
+    const { rows } = await sql<{ id: string }>`select id from page_views`.execute(served.db.kysely);
     const stored = new Set(rows.map((row) => row.id));
     const lost = accepted.filter((id) => !stored.has(id));
     report(
@@ -159,49 +164,31 @@ describe('fault: SIGTERM under load on the real server', { timeout: 60_000 }, ()
     }
     assert.ok(accepted.length > 0, 'requests in flight at SIGTERM complete');
     assert.deepEqual(lost, []);
-    assert.equal(exit.code, 0, folio.service.output);
+    assert.equal(exit.code, 0, served.folio.service.output);
     // The stalled upload held the process only until the shutdown deadline, then it was cut.
     assert.match(String(stalledAnswer.status), /^error:/);
   });
 });
 
 describe('fault: SIGTERM with kept-alive connections and an upload in progress', { timeout: 60_000 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'folio-faults-'));
-  const path = join(dir, 'folio.db');
-  let db: Db;
-  let project: TestProject;
-  let folio: Folio;
-
-  before(async () => {
-    db = openDatabase(path);
-    await migrateToLatest(db);
-    project = await createTestProject(db);
-    await importArticles(db, project.project, [articleInput({ slug: 'hello' })]);
-    folio = await startFolio({ DATABASE_URL: path, SHUTDOWN_TIMEOUT_MS: '5000' });
-  });
-
-  after(async () => {
-    await folio?.service.stop();
-    await db?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const served = servedOnSqlite(5000);
 
   test('a request on a kept-alive connection gets 503 + Connection: close, a slow upload begun before completes with 201', async () => {
-    const port = Number(new URL(folio.base).port);
+    const port = Number(new URL(served.folio.base).port);
     const kept = new KeptAlive(port);
     const first = await kept.get('/health');
     assert.equal(first.status, 200);
     assert.notEqual(first.headers.connection, 'close', 'the connection is kept alive');
-    const headers = { ...project.headers, 'user-agent': browser };
+    const headers = { ...served.project.headers, 'user-agent': browser };
     const upload = startUpload(
-      folio.base,
+      served.folio.base,
       headers,
       JSON.stringify({ slug: 'hello', pageTitle: 'An upload sent slowly' }),
     );
     // Let the server read the upload's headers: it is then in flight.
     await sleep(300);
     const signalled = performance.now();
-    folio.service.child.kill('SIGTERM');
+    served.folio.service.child.kill('SIGTERM');
     await sleep(100);
     const refused = await kept.get('/health');
     // The rest of the body arrives well after the signal, within SHUTDOWN_TIMEOUT_MS.
@@ -209,7 +196,7 @@ describe('fault: SIGTERM with kept-alive connections and an upload in progress',
     upload.finish();
     const uploaded = await upload.answer;
     await kept.closed;
-    const exit = await folio.service.exited;
+    const exit = await served.folio.service.exited;
     const exitSeconds = (performance.now() - signalled) / 1000;
     report(
       `SIGTERM with a kept-alive connection and an upload in flight: request on the kept-alive connection ${refused.status} (Connection: ${refused.headers.connection}); upload finished 0.8 s after the signal: ${uploaded.status}; exit code ${exit.code} after ${exitSeconds.toFixed(2)} s (SHUTDOWN_TIMEOUT_MS=5000)`,
@@ -225,8 +212,10 @@ describe('fault: SIGTERM with kept-alive connections and an upload in progress',
     assert.equal(uploaded.status, 201, uploaded.body);
     assert.equal(uploaded.headers.connection, 'close');
     const { id } = JSON.parse(uploaded.body);
-    const { rows } = await sql<{ id: string }>`select id from page_views where id = ${id}`.execute(db.kysely);
+    const { rows } = await sql<{ id: string }>`select id from page_views where id = ${id}`.execute(
+      served.db.kysely,
+    );
     assert.equal(rows.length, 1, 'the upload answered 201 is committed');
-    assert.equal(exit.code, 0, folio.service.output);
+    assert.equal(exit.code, 0, served.folio.service.output);
   });
 });
