@@ -1,6 +1,81 @@
 // Lint: ESLint's and typescript-eslint's recommended rules over the whole tree; Prettier formats.
+// The floors of ARCHITECTURE.md are enforced here: import-x/no-restricted-paths refuses an import
+// that runs the wrong way between folders, and import-x/no-cycle refuses a loop of imports.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+
+const features = ['content', 'analytics', 'seo', 'tracker', 'dashboard'];
+const top = ['./src/cli', './src/app.ts', './src/server.ts'];
+
+/** `target` may import nothing from any of `from`. */
+function forbid(target, from, message) {
+  return from.map((path) => ({ target, from: path, message }));
+}
+
+/** A feature uses another feature only through that feature's public.ts. */
+function featureZones() {
+  const zones = [];
+  for (const feature of features) {
+    for (const other of features) {
+      if (other === feature) continue;
+      zones.push({
+        target: `./src/${feature}`,
+        from: `./src/${other}`,
+        except: ['./public.ts'],
+        message: `a feature reaches ${other}/ only through ${other}/public.ts`,
+      });
+    }
+  }
+  return zones;
+}
+
+const floorZones = [
+  ...forbid(
+    './src/config.ts',
+    [
+      './src/errors.ts',
+      './src/db',
+      './src/http',
+      './src/projects',
+      ...features.map((f) => `./src/${f}`),
+      ...top,
+    ],
+    'config.ts is the ground floor: it imports nothing of Folio',
+  ),
+  ...forbid(
+    './src/errors.ts',
+    ['./src/db', './src/http', './src/projects', ...features.map((f) => `./src/${f}`), ...top],
+    'errors.ts is the ground floor: it imports nothing of Folio',
+  ),
+  ...forbid(
+    './src/db',
+    ['./src/http', './src/projects', ...features.map((f) => `./src/${f}`), ...top],
+    'db/ is below http/, projects/ and the features',
+  ),
+  {
+    target: './src/db/migrations',
+    from: './src',
+    except: ['./db'],
+    message: 'a migration is frozen: it imports nothing outside db/ (what it needs, it carries)',
+  },
+  ...forbid(
+    './src/http',
+    ['./src/projects', ...features.map((f) => `./src/${f}`), ...top],
+    'http/ is below projects/ and the features: what it needs from them is passed in by app.ts',
+  ),
+  ...forbid(
+    './src/projects',
+    [...features.map((f) => `./src/${f}`), ...top],
+    'projects/ is below the features',
+  ),
+  ...forbid(
+    features.map((f) => `./src/${f}`),
+    top,
+    'only the CLI, server.ts and app.ts put the features together',
+  ),
+  ...featureZones(),
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', '.bench/', 'coverage/'] },
@@ -18,6 +93,19 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
       ],
       'no-control-regex': 'off',
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })],
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['warn', { zones: floorZones }],
+      'import-x/no-cycle': ['warn', { ignoreExternal: true }],
     },
   },
 );

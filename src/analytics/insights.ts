@@ -4,7 +4,7 @@
 import type { Db } from '../db/database.ts';
 import { readSnapshot } from '../db/read-snapshot.ts';
 import type { Project } from '../db/schema.ts';
-import { NotFoundError, ValidationError } from '../http/errors.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
 import { type BreakdownDimension, maxSpanDays } from './insight-rules.ts';
 import { percentage, roundRatio } from './measures.ts';
 import { articleEstimate } from './queries/article-estimate.ts';

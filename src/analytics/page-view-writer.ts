@@ -7,13 +7,8 @@ import { channel } from 'node:diagnostics_channel';
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { PageViewTable } from '../db/schema.ts';
-import {
-  ConflictError,
-  databaseUnavailableMessage,
-  type HttpError,
-  NotFoundError,
-  ValidationError,
-} from '../http/errors.ts';
+import { ConflictError, type HttpError, NotFoundError, ValidationError } from '../errors.ts';
+import { databaseUnavailableMessage } from '../db/database-errors.ts';
 import { postgresStore } from './queries/write-postgres.ts';
 import { sqliteStore } from './queries/write-sqlite.ts';
 import type { Executor, PageViewUpdate, StoredPageView, WriteStore } from './queries/write-store.ts';

@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Selectable } from 'kysely';
 import type { PageViewTable, RollupQueueTable } from '../db/schema.ts';
-import { writeRefusalMessage } from '../http/errors.ts';
+import { writeRefusalMessage } from '../db/database-errors.ts';
 import { breakdownColumns, InsightChanges } from './insight-changes.ts';
 import type { Executor } from './queries/write-store.ts';
 import { KnownVisitors, writeRollups } from './queries/write-rollups.ts';

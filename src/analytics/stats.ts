@@ -3,7 +3,7 @@
 import type { Db } from '../db/database.ts';
 import { readSnapshot } from '../db/read-snapshot.ts';
 import type { Project } from '../db/schema.ts';
-import { NotFoundError } from '../http/errors.ts';
+import { NotFoundError } from '../errors.ts';
 import { percentage, roundRatio } from './measures.ts';
 import { articlePeriodTotals } from './queries/article-period-totals.ts';
 import { findArticleId } from './queries/find-article-id.ts';

@@ -4,7 +4,7 @@
 // reports every bad field the way the rest of the API does, and refuses NUL characters, which
 // PostgreSQL cannot store.
 import type { FastifySchemaCompiler } from 'fastify';
-import { type FieldIssue, ValidationError } from '../http/errors.ts';
+import { type FieldIssue, ValidationError } from '../errors.ts';
 import { queryIssues } from '../http/query-parameters.ts';
 
 interface Schema {

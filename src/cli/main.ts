@@ -15,7 +15,7 @@ import { readContentSource } from '../content/import/read-source.ts';
 import { formatProblem, ImportValidationError } from '../content/import/records.ts';
 import { type Db, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../errors.ts';
 import { listApiKeys, listProjects } from '../projects/queries.ts';
 import {
   createApiKey,

@@ -4,7 +4,7 @@ import { type CompiledQuery, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { preferIndexScans } from '../db/dialect-sql.ts';
 import type { ArticleVariantTable, Project } from '../db/schema.ts';
-import { type FieldIssue, NotFoundError, ServiceUnavailableError, ValidationError } from '../http/errors.ts';
+import { type FieldIssue, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import {
   type ArticleFilter,
   type ArticleRow,

@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Db, DialectName } from '../db/database.ts';
 import type { ArticleTable, Database, Project, TagTable } from '../db/schema.ts';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../errors.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
 import { requireProject } from '../projects/service.ts';
 import { formatBytes } from '../projects/size.ts';

@@ -3,7 +3,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, Project, TagTable } from '../db/schema.ts';
-import { NotFoundError, ValidationError } from '../http/errors.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
 import { hasReportedStatus } from './article-status.ts';
 import type { TagListQueryType } from './schemas.ts';
 

@@ -6,7 +6,7 @@ import type { Db } from '../db/database.ts';
 import type { ApiKeyTable, Project } from '../db/schema.ts';
 import { looksLikeKey } from '../projects/keys.ts';
 import { findActiveKey, touchApiKey } from '../projects/queries.ts';
-import { ForbiddenError, HttpError, UnauthorizedError } from './errors.ts';
+import { ForbiddenError, HttpError, UnauthorizedError } from '../errors.ts';
 import type { Decision, RateLimitStore } from './rate-limit.ts';
 
 /**

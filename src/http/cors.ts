@@ -4,7 +4,7 @@
 // preflight requests (which carry no key) are answered for any origin.
 import { addVary } from './compression.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ForbiddenError } from './errors.ts';
+import { ForbiddenError } from '../errors.ts';
 
 /**
  * `track`: the tracking endpoints, which answer any key kind's allowed origins (as always);

@@ -1,73 +1,11 @@
-// Typed errors thrown by features, and the one handler that turns them (and Fastify's own errors)
-// into the contract's error body. A 5xx never shows internals; the log has the stack and request id.
+// The one handler that turns features' errors (src/errors.ts) and Fastify's own errors into the
+// contract's error body. A 5xx never shows internals; the log has the stack and request id.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { strictQueryKeyword } from './query-parameters.ts';
 import { loggableUrl } from './request-id.ts';
-
-export interface FieldIssue {
-  field: string;
-  message: string;
-}
-
-export class HttpError extends Error {
-  readonly statusCode: number;
-  readonly error: string;
-  readonly details: Record<string, unknown> | undefined;
-  readonly headers: Record<string, string> | undefined;
-
-  constructor(
-    statusCode: number,
-    error: string,
-    message: string,
-    details?: Record<string, unknown>,
-    headers?: Record<string, string>,
-  ) {
-    super(message);
-    this.statusCode = statusCode;
-    this.error = error;
-    this.details = details;
-    this.headers = headers;
-  }
-}
-
-export class ValidationError extends HttpError {
-  constructor(issues: FieldIssue[]) {
-    super(400, 'Bad Request', issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '), {
-      issues,
-    });
-  }
-}
-
-export class NotFoundError extends HttpError {
-  constructor(message: string) {
-    super(404, 'Not Found', message);
-  }
-}
-
-export class ConflictError extends HttpError {
-  constructor(message: string) {
-    super(409, 'Conflict', message);
-  }
-}
-
-export class ForbiddenError extends HttpError {
-  constructor(message: string) {
-    super(403, 'Forbidden', message);
-  }
-}
-
-export class UnauthorizedError extends HttpError {
-  constructor(message: string) {
-    super(401, 'Unauthorized', message);
-  }
-}
-
-export class ServiceUnavailableError extends HttpError {
-  constructor(message = 'The database cannot be reached; try again shortly') {
-    super(503, 'Service Unavailable', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
-  }
-}
+import { type FieldIssue, HttpError, retryAfterSeconds } from '../errors.ts';
+import { databaseUnavailableMessage } from '../db/database-errors.ts';
 
 export const ErrorBody = Type.Object(
   {
@@ -192,68 +130,6 @@ function describeProblem(error: AjvError): string {
   }
   if (schema.type === 'object') return 'must be an object';
   return error.message ?? 'is invalid';
-}
-
-/** Seconds a client should wait before retrying a 503 caused by the database. */
-export const retryAfterSeconds = 5;
-
-function errorCodes(error: unknown): { code: unknown; primary: number | null } {
-  const code = (error as { code?: unknown })?.code;
-  const errcode = (error as { errcode?: unknown })?.errcode;
-  // SQLite's primary result code is the low byte of the extended one.
-  return { code, primary: typeof errcode === 'number' ? errcode & 0xff : null };
-}
-
-const noAnswerInTimeMessage = 'The database did not answer in time; try again shortly';
-
-/**
- * The message for a database that accepts reads but refuses writes (disk full, read-only, SQLite's
- * write lock held by another process for longer than a write waits), or null: reads may still be
- * served.
- */
-export function writeRefusalMessage(error: unknown): string | null {
-  const { code, primary } = errorCodes(error);
-  if (primary === 13 || code === '53100') return 'The database is out of disk space; try again later';
-  if (primary === 8 || code === '25006') return 'The database is read-only; writes are refused for now';
-  // SQLITE_BUSY: in WAL mode readers never wait for the writer, so only writes are refused.
-  if (primary === 5) return noAnswerInTimeMessage;
-  return null;
-}
-
-/**
- * The 503 message for an error of a database that cannot serve the request now, or null. Disk full
- * and read-only are named, so that an operator reading a client's report knows what to fix.
- */
-export function databaseUnavailableMessage(error: unknown): string | null {
-  const refusal = writeRefusalMessage(error);
-  if (refusal !== null) return refusal;
-  const { code, primary } = errorCodes(error);
-  if (code === 'FOLIO_DB_TIMEOUT' || primary === 6) {
-    return noAnswerInTimeMessage;
-  }
-  if (primary === 10 || primary === 14) return 'The database cannot be read or written; try again shortly';
-  if (
-    typeof code === 'string' &&
-    [
-      'ECONNREFUSED',
-      'ECONNRESET',
-      'ETIMEDOUT',
-      'ENOTFOUND',
-      'EPIPE',
-      '57P01',
-      '57P03',
-      '08006',
-      '08001',
-      '08003',
-      '53300',
-    ].includes(code)
-  ) {
-    return 'The database cannot be reached; try again shortly';
-  }
-  if (/^Connection terminated/.test(String((error as Error)?.message))) {
-    return 'The database cannot be reached; try again shortly';
-  }
-  return null;
 }
 
 /** Node's own error for a request whose client went away before its body was complete. */

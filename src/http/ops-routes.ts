@@ -9,7 +9,8 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { type BatchEvent, batchChannelName } from '../analytics/page-view-writer.ts';
 import { type Db, DatabaseTimeoutError } from '../db/database.ts';
-import { databaseUnavailableMessage, retryAfterSeconds } from './errors.ts';
+import { retryAfterSeconds } from '../errors.ts';
+import { databaseUnavailableMessage } from '../db/database-errors.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 
 /** How long ago a refused write still counts, unless a write committed since. */

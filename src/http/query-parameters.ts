@@ -4,7 +4,7 @@
 // `+1` and `1 ` all passed as integers (the first two as Infinity, which reached SQL as a 500).
 import type { Plugin, SchemaValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
-import type { FieldIssue } from './errors.ts';
+import type { FieldIssue } from '../errors.ts';
 
 /** The keyword every API route's querystring schema carries (added by registerStrictQueries). */
 export const strictQueryKeyword = 'x-strict-query';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import type { ApiKeyTable, Project } from '../db/schema.ts';
-import { type FieldIssue, NotFoundError, ValidationError } from '../http/errors.ts';
+import { type FieldIssue, NotFoundError, ValidationError } from '../errors.ts';
 import { generateKey, hashKey, type KeyKind, keyPrefix } from './keys.ts';
 import * as queries from './queries.ts';
 import { formatBytes, parseSize } from './size.ts';

@@ -3,7 +3,7 @@
 import { reportedStatus } from '../content/article-status.ts';
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
-import { NotFoundError } from '../http/errors.ts';
+import { NotFoundError } from '../errors.ts';
 import { resolveBaseUrl } from './base-url.ts';
 import { seoMetadata, seoSite } from './metadata.ts';
 import { findArticleWithContent, findTagNamesOfArticles, type TagNameRow } from './queries.ts';

@@ -1,7 +1,7 @@
 // The base URL every SEO answer builds its links on: the `baseUrl` parameter, else the project's
 // siteUrl; article URLs and relative URLs (images, links) are made absolute against it.
 import type { Project } from '../db/schema.ts';
-import { ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../errors.ts';
 
 /** Longest base URL once normalised: with a slug of up to 200 characters, a sitemap `loc` stays under 2,048. */
 export const baseUrlMaxLength = 1024;

@@ -2,7 +2,7 @@
 // namespaces: full HTML in content:encoded, the author in dc:creator, one category per tag.
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
-import { ValidationError } from '../http/errors.ts';
+import { ValidationError } from '../errors.ts';
 import { tagNamesByArticle } from './article-seo.ts';
 import { articleUrl, httpUrlProblem, resolveBaseUrl } from './base-url.ts';
 import { feedHtml } from './feed-html.ts';

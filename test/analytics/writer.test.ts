@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
-import { HttpError } from '../../src/http/errors.ts';
+import { HttpError } from '../../src/errors.ts';
 import {
   articleInput,
   createTestProject,

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { backstopPages } from '../../src/db/sqlite-checkpointer.ts';
-import { databaseUnavailableMessage } from '../../src/http/errors.ts';
+import { databaseUnavailableMessage } from '../../src/db/database-errors.ts';
 import { createTestDatabase, createTestProject } from '../helpers.ts';
 
 const task = new URL('./fixtures/count-task.ts', import.meta.url);

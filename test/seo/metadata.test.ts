@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { ValidationError } from '../../src/http/errors.ts';
+import { ValidationError } from '../../src/errors.ts';
 import { absoluteUrl, articleUrl, baseUrlProblem, resolveBaseUrl } from '../../src/seo/base-url.ts';
 import { articleJsonLd, parseSeoOverrides, seoMetadata, seoSite } from '../../src/seo/metadata.ts';
 import type { MetadataRow } from '../../src/seo/queries.ts';
