@@ -1,6 +1,6 @@
 // Table types: rows as stored (snake_case). Timestamps are ISO 8601 UTC strings with milliseconds
 // in both databases, so that they sort and compare as text the same way everywhere.
-import type { Generated, Selectable } from 'kysely';
+import type { Generated, Kysely, Selectable } from 'kysely';
 
 export interface ProjectTable {
   id: string;
@@ -252,6 +252,12 @@ export interface Database {
   analytics_visitor_sets: AnalyticsVisitorSetTable;
   rollup_queue: RollupQueueTable;
 }
+
+/**
+ * What a query runs on: the Kysely instance of a database handle (`Db.kysely`) or a transaction of
+ * it. Query functions name this parameter `executor`; `db` always means the handle (`Db`).
+ */
+export type Executor = Kysely<Database>;
 
 /** A tracking write waiting to be rolled up: the measures after it, and before it for an update. */
 export interface RollupQueueTable {
