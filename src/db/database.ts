@@ -75,6 +75,12 @@ export interface Db {
   close(): Promise<void>;
 }
 
+/**
+ * The default export of a task module that `runTask` runs. Declared here, beside Db, so that
+ * task-worker.ts (which database.ts starts) needs nothing of this module.
+ */
+export type DbTask<I, O> = (db: Db, input: I) => Promise<O>;
+
 export interface PoolState {
   total: number;
   idle: number;
