@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { analyticsRoutes } from './analytics/routes.ts';
 import type { TrustProxy } from './config.ts';
+import { countProjectArticles } from './content/project-counts.ts';
 import { contentRoutes } from './content/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import type { Db } from './db/database.ts';
@@ -156,7 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   metricsRoute(app, metrics);
 
   contentRoutes(app, options.db);
-  projectRoutes(app, options.db);
+  projectRoutes(app, options.db, { countArticles: countProjectArticles });
   await app.register(analyticsRoutes, {
     db: options.db,
     geoipDatabase: options.geoipDatabase,

@@ -28,6 +28,11 @@ export const ErrorBody = Type.Object(
   { $id: 'Error', title: 'Error' },
 );
 
+/** The `response` schemas of the error statuses a route answers: each the one error body. */
+export function errorSchemas<const S extends number>(...statuses: S[]): Record<S, typeof ErrorBody> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<S, typeof ErrorBody>;
+}
+
 const reasonPhrases: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',

@@ -1,7 +1,6 @@
 // SQL of projects and API keys. Every function takes the Kysely instance (or a transaction) first.
 import type { CompiledQuery, InferResult, Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { hasReportedStatus } from '../content/article-status.ts';
 import type { ApiKeyTable, Database, Project } from '../db/schema.ts';
 import { hashKey } from './keys.ts';
 
@@ -162,53 +161,4 @@ export async function revokeApiKey(db: Executor, id: string, at: string): Promis
 
 export async function touchApiKey(db: Executor, id: string, at: string): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
-}
-
-export interface ProjectCounts {
-  totalArticles: number;
-  publishedArticles: number;
-  totalViews: number;
-  /** The views of the articles published now: all a public key may see (contract §12). */
-  publishedViews: number;
-  storageUsedBytes: number;
-}
-
-export async function projectCounts(db: Executor, projectId: string, now: string): Promise<ProjectCounts> {
-  const row = await db
-    .selectFrom('articles')
-    .leftJoin('article_views', 'article_views.article_id', 'articles.id')
-    .where('articles.project_id', '=', projectId)
-    .select((eb) => [
-      eb.fn.countAll<number>().as('total'),
-      eb.fn
-        .sum<number>(
-          eb
-            .case()
-            .when(hasReportedStatus(eb, 'published', now))
-            .then(1)
-            .else(0)
-            .end(),
-        )
-        .as('published'),
-      eb.fn.sum<number>('article_views.view_count').as('views'),
-      eb.fn
-        .sum<number>(
-          eb
-            .case()
-            .when(hasReportedStatus(eb, 'published', now))
-            .then(eb.ref('article_views.view_count'))
-            .else(0)
-            .end(),
-        )
-        .as('published_views'),
-      eb.fn.sum<number>('storage_bytes').as('storage'),
-    ])
-    .executeTakeFirstOrThrow();
-  return {
-    totalArticles: Number(row.total),
-    publishedArticles: Number(row.published ?? 0),
-    totalViews: Number(row.views ?? 0),
-    publishedViews: Number(row.published_views ?? 0),
-    storageUsedBytes: Number(row.storage ?? 0),
-  };
 }
