@@ -22,6 +22,8 @@ import { DatabaseFailures, opsRoutes } from './http/ops-routes.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
 import { registerStrictQueries, strictQueryPlugin } from './http/query-parameters.ts';
 import { redactKeys, registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
+import { keyLookup } from './projects/key-lookup.ts';
+import { nextScheduledPublication } from './projects/queries.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { seoRoutes } from './seo/routes.ts';
 import { trackerRoutes } from './tracker/routes.ts';
@@ -117,7 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Its lines are at level info: below that level (warn, silent) it would build lines none writes.
   if (options.logLevel && ['trace', 'debug', 'info'].includes(options.logLevel)) registerRequestLog(app);
   registerErrorHandling(app, failures);
-  registerAuth(app, { db: options.db, rateLimits });
+  registerAuth(app, { keys: keyLookup(options.db), rateLimits });
   registerCors(app);
   // onSend order matters: the ETag is computed before an answer is cached with it, and the answer
   // is compressed last, its compressed bytes kept with the cached answer.
@@ -127,6 +129,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     cache: options.answerCache ?? new AnswerCache(),
     clock: viewClock,
     viewCountLagMs: options.viewCountLagMs ?? defaultViewCountLagMs,
+    nextPublication: (projectId, now) => nextScheduledPublication(options.db.kysely, projectId, now),
   });
   registerCompression(app);
 

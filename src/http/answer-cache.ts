@@ -14,7 +14,6 @@
 // Compressed forms (compression.ts) are kept with the answer, so a hit is never compressed again.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { nextScheduledPublication } from '../projects/queries.ts';
 import { chooseEncoding, compressSync, type Encoding, negotiatesEncoding, weakTag } from './compression.ts';
 import { corsHeadersFor, exposeHeaders } from './cors.ts';
 import { cacheControl, matches } from './http-caching.ts';
@@ -167,12 +166,17 @@ export interface AnswerCacheOptions {
   cache: AnswerCache;
   clock: ViewClock;
   viewCountLagMs: number;
+  /**
+   * The project's earliest publication still in the future at `now` (ISO timestamps), or null: a
+   * cached answer must not outlive it. Asked of projects/ by app.ts.
+   */
+  nextPublication(projectId: string, now: string): Promise<string | null>;
 }
 
 const forwardedHeaders = ['link'];
 
 export function registerAnswerCache(app: FastifyInstance, db: Db, options: AnswerCacheOptions): void {
-  const { cache, clock, viewCountLagMs } = options;
+  const { cache, clock, viewCountLagMs, nextPublication } = options;
   app.decorateRequest('answerCacheKey', null);
   app.decorateRequest('answerViewsSeq', 0);
   app.decorateRequest('answerViewedSlugs', null);
@@ -227,18 +231,14 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
     const etag = reply.getHeader('etag');
     if (typeof etag !== 'string') return payload;
     const now = Date.now();
-    const next = await nextScheduledPublication(
-      db.kysely,
-      request.auth.project.id,
-      new Date(now).toISOString(),
-    );
+    const next = await nextPublication(request.auth.project.id, new Date(now).toISOString());
     const headers: Record<string, string> = {};
     for (const name of forwardedHeaders) {
       const value = reply.getHeader(name);
       if (typeof value === 'string') headers[name] = value;
     }
     const scope = request.routeOptions.config?.viewCounts;
-    const slug = (request.params as { slug?: string } | undefined)?.slug ?? null;
+    const slug = slugParam(request);
     cache.set(key, {
       body: Buffer.from(payload),
       etag,
@@ -260,6 +260,16 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
     });
     return payload;
   });
+}
+
+/**
+ * The `:slug` path parameter of a route that has one (a hook of every route reads it, so the
+ * params are untyped here), else null.
+ */
+function slugParam(request: FastifyRequest): string | null {
+  const params: unknown = request.params;
+  if (typeof params !== 'object' || params === null || !('slug' in params)) return null;
+  return typeof params.slug === 'string' ? params.slug : null;
 }
 
 /**
