@@ -1,8 +1,11 @@
 // buildApp(options) → a Fastify instance with every plugin and route. Tests call it and use
 // app.inject; server.ts wires it to a port and the process.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { registerCleanupMetrics } from './analytics/cleanup-metrics.ts';
+import { type BatchEvent, batchChannelName } from './analytics/page-view-writer.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
 import type { TrustProxy } from './config.ts';
 import { countProjectArticles } from './content/project-counts.ts';
@@ -22,6 +25,7 @@ import { DatabaseFailures, opsRoutes } from './http/ops-routes.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
 import { registerStrictQueries, strictQueryPlugin } from './http/query-parameters.ts';
 import { redactKeys, registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
+import type { WriteBatches } from './http/write-batches.ts';
 import { keyLookup } from './projects/key-lookup.ts';
 import { nextScheduledPublication } from './projects/queries.ts';
 import { projectRoutes } from './projects/routes.ts';
@@ -115,7 +119,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerHostCheck(app);
   registerDraining(app, lifecycle);
   registerStrictQueries(app);
-  const metrics = registerMetrics(app, { db: options.db, rateLimits });
+  const writeBatches = pageViewBatches(options.db);
+  const metrics = registerMetrics(app, {
+    db: options.db,
+    rateLimits,
+    writeBatches,
+    sources: [(registry) => registerCleanupMetrics(registry, options.db)],
+  });
   // Its lines are at level info: below that level (warn, silent) it would build lines none writes.
   if (options.logLevel && ['trace', 'debug', 'info'].includes(options.logLevel)) registerRequestLog(app);
   registerErrorHandling(app, failures);
@@ -156,7 +166,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/v1/openapi.json', { config: { access: 'none' }, schema: { hide: true } }, async () =>
     app.swagger(),
   );
-  opsRoutes(app, { db: options.db, rateLimits, failures });
+  opsRoutes(app, { db: options.db, rateLimits, failures, writeBatches });
   metricsRoute(app, metrics);
 
   contentRoutes(app, options.db);
@@ -190,6 +200,18 @@ function registerDraining(app: FastifyInstance, lifecycle: Lifecycle): void {
     reply.header('Connection', 'close').header('Retry-After', String(retryAfterSeconds));
     sendError(reply, 503, 'The server is shutting down; retry on another instance or shortly');
   });
+}
+
+/** The page-view writer's batches on `db` (it publishes those of every handle on one channel). */
+function pageViewBatches(db: Db): WriteBatches {
+  return (listener) => {
+    const onBatch = (message: unknown) => {
+      const event = message as BatchEvent;
+      if (event.db === db) listener(event);
+    };
+    subscribe(batchChannelName, onBatch);
+    return () => unsubscribe(batchChannelName, onBatch);
+  };
 }
 
 // The key may travel in these headers (or the `key` query parameter): never log them.
