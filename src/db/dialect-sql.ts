@@ -1,6 +1,7 @@
 // The SQL fragments that differ between SQLite and PostgreSQL, together in one place.
-import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DialectName } from './database.ts';
+import type { Executor } from './schema.ts';
 
 /**
  * Substring match of one search term in an article's search text (title, excerpt and plain text,
@@ -85,8 +86,8 @@ export function articleTextContains(dialect: DialectName, key: string): Expressi
  * trigram index. Measured on 10,000 articles: a list searching a rare term went from 300 to 21 ms;
  * a term found in every article stays about 300 ms, since every text must then be read anyway.
  */
-export async function preferIndexScans(trx: Kysely<any>): Promise<void> {
-  await sql`set local enable_seqscan = off`.execute(trx);
+export async function preferIndexScans(executor: Executor): Promise<void> {
+  await sql`set local enable_seqscan = off`.execute(executor);
 }
 
 /**
