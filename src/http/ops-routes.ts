@@ -3,6 +3,7 @@
 // now; it fails only for what is its own (a shared database's or Redis's outage would otherwise
 // take every instance out of the balancer at once) and tells the rest in its body. Neither needs
 // a key nor counts against a rate limit.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
@@ -209,7 +210,9 @@ export interface OpsOptions {
   writeBatches: WriteBatches;
 }
 
-export function opsRoutes(app: FastifyInstance, options: OpsOptions): void {
+export function opsRoutes(fastify: FastifyInstance, options: OpsOptions): void {
+  // Types from the schemas: each answer is checked against its status's schema.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   logDatabaseChanges(app, options.db);
   forgetFailuresOnCommit(app, options.writeBatches, options.failures);
   app.get(

@@ -1,4 +1,5 @@
 // The project endpoint: the key's project and its statistics.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
@@ -13,7 +14,13 @@ export interface ProjectRoutesOptions {
   countArticles: CountArticles;
 }
 
-export function projectRoutes(app: FastifyInstance, db: Db, { countArticles }: ProjectRoutesOptions): void {
+export function projectRoutes(
+  fastify: FastifyInstance,
+  db: Db,
+  { countArticles }: ProjectRoutesOptions,
+): void {
+  // Types from the schemas: the answer is checked against the 200 schema.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/project',
     {
