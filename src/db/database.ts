@@ -132,73 +132,78 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
 export function openDatabase(url: string, options: OpenOptions = {}): Db {
-  if (isPostgresUrl(url)) {
-    const queryTimeoutMs = options.queryTimeoutMs;
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: options.poolSize ?? 10,
-      // A frozen server accepts TCP connections but never answers: without these, every request
-      // would wait for as long as it stays frozen.
-      connectionTimeoutMillis: options.connectTimeoutMs,
-      query_timeout: queryTimeoutMs,
-      statement_timeout: queryTimeoutMs,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    });
-    const health = new DatabaseHealth(() =>
-      probeConnection(url, Math.max(1000, options.connectTimeoutMs ?? 2000)),
-    );
-    // A connection lost while idle is reported by the pool, one lost while checked out (a page-view
-    // batch holds one between its statements) by the client alone, and pg-pool removes its own
-    // listener while a client is checked out: an 'error' event nobody listens to ends the process.
-    // So every client keeps a listener of its own for its whole life.
-    pool.on('error', () => health.suspect());
-    pool.on('connect', (client) => client.on('error', () => health.suspect()));
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: timingOut(pool, health) }) });
-    // Started by the first caller of changeStamp/onViews (the server), never by the CLI.
-    const listener = new PostgresChangeListener(url, {
-      connectTimeoutMs: options.connectTimeoutMs,
-      onLost: () => health.suspect(),
-    });
-    listener.watchLocalWrites(pool);
-    // The notifications missed while the database was away are replaced by a new start at once.
-    health.onChange((state) => {
-      if (state.up) listener.reconnectNow();
-    });
-    return {
-      kysely,
-      dialect: 'postgres',
-      executeCompiled: async (query) => (await kysely.executeQuery(query)).rows,
-      readOffThread: async (query) => (await kysely.executeQuery(query)).rows,
-      runTask: null,
-      transactionWithTimeout: (ms, work) =>
-        raisedTimeout.run(ms + clientTimeoutMarginMs, () =>
-          kysely.transaction().execute(async (trx) => {
-            await sql.raw(`set local statement_timeout = ${Math.floor(ms)}`).execute(trx);
-            return work(trx);
-          }),
-        ),
-      poolState: () => ({
-        total: pool.totalCount,
-        idle: pool.idleCount,
-        waiting: pool.waitingCount,
-        max: pool.options.max,
-      }),
-      changeStamp: () => listener.stamp(),
-      foreignStamp: () => null,
-      onViews: (callback) => listener.onViews(callback),
-      changesSeen: () => listener.seen(),
-      health: () => health.state(),
-      onHealthChange: (callback) => health.onChange(callback),
-      checkHealth: () => health.checkNow(),
-      hearsChanges: () => listener.listening,
-      close: async () => {
-        health.close();
-        await listener.close();
-        await kysely.destroy();
-      },
-    };
-  }
+  return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url, options);
+}
+
+function openPostgres(url: string, options: OpenOptions): Db {
+  const queryTimeoutMs = options.queryTimeoutMs;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    // A frozen server accepts TCP connections but never answers: without these, every request
+    // would wait for as long as it stays frozen.
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    query_timeout: queryTimeoutMs,
+    statement_timeout: queryTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
+  const health = new DatabaseHealth(() =>
+    probeConnection(url, Math.max(1000, options.connectTimeoutMs ?? 2000)),
+  );
+  // A connection lost while idle is reported by the pool, one lost while checked out (a page-view
+  // batch holds one between its statements) by the client alone, and pg-pool removes its own
+  // listener while a client is checked out: an 'error' event nobody listens to ends the process.
+  // So every client keeps a listener of its own for its whole life.
+  pool.on('error', () => health.suspect());
+  pool.on('connect', (client) => client.on('error', () => health.suspect()));
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: timingOut(pool, health) }) });
+  // Started by the first caller of changeStamp/onViews (the server), never by the CLI.
+  const listener = new PostgresChangeListener(url, {
+    connectTimeoutMs: options.connectTimeoutMs,
+    onLost: () => health.suspect(),
+  });
+  listener.watchLocalWrites(pool);
+  // The notifications missed while the database was away are replaced by a new start at once.
+  health.onChange((state) => {
+    if (state.up) listener.reconnectNow();
+  });
+  return {
+    kysely,
+    dialect: 'postgres',
+    executeCompiled: async (query) => (await kysely.executeQuery(query)).rows,
+    readOffThread: async (query) => (await kysely.executeQuery(query)).rows,
+    runTask: null,
+    transactionWithTimeout: (ms, work) =>
+      raisedTimeout.run(ms + clientTimeoutMarginMs, () =>
+        kysely.transaction().execute(async (trx) => {
+          await sql.raw(`set local statement_timeout = ${Math.floor(ms)}`).execute(trx);
+          return work(trx);
+        }),
+      ),
+    poolState: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: pool.options.max,
+    }),
+    changeStamp: () => listener.stamp(),
+    foreignStamp: () => null,
+    onViews: (callback) => listener.onViews(callback),
+    changesSeen: () => listener.seen(),
+    health: () => health.state(),
+    onHealthChange: (callback) => health.onChange(callback),
+    checkHealth: () => health.checkNow(),
+    hearsChanges: () => listener.listening,
+    close: async () => {
+      health.close();
+      await listener.close();
+      await kysely.destroy();
+    },
+  };
+}
+
+function openSqlite(url: string, options: OpenOptions): Db {
   const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const busyWaitMs = options.busyWaitMs ?? defaultBusyWaitMs;
