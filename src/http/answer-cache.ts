@@ -183,26 +183,7 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
   app.decorateRequest('compressedAnswer', null);
   const unsubscribe = db.onViews((projectId, slug) => clock.touch(projectId, slug));
   app.addHook('onClose', async () => unsubscribe());
-  // SQLite: a commit of another process may have added page views (PostgreSQL notifies instead).
-  // Asked at most every 100 ms (or the lag, if shorter): view counts may lag anyway, and each ask
-  // is a call into SQLite (3% of the cached list's CPU profile when asked on every hit).
-  let foreign = db.foreignStamp();
-  let foreignAskedAt = 0;
-  const foreignEveryMs = Math.min(100, viewCountLagMs);
-  const viewsChanged = (views: NonNullable<CachedAnswer['views']>, now: number): boolean => {
-    if (now - foreignAskedAt >= foreignEveryMs) {
-      foreignAskedAt = now;
-      const stamp = db.foreignStamp();
-      if (stamp !== foreign) {
-        foreign = stamp;
-        clock.touch(null, null);
-      }
-    }
-    if (views.uncheckedAfter === clock.seq) return false;
-    if (clock.changedSince(views.seq, views.projectId, views.slug, views.slugs)) return true;
-    views.uncheckedAfter = clock.seq;
-    return false;
-  };
+  const viewsChanged = viewsCheck(db, clock, viewCountLagMs);
 
   // onRequest, after authentication and the origin check (registered after both): a hit is
   // answered before validation and the handler, and written by sendHit.
@@ -260,6 +241,37 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
     });
     return payload;
   });
+}
+
+/**
+ * Whether page views were counted for a cached answer's view counts since it was built, asked
+ * again only once the view clock moved.
+ */
+function viewsCheck(
+  db: Db,
+  clock: ViewClock,
+  viewCountLagMs: number,
+): (views: NonNullable<CachedAnswer['views']>, now: number) => boolean {
+  // SQLite: a commit of another process may have added page views (PostgreSQL notifies instead).
+  // Asked at most every 100 ms (or the lag, if shorter): view counts may lag anyway, and each ask
+  // is a call into SQLite (3% of the cached list's CPU profile when asked on every hit).
+  let foreign = db.foreignStamp();
+  let foreignAskedAt = 0;
+  const foreignEveryMs = Math.min(100, viewCountLagMs);
+  return (views, now) => {
+    if (now - foreignAskedAt >= foreignEveryMs) {
+      foreignAskedAt = now;
+      const stamp = db.foreignStamp();
+      if (stamp !== foreign) {
+        foreign = stamp;
+        clock.touch(null, null);
+      }
+    }
+    if (views.uncheckedAfter === clock.seq) return false;
+    if (clock.changedSince(views.seq, views.projectId, views.slug, views.slugs)) return true;
+    views.uncheckedAfter = clock.seq;
+    return false;
+  };
 }
 
 /**
