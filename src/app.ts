@@ -62,45 +62,7 @@ export interface Lifecycle {
 export const bodyLimit = 64 * 1024;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger: options.logLevel
-      ? {
-          level: options.logLevel,
-          redact: redactedPaths,
-          // Whatever a line holds (a URL, an error message), a key in it is never written.
-          hooks: { streamWrite: redactKeys },
-          ...(options.logStream ? { stream: options.logStream } : {}),
-        }
-      : false,
-    // Fastify takes a hop count too; its types only lack it.
-    trustProxy: (options.trustProxy ?? false) as boolean | string[],
-    bodyLimit,
-    genReqId: requestIdFor,
-    // One line per request (registerRequestLog) instead of Fastify's two.
-    logController: new LogController({ disableRequestLogging: true }),
-    requestIdHeader: false,
-    // Parse errors and a missing Host get the contract's error body (client-errors.ts).
-    clientErrorHandler: answerClientError,
-    http: { requireHostHeader: false },
-    // While shutting down, the draining hook below answers with the contract's body and headers.
-    return503OnClosing: false,
-    ajv: {
-      customOptions: { allErrors: true, verbose: true, coerceTypes: 'array', removeAdditional: true },
-      plugins: [strictQueryPlugin],
-    },
-    routerOptions: { maxParamLength: 1000 },
-    // Errors raised before routing (a URL that is not validly percent-encoded) get the same body.
-    frameworkErrors: (error, request, reply) =>
-      sendError(
-        reply.header('X-Request-Id', request.id),
-        400,
-        error.code === 'FST_ERR_BAD_URL'
-          ? 'The URL is not validly percent-encoded'
-          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-            ? 'A path parameter is longer than 1000 characters'
-            : error.message,
-      ),
-  });
+  const app = createFastify(options);
   const rateLimits: RateLimitStore = options.rateLimits ?? new MemoryRateLimitStore();
   // Once per change of state, not once per request.
   rateLimits.onStateChange?.((available, error) => {
@@ -143,6 +105,74 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerCompression(app);
 
+  await registerApiDocs(app);
+  opsRoutes(app, { db: options.db, rateLimits, failures, writeBatches });
+  metricsRoute(app, metrics);
+
+  contentRoutes(app, options.db);
+  projectRoutes(app, options.db, { countArticles: countProjectArticles });
+  await app.register(analyticsRoutes, {
+    db: options.db,
+    geoipDatabase: options.geoipDatabase,
+    retentionDays: options.analyticsRetentionDays,
+    rollupDelayMs: options.rollupDelayMs,
+    onViews: (projectId, slug) => viewClock.touch(projectId, slug),
+  });
+  seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
+  trackerRoutes(app);
+  dashboardRoutes(app);
+
+  app.addHook('onClose', async () => {
+    await rateLimits.close();
+  });
+  return app;
+}
+
+/** The Fastify instance with the service's logger, limits, validation and framework error answers. */
+function createFastify(options: AppOptions): FastifyInstance {
+  return Fastify({
+    logger: options.logLevel
+      ? {
+          level: options.logLevel,
+          redact: redactedPaths,
+          // Whatever a line holds (a URL, an error message), a key in it is never written.
+          hooks: { streamWrite: redactKeys },
+          ...(options.logStream ? { stream: options.logStream } : {}),
+        }
+      : false,
+    // Fastify takes a hop count too; its types only lack it.
+    trustProxy: (options.trustProxy ?? false) as boolean | string[],
+    bodyLimit,
+    genReqId: requestIdFor,
+    // One line per request (registerRequestLog) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    // Parse errors and a missing Host get the contract's error body (client-errors.ts).
+    clientErrorHandler: answerClientError,
+    http: { requireHostHeader: false },
+    // While shutting down, the draining hook below answers with the contract's body and headers.
+    return503OnClosing: false,
+    ajv: {
+      customOptions: { allErrors: true, verbose: true, coerceTypes: 'array', removeAdditional: true },
+      plugins: [strictQueryPlugin],
+    },
+    routerOptions: { maxParamLength: 1000 },
+    // Errors raised before routing (a URL that is not validly percent-encoded) get the same body.
+    frameworkErrors: (error, request, reply) =>
+      sendError(
+        reply.header('X-Request-Id', request.id),
+        400,
+        error.code === 'FST_ERR_BAD_URL'
+          ? 'The URL is not validly percent-encoded'
+          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? 'A path parameter is longer than 1000 characters'
+            : error.message,
+      ),
+  });
+}
+
+/** The OpenAPI document (at /v1/openapi.json), built from the routes' schemas, and Swagger UI at /docs. */
+async function registerApiDocs(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -166,26 +196,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/v1/openapi.json', { config: { access: 'none' }, schema: { hide: true } }, async () =>
     app.swagger(),
   );
-  opsRoutes(app, { db: options.db, rateLimits, failures, writeBatches });
-  metricsRoute(app, metrics);
-
-  contentRoutes(app, options.db);
-  projectRoutes(app, options.db, { countArticles: countProjectArticles });
-  await app.register(analyticsRoutes, {
-    db: options.db,
-    geoipDatabase: options.geoipDatabase,
-    retentionDays: options.analyticsRetentionDays,
-    rollupDelayMs: options.rollupDelayMs,
-    onViews: (projectId, slug) => viewClock.touch(projectId, slug),
-  });
-  seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
-  trackerRoutes(app);
-  dashboardRoutes(app);
-
-  app.addHook('onClose', async () => {
-    await rateLimits.close();
-  });
-  return app;
 }
 
 /**
