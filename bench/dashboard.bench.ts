@@ -11,7 +11,7 @@ import { importContent } from '../src/content/import.ts';
 import { readContentSource } from '../src/content/import/read-source.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
-import { demoContentPath } from '../src/projects/demo.ts';
+import { demoContentPath } from '../src/demo.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
 
 const runs = Number(process.env.BENCH_DASHBOARD_RUNS ?? 7);

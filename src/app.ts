@@ -1,10 +1,14 @@
 // buildApp(options) → a Fastify instance with every plugin and route. Tests call it and use
 // app.inject; server.ts wires it to a port and the process.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { registerCleanupMetrics } from './analytics/cleanup-metrics.ts';
+import { type BatchEvent, batchChannelName } from './analytics/page-view-writer.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
 import type { TrustProxy } from './config.ts';
+import { countProjectArticles } from './content/project-counts.ts';
 import { contentRoutes } from './content/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import type { Db } from './db/database.ts';
@@ -21,6 +25,9 @@ import { DatabaseFailures, opsRoutes } from './http/ops-routes.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
 import { registerStrictQueries, strictQueryPlugin } from './http/query-parameters.ts';
 import { redactKeys, registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
+import type { WriteBatches } from './http/write-batches.ts';
+import { keyLookup } from './projects/key-lookup.ts';
+import { nextScheduledPublication } from './projects/queries.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { seoRoutes } from './seo/routes.ts';
 import { trackerRoutes } from './tracker/routes.ts';
@@ -55,7 +62,75 @@ export interface Lifecycle {
 export const bodyLimit = 64 * 1024;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({
+  const app = createFastify(options);
+  const rateLimits: RateLimitStore = options.rateLimits ?? new MemoryRateLimitStore();
+  // Once per change of state, not once per request.
+  rateLimits.onStateChange?.((available, error) => {
+    if (available) app.log.info('rate limit store (Redis) is back; limits are shared again');
+    else
+      app.log.warn(
+        { err: error },
+        "rate limit store (Redis) unavailable; limits are counted in this instance's memory until it is back",
+      );
+  });
+
+  const lifecycle = options.lifecycle ?? { draining: false };
+  const failures = new DatabaseFailures();
+
+  registerRequestId(app);
+  registerHostCheck(app);
+  registerDraining(app, lifecycle);
+  registerStrictQueries(app);
+  const writeBatches = pageViewBatches(options.db);
+  const metrics = registerMetrics(app, {
+    db: options.db,
+    rateLimits,
+    writeBatches,
+    sources: [(registry) => registerCleanupMetrics(registry, options.db)],
+  });
+  // Its lines are at level info: below that level (warn, silent) it would build lines none writes.
+  if (options.logLevel && ['trace', 'debug', 'info'].includes(options.logLevel)) registerRequestLog(app);
+  registerErrorHandling(app, failures);
+  registerAuth(app, { keys: keyLookup(options.db), rateLimits });
+  registerCors(app);
+  // onSend order matters: the ETag is computed before an answer is cached with it, and the answer
+  // is compressed last, its compressed bytes kept with the cached answer.
+  registerHttpCaching(app);
+  const viewClock = new ViewClock();
+  registerAnswerCache(app, options.db, {
+    cache: options.answerCache ?? new AnswerCache(),
+    clock: viewClock,
+    viewCountLagMs: options.viewCountLagMs ?? defaultViewCountLagMs,
+    nextPublication: (projectId, now) => nextScheduledPublication(options.db.kysely, projectId, now),
+  });
+  registerCompression(app);
+
+  await registerApiDocs(app);
+  opsRoutes(app, { db: options.db, rateLimits, failures, writeBatches });
+  metricsRoute(app, metrics);
+
+  contentRoutes(app, options.db);
+  projectRoutes(app, options.db, { countArticles: countProjectArticles });
+  await app.register(analyticsRoutes, {
+    db: options.db,
+    geoipDatabase: options.geoipDatabase,
+    retentionDays: options.analyticsRetentionDays,
+    rollupDelayMs: options.rollupDelayMs,
+    onViews: (projectId, slug) => viewClock.touch(projectId, slug),
+  });
+  seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
+  trackerRoutes(app);
+  dashboardRoutes(app);
+
+  app.addHook('onClose', async () => {
+    await rateLimits.close();
+  });
+  return app;
+}
+
+/** The Fastify instance with the service's logger, limits, validation and framework error answers. */
+function createFastify(options: AppOptions): FastifyInstance {
+  return Fastify({
     logger: options.logLevel
       ? {
           level: options.logLevel,
@@ -94,41 +169,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             : error.message,
       ),
   });
-  const rateLimits: RateLimitStore = options.rateLimits ?? new MemoryRateLimitStore();
-  // Once per change of state, not once per request.
-  rateLimits.onStateChange?.((available, error) => {
-    if (available) app.log.info('rate limit store (Redis) is back; limits are shared again');
-    else
-      app.log.warn(
-        { err: error },
-        "rate limit store (Redis) unavailable; limits are counted in this instance's memory until it is back",
-      );
-  });
+}
 
-  const lifecycle = options.lifecycle ?? { draining: false };
-  const failures = new DatabaseFailures();
-
-  registerRequestId(app);
-  registerHostCheck(app);
-  registerDraining(app, lifecycle);
-  registerStrictQueries(app);
-  const metrics = registerMetrics(app, { db: options.db, rateLimits });
-  // Its lines are at level info: below that level (warn, silent) it would build lines none writes.
-  if (options.logLevel && ['trace', 'debug', 'info'].includes(options.logLevel)) registerRequestLog(app);
-  registerErrorHandling(app, failures);
-  registerAuth(app, { db: options.db, rateLimits });
-  registerCors(app);
-  // onSend order matters: the ETag is computed before an answer is cached with it, and the answer
-  // is compressed last, its compressed bytes kept with the cached answer.
-  registerHttpCaching(app);
-  const viewClock = new ViewClock();
-  registerAnswerCache(app, options.db, {
-    cache: options.answerCache ?? new AnswerCache(),
-    clock: viewClock,
-    viewCountLagMs: options.viewCountLagMs ?? defaultViewCountLagMs,
-  });
-  registerCompression(app);
-
+/** The OpenAPI document (at /v1/openapi.json), built from the routes' schemas, and Swagger UI at /docs. */
+async function registerApiDocs(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -152,26 +196,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/v1/openapi.json', { config: { access: 'none' }, schema: { hide: true } }, async () =>
     app.swagger(),
   );
-  opsRoutes(app, { db: options.db, rateLimits, failures });
-  metricsRoute(app, metrics);
-
-  contentRoutes(app, options.db);
-  projectRoutes(app, options.db);
-  await app.register(analyticsRoutes, {
-    db: options.db,
-    geoipDatabase: options.geoipDatabase,
-    retentionDays: options.analyticsRetentionDays,
-    rollupDelayMs: options.rollupDelayMs,
-    onViews: (projectId, slug) => viewClock.touch(projectId, slug),
-  });
-  seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
-  trackerRoutes(app);
-  dashboardRoutes(app);
-
-  app.addHook('onClose', async () => {
-    await rateLimits.close();
-  });
-  return app;
 }
 
 /**
@@ -186,6 +210,18 @@ function registerDraining(app: FastifyInstance, lifecycle: Lifecycle): void {
     reply.header('Connection', 'close').header('Retry-After', String(retryAfterSeconds));
     sendError(reply, 503, 'The server is shutting down; retry on another instance or shortly');
   });
+}
+
+/** The page-view writer's batches on `db` (it publishes those of every handle on one channel). */
+function pageViewBatches(db: Db): WriteBatches {
+  return (listener) => {
+    const onBatch = (message: unknown) => {
+      const event = message as BatchEvent;
+      if (event.db === db) listener(event);
+    };
+    subscribe(batchChannelName, onBatch);
+    return () => unsubscribe(batchChannelName, onBatch);
+  };
 }
 
 // The key may travel in these headers (or the `key` query parameter): never log them.

@@ -14,7 +14,7 @@ import {
   RedisRateLimitStore,
   ResilientRateLimitStore,
 } from './http/rate-limit.ts';
-import { inspectDatabase, welcome } from './projects/demo.ts';
+import { inspectDatabase, welcome } from './demo.ts';
 import { capConnectionsPerAddress, trustsPeer } from './http/connection-cap.ts';
 
 // net.Server's own close: stops listening without node:http's closing of idle connections.

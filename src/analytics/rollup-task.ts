@@ -1,7 +1,6 @@
 // The roll-up as a task of the database's worker thread (db/task-worker.ts): one pass of
 // rollup-queue.ts on the thread's own connections.
-import type { Db } from '../db/database.ts';
-import type { DbTask } from '../db/task-worker.ts';
+import type { Db, DbTask } from '../db/database.ts';
 import { type RollupResult, rollUpAll, type Viewed } from './rollup-queue.ts';
 
 const rollUp: DbTask<null, RollupResult> = async (db: Db) => {

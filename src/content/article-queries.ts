@@ -127,8 +127,10 @@ function filtered<O>(
         : eb.not(hasReportedStatus(eb, 'published', filter.now)),
     );
   }
-  for (const term of filter.searchTerms)
-    q = q.where(plan === 'walk' ? articleTextContains(dialect, term) : articleContainsTerm(dialect, term));
+  for (const term of filter.searchTerms) {
+    const key = searchKey(term);
+    q = q.where(plan === 'walk' ? articleTextContains(dialect, key) : articleContainsTerm(dialect, key));
+  }
   if (filter.anyTagIds !== null) {
     const ids = filter.anyTagIds;
     if (ids.length === 0) return q.where(sql<boolean>`1 = 0`);

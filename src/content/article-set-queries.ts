@@ -1,6 +1,6 @@
 // SQL of the article sets (article-sets.ts): changes applied chunk by chunk in the writer's
 // transaction, the dictionary of tokens kept in step with them, and a rebuild of a project's sets
-// from its articles (migration 0010, and benches that insert articles directly).
+// from its articles (benches that insert articles directly).
 import { type Kysely, sql } from 'kysely';
 import type { DialectName } from '../db/database.ts';
 import { valueList } from '../db/dialect-sql.ts';
@@ -212,10 +212,4 @@ export async function rebuildArticleSets(db: Executor, projectId: string): Promi
     }
     await addTokens(db, projectId, added);
   }
-}
-
-/** Every project's sets, built again (migration 0010). */
-export async function rebuildAllArticleSets(db: Executor): Promise<void> {
-  const projects = await db.selectFrom('projects').select('id').execute();
-  for (const { id } of projects) await rebuildArticleSets(db, id);
 }

@@ -1,6 +1,6 @@
 // The article list and single article: parameter rules beyond the schema (select, tag names,
 // search terms), the queries, and the mapping of rows to the API's shape.
-import { type CompiledQuery, sql } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { preferIndexScans } from '../db/dialect-sql.ts';
 import type { ArticleVariantTable, Project } from '../db/schema.ts';
@@ -205,9 +205,8 @@ async function searchOnPostgres<T>(db: Db, read: (run: Run) => Promise<T>): Prom
   if (state.running >= concurrentSearches) await new Promise<void>((resolve) => state.waiting.push(resolve));
   else state.running++;
   try {
-    return await db.kysely.transaction().execute(async (trx) => {
+    return await db.transactionWithTimeout(searchTimeoutMs, async (trx) => {
       await preferIndexScans(trx);
-      await sql.raw(`set local statement_timeout = ${searchTimeoutMs}`).execute(trx);
       return read(async <R>(compiled: CompiledQuery<R>) => (await trx.executeQuery(compiled)).rows);
     });
   } catch (error) {

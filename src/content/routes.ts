@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { publishedOnly } from '../http/auth.ts';
-import { answerPreflights, browserRead } from '../http/cors.ts';
+import { answerPreflights, browserRead, browserRule } from '../http/cors.ts';
 import { ErrorBody, issuesFromValidation } from '../http/errors.ts';
 import { ValidationError } from '../errors.ts';
 import { getArticle, listArticles, selectIssue } from './articles.ts';
@@ -38,8 +38,6 @@ function rejectInvalid(request: FastifyRequest): void {
 /** Contract §12, in the description of every GET that public keys may call. */
 export const publishedOnlyRule =
   'Secret keys see every article. **Public keys** (`folio_pk_`) may call this GET too, from a browser: for them only published articles exist (reported status `published`; drafts, scheduled and archived articles are 404 and counted nowhere).';
-export const browserRule =
-  'CORS: answers carry `Access-Control-Allow-Origin` for the origins a public key allows (every origin when it has no list; another origin is a 403), error answers carry it for any origin so that a page can read the reason, `OPTIONS` preflights are answered, and `ETag`, `Link`, `Retry-After`, `X-Request-Id` and `X-RateLimit-*` are exposed. Secret keys get no CORS headers on success: they must never be shipped to a browser.';
 const publicKeyRule = `${publishedOnlyRule} For a public key, \`status=\` other than \`published\`, or \`published=false\`, is a 400. ${browserRule}`;
 
 export function contentRoutes(app: FastifyInstance, db: Db): void {

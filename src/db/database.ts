@@ -1,8 +1,9 @@
 // Opens the database named by DATABASE_URL: PostgreSQL for a postgres:// URL, else an SQLite file
 // (folder created on demand). Both sit behind one Kysely instance and one set of migrations.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
+import { type CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { isPostgresUrl } from '../config.ts';
 import { PostgresChangeListener, type ViewsListener } from './change-listener.ts';
@@ -50,6 +51,13 @@ export interface Db {
    * (PostgreSQL, whose work is on the server; an in-memory database; the task thread itself).
    */
   readonly runTask: ((module: URL, input: unknown) => Promise<unknown>) | null;
+  /**
+   * Runs `work` in a transaction whose statements may each take up to `ms`, whatever the handle's
+   * own query timeout. PostgreSQL: `statement_timeout` is set for the transaction alone, so that
+   * the server cancels a longer statement (error 57014), and the client's timeout of its queries
+   * is raised just above it, so that the server cancels first. SQLite: a plain transaction.
+   */
+  transactionWithTimeout<T>(ms: number, work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
   /** Connections of the pool (PostgreSQL) for the metrics; null on SQLite. */
   poolState(): PoolState | null;
   /**
@@ -74,6 +82,12 @@ export interface Db {
   hearsChanges(): boolean | null;
   close(): Promise<void>;
 }
+
+/**
+ * The default export of a task module that `runTask` runs. Declared here, beside Db, so that
+ * task-worker.ts (which database.ts starts) needs nothing of this module.
+ */
+export type DbTask<I, O> = (db: Db, input: I) => Promise<O>;
 
 export interface PoolState {
   total: number;
@@ -118,66 +132,78 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
 export function openDatabase(url: string, options: OpenOptions = {}): Db {
-  if (isPostgresUrl(url)) {
-    const queryTimeoutMs = options.queryTimeoutMs;
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: options.poolSize ?? 10,
-      // A frozen server accepts TCP connections but never answers: without these, every request
-      // would wait for as long as it stays frozen.
-      connectionTimeoutMillis: options.connectTimeoutMs,
-      query_timeout: queryTimeoutMs,
-      statement_timeout: queryTimeoutMs,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    });
-    const health = new DatabaseHealth(() =>
-      probeConnection(url, Math.max(1000, options.connectTimeoutMs ?? 2000)),
-    );
-    // A connection lost while idle is reported by the pool, one lost while checked out (a page-view
-    // batch holds one between its statements) by the client alone, and pg-pool removes its own
-    // listener while a client is checked out: an 'error' event nobody listens to ends the process.
-    // So every client keeps a listener of its own for its whole life.
-    pool.on('error', () => health.suspect());
-    pool.on('connect', (client) => client.on('error', () => health.suspect()));
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: timingOut(pool, health) }) });
-    // Started by the first caller of changeStamp/onViews (the server), never by the CLI.
-    const listener = new PostgresChangeListener(url, {
-      connectTimeoutMs: options.connectTimeoutMs,
-      onLost: () => health.suspect(),
-    });
-    listener.watchLocalWrites(pool);
-    // The notifications missed while the database was away are replaced by a new start at once.
-    health.onChange((state) => {
-      if (state.up) listener.reconnectNow();
-    });
-    return {
-      kysely,
-      dialect: 'postgres',
-      executeCompiled: async (query) => (await kysely.executeQuery(query)).rows,
-      readOffThread: async (query) => (await kysely.executeQuery(query)).rows,
-      runTask: null,
-      poolState: () => ({
-        total: pool.totalCount,
-        idle: pool.idleCount,
-        waiting: pool.waitingCount,
-        max: pool.options.max,
-      }),
-      changeStamp: () => listener.stamp(),
-      foreignStamp: () => null,
-      onViews: (callback) => listener.onViews(callback),
-      changesSeen: () => listener.seen(),
-      health: () => health.state(),
-      onHealthChange: (callback) => health.onChange(callback),
-      checkHealth: () => health.checkNow(),
-      hearsChanges: () => listener.listening,
-      close: async () => {
-        health.close();
-        await listener.close();
-        await kysely.destroy();
-      },
-    };
-  }
+  return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url, options);
+}
+
+function openPostgres(url: string, options: OpenOptions): Db {
+  const queryTimeoutMs = options.queryTimeoutMs;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    // A frozen server accepts TCP connections but never answers: without these, every request
+    // would wait for as long as it stays frozen.
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    query_timeout: queryTimeoutMs,
+    statement_timeout: queryTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
+  const health = new DatabaseHealth(() =>
+    probeConnection(url, Math.max(1000, options.connectTimeoutMs ?? 2000)),
+  );
+  // A connection lost while idle is reported by the pool, one lost while checked out (a page-view
+  // batch holds one between its statements) by the client alone, and pg-pool removes its own
+  // listener while a client is checked out: an 'error' event nobody listens to ends the process.
+  // So every client keeps a listener of its own for its whole life.
+  pool.on('error', () => health.suspect());
+  pool.on('connect', (client) => client.on('error', () => health.suspect()));
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: timingOut(pool, health) }) });
+  // Started by the first caller of changeStamp/onViews (the server), never by the CLI.
+  const listener = new PostgresChangeListener(url, {
+    connectTimeoutMs: options.connectTimeoutMs,
+    onLost: () => health.suspect(),
+  });
+  listener.watchLocalWrites(pool);
+  // The notifications missed while the database was away are replaced by a new start at once.
+  health.onChange((state) => {
+    if (state.up) listener.reconnectNow();
+  });
+  return {
+    kysely,
+    dialect: 'postgres',
+    executeCompiled: async (query) => (await kysely.executeQuery(query)).rows,
+    readOffThread: async (query) => (await kysely.executeQuery(query)).rows,
+    runTask: null,
+    transactionWithTimeout: (ms, work) =>
+      raisedTimeout.run(ms + clientTimeoutMarginMs, () =>
+        kysely.transaction().execute(async (trx) => {
+          await sql.raw(`set local statement_timeout = ${Math.floor(ms)}`).execute(trx);
+          return work(trx);
+        }),
+      ),
+    poolState: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: pool.options.max,
+    }),
+    changeStamp: () => listener.stamp(),
+    foreignStamp: () => null,
+    onViews: (callback) => listener.onViews(callback),
+    changesSeen: () => listener.seen(),
+    health: () => health.state(),
+    onHealthChange: (callback) => health.onChange(callback),
+    checkHealth: () => health.checkNow(),
+    hearsChanges: () => listener.listening,
+    close: async () => {
+      health.close();
+      await listener.close();
+      await kysely.destroy();
+    },
+  };
+}
+
+function openSqlite(url: string, options: OpenOptions): Db {
   const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const busyWaitMs = options.busyWaitMs ?? defaultBusyWaitMs;
@@ -220,6 +246,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
             database.acknowledgeOwnCommits();
             return result;
           },
+    transactionWithTimeout: (_ms, work) => kysely.transaction().execute(work),
     poolState: () => null,
     health: () => sqliteHealth,
     onHealthChange: () => () => {},
@@ -233,6 +260,14 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
 }
 
 const sqliteHealth: HealthState = Object.freeze({ up: true, reason: null, since: Date.now(), outages: 0 });
+
+/**
+ * PostgreSQL: the client-side timeout of the queries of a transaction begun by
+ * transactionWithTimeout (the queries run within the call's async context), else undefined.
+ */
+const raisedTimeout = new AsyncLocalStorage<number>();
+/** How far above a raised statement_timeout the client gives up: the server cancels first. */
+const clientTimeoutMarginMs = 500;
 
 /** SQL texts run as named prepared statements on PostgreSQL, by text. */
 const preparedStatements = new Map<string, string>();
@@ -253,8 +288,8 @@ export function preparedOnPostgres(sql: string): string {
  * connection is refused at once (DatabaseUnavailableError); a failed or lost connection has the
  * health checked; a timeout becomes a DatabaseTimeoutError; a client whose query timed out is
  * destroyed instead of going back to the pool (its late answer would otherwise be read as the
- * answer to the next query); and the texts marked by preparedOnPostgres run as named prepared
- * statements.
+ * answer to the next query); the texts marked by preparedOnPostgres run as named prepared
+ * statements; and the queries of a transactionWithTimeout get its raised client timeout.
  */
 function timingOut(pool: pg.Pool, health: DatabaseHealth): pg.Pool {
   const connect = async () => {
@@ -267,19 +302,12 @@ function timingOut(pool: pg.Pool, health: DatabaseHealth): pg.Pool {
       throw asTimeout(error);
     }
     let broken = false;
-    // A transaction that raises its own statement_timeout (a search's `set local`) gets a client
-    // timeout just above it, so that the server cancels the statement first; until it ends.
-    let raised: number | undefined;
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
     const release = client.release.bind(client);
     return Object.assign(Object.create(client) as pg.PoolClient, {
       query: async (...args: unknown[]) => {
         const [text, values] = args;
-        if (typeof text === 'string') {
-          const set = /^\s*set\s+local\s+statement_timeout\s*=\s*'?(\d+)'?\s*$/i.exec(text);
-          if (set) raised = Number(set[1]) + 500;
-          else if (/^\s*(commit|rollback)\b/i.test(text)) raised = undefined;
-        }
+        const raised = raisedTimeout.getStore();
         const name = typeof text === 'string' ? preparedStatements.get(text) : undefined;
         try {
           if (name !== undefined || (raised !== undefined && typeof text === 'string')) {

@@ -1,19 +1,19 @@
 // The SQL fragments that differ between SQLite and PostgreSQL, together in one place.
-import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
-import { searchKey } from '../content/search-text.ts';
+import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DialectName } from './database.ts';
+import type { Executor } from './schema.ts';
 
 /**
- * Case-insensitive substring match of one search term in an article's search text (title, excerpt
- * and plain text, lower-cased at import: content/search-text.ts), the term lower-cased the same
- * way. Terms of three characters or more use the trigram index (FTS5 on SQLite, pg_trgm on
- * PostgreSQL); shorter ones cannot, and compare with each text of the project.
+ * Substring match of one search term in an article's search text (title, excerpt and plain text,
+ * lower-cased at import: content/search-text.ts), the term given as its key (lower-cased the same
+ * way, by searchKey: the caller's, since the rule is content's). Keys of three characters or more
+ * use the trigram index (FTS5 on SQLite, pg_trgm on PostgreSQL); shorter ones cannot, and compare
+ * with each text of the project.
  */
-export function articleContainsTerm(dialect: DialectName, term: string): Expression<SqlBool> {
+export function articleContainsTerm(dialect: DialectName, key: string): Expression<SqlBool> {
   // No stored text holds a NUL (PostgreSQL cannot store one), and neither database takes one in a
   // pattern: such a term matches nothing.
-  if (term.includes('\u0000')) return sql<SqlBool>`1 = 0`;
-  const key = searchKey(term);
+  if (key.includes('\u0000')) return sql<SqlBool>`1 = 0`;
   if (dialect === 'postgres') return sql<SqlBool>`articles.search_text like ${containsPattern(key)}`;
   if ([...key].length >= 3) {
     return sql<SqlBool>`articles.search_rowid in (select rowid from article_search where article_search match ${ftsPhrase(key)})`;
@@ -69,12 +69,11 @@ export function ordinalAmong(dialect: DialectName, ordinals: number[]): Expressi
 }
 
 /**
- * The same match as articleContainsTerm, checked on the article's own text without an index: for
+ * The same match as articleContainsTerm (of a key given by searchKey), checked on the article's own text without an index: for
  * a walk along a sort index where most articles match, so that only the walked rows are read.
  */
-export function articleTextContains(dialect: DialectName, term: string): Expression<SqlBool> {
-  if (term.includes('\u0000')) return sql<SqlBool>`1 = 0`;
-  const key = searchKey(term);
+export function articleTextContains(dialect: DialectName, key: string): Expression<SqlBool> {
+  if (key.includes('\u0000')) return sql<SqlBool>`1 = 0`;
   return dialect === 'postgres'
     ? sql<SqlBool>`strpos(articles.search_text, ${key}) > 0`
     : sql<SqlBool>`instr(articles.search_text, ${key}) > 0`;
@@ -87,8 +86,8 @@ export function articleTextContains(dialect: DialectName, term: string): Express
  * trigram index. Measured on 10,000 articles: a list searching a rare term went from 300 to 21 ms;
  * a term found in every article stays about 300 ms, since every text must then be read anyway.
  */
-export async function preferIndexScans(trx: Kysely<any>): Promise<void> {
-  await sql`set local enable_seqscan = off`.execute(trx);
+export async function preferIndexScans(executor: Executor): Promise<void> {
+  await sql`set local enable_seqscan = off`.execute(executor);
 }
 
 /**

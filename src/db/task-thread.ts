@@ -1,8 +1,7 @@
 // The thread of task-worker.ts: its own Db on the SQLite file (no checkpoints: the main thread's
 // checkpointer does them), running one task at a time.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from './database.ts';
-import type { DbTask } from './task-worker.ts';
+import { type DbTask, openDatabase } from './database.ts';
 import { failureOf } from './worker-calls.ts';
 
 const { path, busyWaitMs } = workerData as { path: string; busyWaitMs: number };

@@ -1,13 +1,10 @@
 // Runs tasks of the features on a SQLite database in a worker thread with its own connections to
 // the same file, so that long CPU work (the analytics roll-up: about 85 µs of JavaScript and
 // SQLite per page view) uses another core instead of the event loop. A task is a module whose
-// default export takes the thread's Db and an input and resolves with a result; both are copied
-// between the threads. One task at a time, in order; the thread ends with the Db.
-import type { Db } from './database.ts';
+// default export (a DbTask, declared in database.ts) takes the thread's Db and an input and
+// resolves with a result; both are copied between the threads. One task at a time, in order; the
+// thread ends with the Db.
 import { WorkerCalls } from './worker-calls.ts';
-
-/** The default export of a task module. */
-export type DbTask<I, O> = (db: Db, input: I) => Promise<O>;
 
 export class SqliteTaskWorker {
   readonly #calls: WorkerCalls;

@@ -14,7 +14,6 @@
 // Compressed forms (compression.ts) are kept with the answer, so a hit is never compressed again.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { nextScheduledPublication } from '../projects/queries.ts';
 import { chooseEncoding, compressSync, type Encoding, negotiatesEncoding, weakTag } from './compression.ts';
 import { corsHeadersFor, exposeHeaders } from './cors.ts';
 import { cacheControl, matches } from './http-caching.ts';
@@ -167,38 +166,24 @@ export interface AnswerCacheOptions {
   cache: AnswerCache;
   clock: ViewClock;
   viewCountLagMs: number;
+  /**
+   * The project's earliest publication still in the future at `now` (ISO timestamps), or null: a
+   * cached answer must not outlive it. Asked of projects/ by app.ts.
+   */
+  nextPublication(projectId: string, now: string): Promise<string | null>;
 }
 
 const forwardedHeaders = ['link'];
 
 export function registerAnswerCache(app: FastifyInstance, db: Db, options: AnswerCacheOptions): void {
-  const { cache, clock, viewCountLagMs } = options;
+  const { cache, clock, viewCountLagMs, nextPublication } = options;
   app.decorateRequest('answerCacheKey', null);
   app.decorateRequest('answerViewsSeq', 0);
   app.decorateRequest('answerViewedSlugs', null);
   app.decorateRequest('compressedAnswer', null);
   const unsubscribe = db.onViews((projectId, slug) => clock.touch(projectId, slug));
   app.addHook('onClose', async () => unsubscribe());
-  // SQLite: a commit of another process may have added page views (PostgreSQL notifies instead).
-  // Asked at most every 100 ms (or the lag, if shorter): view counts may lag anyway, and each ask
-  // is a call into SQLite (3% of the cached list's CPU profile when asked on every hit).
-  let foreign = db.foreignStamp();
-  let foreignAskedAt = 0;
-  const foreignEveryMs = Math.min(100, viewCountLagMs);
-  const viewsChanged = (views: NonNullable<CachedAnswer['views']>, now: number): boolean => {
-    if (now - foreignAskedAt >= foreignEveryMs) {
-      foreignAskedAt = now;
-      const stamp = db.foreignStamp();
-      if (stamp !== foreign) {
-        foreign = stamp;
-        clock.touch(null, null);
-      }
-    }
-    if (views.uncheckedAfter === clock.seq) return false;
-    if (clock.changedSince(views.seq, views.projectId, views.slug, views.slugs)) return true;
-    views.uncheckedAfter = clock.seq;
-    return false;
-  };
+  const viewsChanged = viewsCheck(db, clock, viewCountLagMs);
 
   // onRequest, after authentication and the origin check (registered after both): a hit is
   // answered before validation and the handler, and written by sendHit.
@@ -227,18 +212,14 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
     const etag = reply.getHeader('etag');
     if (typeof etag !== 'string') return payload;
     const now = Date.now();
-    const next = await nextScheduledPublication(
-      db.kysely,
-      request.auth.project.id,
-      new Date(now).toISOString(),
-    );
+    const next = await nextPublication(request.auth.project.id, new Date(now).toISOString());
     const headers: Record<string, string> = {};
     for (const name of forwardedHeaders) {
       const value = reply.getHeader(name);
       if (typeof value === 'string') headers[name] = value;
     }
     const scope = request.routeOptions.config?.viewCounts;
-    const slug = (request.params as { slug?: string } | undefined)?.slug ?? null;
+    const slug = slugParam(request);
     cache.set(key, {
       body: Buffer.from(payload),
       etag,
@@ -260,6 +241,47 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
     });
     return payload;
   });
+}
+
+/**
+ * Whether page views were counted for a cached answer's view counts since it was built, asked
+ * again only once the view clock moved.
+ */
+function viewsCheck(
+  db: Db,
+  clock: ViewClock,
+  viewCountLagMs: number,
+): (views: NonNullable<CachedAnswer['views']>, now: number) => boolean {
+  // SQLite: a commit of another process may have added page views (PostgreSQL notifies instead).
+  // Asked at most every 100 ms (or the lag, if shorter): view counts may lag anyway, and each ask
+  // is a call into SQLite (3% of the cached list's CPU profile when asked on every hit).
+  let foreign = db.foreignStamp();
+  let foreignAskedAt = 0;
+  const foreignEveryMs = Math.min(100, viewCountLagMs);
+  return (views, now) => {
+    if (now - foreignAskedAt >= foreignEveryMs) {
+      foreignAskedAt = now;
+      const stamp = db.foreignStamp();
+      if (stamp !== foreign) {
+        foreign = stamp;
+        clock.touch(null, null);
+      }
+    }
+    if (views.uncheckedAfter === clock.seq) return false;
+    if (clock.changedSince(views.seq, views.projectId, views.slug, views.slugs)) return true;
+    views.uncheckedAfter = clock.seq;
+    return false;
+  };
+}
+
+/**
+ * The `:slug` path parameter of a route that has one (a hook of every route reads it, so the
+ * params are untyped here), else null.
+ */
+function slugParam(request: FastifyRequest): string | null {
+  const params: unknown = request.params;
+  if (typeof params !== 'object' || params === null || !('slug' in params)) return null;
+  return typeof params.slug === 'string' ? params.slug : null;
 }
 
 /**

@@ -2,10 +2,7 @@
 // or bearer token) names the project; requests without a valid key share a small per-IP budget and
 // get 429 instead of 401 past it, so that guessing keys is throttled.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../db/database.ts';
 import type { ApiKeyTable, Project } from '../db/schema.ts';
-import { looksLikeKey } from '../projects/keys.ts';
-import { findActiveKey, touchApiKey } from '../projects/queries.ts';
 import { ForbiddenError, HttpError, UnauthorizedError } from '../errors.ts';
 import type { Decision, RateLimitStore } from './rate-limit.ts';
 
@@ -44,12 +41,23 @@ const secretKeyPrefix = 'folio_sk_';
  */
 const publicPrefixes = ['/docs'];
 
+/** The keys, as projects/ keeps them (key-lookup.ts); app.ts passes them in. */
+export interface KeyLookup {
+  /**
+   * The unrevoked key presented and its project; undefined for any other text. Without a promise
+   * when the answer is known at once (the hook then needs none).
+   */
+  find(presented: string): AuthContext | undefined | Promise<AuthContext | undefined>;
+  /** Records that the key was used at `at` (an ISO timestamp). */
+  touch(id: string, at: string): Promise<void>;
+}
+
 export interface AuthOptions {
-  db: Db;
+  keys: KeyLookup;
   rateLimits: RateLimitStore;
 }
 
-export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptions): void {
+export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOptions): void {
   const lastTouched = new Map<string, number>();
   app.decorateRequest('auth', null as unknown as AuthContext);
 
@@ -95,7 +103,7 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
       });
     }
     const presented = presentedKey(request, config.keyInQuery === true);
-    const found = presented !== null && looksLikeKey(presented) ? findActiveKey(db, presented) : undefined;
+    const found = presented === null ? undefined : keys.find(presented);
     return then(found, (found) => {
       if (found === undefined) {
         return then(spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit), () => {
@@ -124,9 +132,9 @@ export function registerAuth(app: FastifyInstance, { db, rateLimits }: AuthOptio
     const now = Date.now();
     if (now - (lastTouched.get(found.key.id) ?? 0) > touchEveryMs) {
       lastTouched.set(found.key.id, now);
-      touchApiKey(db.kysely, found.key.id, new Date(now).toISOString()).catch((error) =>
-        request.log.warn({ err: error }, 'could not record key use'),
-      );
+      keys
+        .touch(found.key.id, new Date(now).toISOString())
+        .catch((error) => request.log.warn({ err: error }, 'could not record key use'));
     }
   }
 }
@@ -136,12 +144,21 @@ function then<T, R>(value: T | Promise<T>, next: (value: T) => R): R | Promise<A
   return value instanceof Promise ? (value.then(next) as Promise<Awaited<R>>) : next(value);
 }
 
-function secretKeyInQuery(request: FastifyRequest): boolean {
-  const key = (request.query as Record<string, unknown> | undefined)?.key;
-  return typeof key === 'string' && key.startsWith(secretKeyPrefix);
+/**
+ * The `key` query parameter of any route (this hook runs before routing's validation, so the
+ * parsed query is untyped), or undefined when absent or not a single string.
+ */
+function keyInQuery(request: FastifyRequest): string | undefined {
+  const query: unknown = request.query;
+  if (typeof query !== 'object' || query === null || !('key' in query)) return undefined;
+  return typeof query.key === 'string' ? query.key : undefined;
 }
 
-function presentedKey(request: FastifyRequest, keyInQuery: boolean): string | null {
+function secretKeyInQuery(request: FastifyRequest): boolean {
+  return keyInQuery(request)?.startsWith(secretKeyPrefix) === true;
+}
+
+function presentedKey(request: FastifyRequest, takesQueryKey: boolean): string | null {
   const header = request.headers['x-api-key'];
   if (typeof header === 'string' && header.trim() !== '') return header.trim();
   const authorization = request.headers.authorization;
@@ -149,9 +166,9 @@ function presentedKey(request: FastifyRequest, keyInQuery: boolean): string | nu
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (match) return match[1];
   }
-  if (keyInQuery) {
-    const key = (request.query as Record<string, unknown> | undefined)?.key;
-    if (typeof key === 'string' && key !== '') return key;
+  if (takesQueryKey) {
+    const key = keyInQuery(request);
+    if (key !== undefined && key !== '') return key;
   }
   return null;
 }
@@ -197,7 +214,10 @@ function applyDecision(reply: FastifyReply, decision: Decision, limit: number): 
   }
 }
 
-/** Whether the request's key sees only published articles: public keys do (contract §12). */
+/**
+ * Whether the request's key sees only published articles: public keys do (drafts, scheduled and
+ * archived articles do not exist for them).
+ */
 export function publishedOnly(request: FastifyRequest): boolean {
   return request.auth.key.kind === 'public';
 }

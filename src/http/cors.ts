@@ -19,8 +19,15 @@ declare module 'fastify' {
   }
 }
 
-/** The route config of a GET that public keys and browsers may use (contract §12). */
+/**
+ * The route config of a GET that public keys and browsers may use (public keys read only
+ * published content).
+ */
 export const browserRead = { access: 'public', cors: 'read' } as const;
+
+/** What such a GET's OpenAPI description says of CORS. */
+export const browserRule =
+  'CORS: answers carry `Access-Control-Allow-Origin` for the origins a public key allows (every origin when it has no list; another origin is a 403), error answers carry it for any origin so that a page can read the reason, `OPTIONS` preflights are answered, and `ETag`, `Link`, `Retry-After`, `X-Request-Id` and `X-RateLimit-*` are exposed. Secret keys get no CORS headers on success: they must never be shipped to a browser.';
 
 const allowHeaders = 'Content-Type, X-API-Key, Authorization, X-Folio-Client, X-Request-Id, If-None-Match';
 export const exposeHeaders =

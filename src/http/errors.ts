@@ -28,6 +28,11 @@ export const ErrorBody = Type.Object(
   { $id: 'Error', title: 'Error' },
 );
 
+/** The `response` schemas of the error statuses a route answers: each the one error body. */
+export function errorSchemas<const S extends number>(...statuses: S[]): Record<S, typeof ErrorBody> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<S, typeof ErrorBody>;
+}
+
 const reasonPhrases: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -58,7 +63,7 @@ export function sendError(
   details?: Record<string, unknown>,
 ): FastifyReply {
   const body: Record<string, unknown> = { error: reasonPhrase(statusCode), message, statusCode };
-  // Every 400 lists its problems (contract §3), whichever path produced it.
+  // Every 400 lists its problems in `details.issues`, whichever path produced it.
   if (statusCode === 400 && !Array.isArray(details?.issues)) {
     details = { ...details, issues: [{ field: 'request', message }] };
   }
@@ -175,7 +180,8 @@ export function registerErrorHandling(
     const status = fastifyError.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       const message = clientErrorMessage(fastifyError);
-      // A 400 always lists its problems (contract §3), even when Fastify found it before validation.
+      // A 400 always lists its problems in `details.issues`, even when Fastify found it before
+      // validation.
       const details =
         status === 400 ? { issues: [{ field: clientErrorField(fastifyError), message }] } : undefined;
       return sendError(reply, status, message, details);

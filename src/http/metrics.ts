@@ -1,24 +1,39 @@
 // Prometheus metrics at /metrics (prom-client, the ecosystem's client). Labels are bounded: the
 // route pattern (never the URL), the method and the status code; no key, slug or query value ever
 // becomes a label. Each app has a registry of its own, so that tests can build many apps.
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, type Metric, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
-import { registerCleanupMetrics } from '../analytics/cleanup-metrics.ts';
-import { type BatchEvent, batchChannelName } from '../analytics/page-view-writer.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 import { pingWithin } from './ops-routes.ts';
+import type { WriteBatches } from './write-batches.ts';
+
+export interface MetricsOptions {
+  db: Db;
+  rateLimits: RateLimitStore;
+  /** The page-view writer's batches (analytics'; app.ts subscribes). */
+  writeBatches: WriteBatches;
+  /** The features' own metrics, each registered on the app's registry (the cleanup's, say). */
+  sources: Array<(registry: Registry) => void>;
+}
 
 /**
  * Counts every request (its hook must be added before the routes) and returns the registry, which
  * metricsRoute serves.
  */
-export function registerMetrics(
-  app: FastifyInstance,
-  options: { db: Db; rateLimits: RateLimitStore },
-): Registry {
+export function registerMetrics(app: FastifyInstance, options: MetricsOptions): Registry {
   const registry = new Registry();
+  countRequests(app, registry);
+  const stopBatches = countWriteBatches(registry, options.writeBatches);
+  app.addHook('onClose', async () => stopBatches());
+  watchDatabase(registry, options.db);
+  watchRateLimitStore(registry, options.rateLimits);
+  for (const register of options.sources) register(registry);
+  return registry;
+}
+
+/** Requests by method, route pattern and status, and the answer cache's hits and misses. */
+function countRequests(app: FastifyInstance, registry: Registry): void {
   new Counter({
     name: 'folio_http_requests_total',
     help: 'Requests answered, by method, route pattern and status',
@@ -47,6 +62,25 @@ export function registerMetrics(
       this.inc({ result: 'miss' }, cacheResults.miss);
     },
   });
+
+  // Callback style: no promise per request on the hot path.
+  app.addHook('onResponse', (request, reply, done) => {
+    tallies.observe(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+    if (request.method === 'GET' && request.routeOptions.config?.cache === true && request.auth) {
+      if (request.answerCacheKey !== null) cacheResults.miss++;
+      else if (reply.statusCode === 200 || reply.statusCode === 304) cacheResults.hit++;
+    }
+    done();
+  });
+}
+
+/** The page-view writer's batches: outcomes, durations and sizes. Returns what stops counting. */
+function countWriteBatches(registry: Registry, writeBatches: WriteBatches): () => void {
   const batches = new Counter({
     name: 'folio_page_view_write_batches_total',
     help: 'Group-commit batches of page-view writes, by outcome (committed or failed)',
@@ -65,13 +99,22 @@ export function registerMetrics(
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
     registers: [registry],
   });
+  return writeBatches((batch) => {
+    batches.inc({ outcome: batch.committed ? 'committed' : 'failed' });
+    batchDurations.observe(batch.seconds);
+    batchSizes.observe(batch.size);
+  });
+}
+
+/** The pool, reachability and change notifications of the database. */
+function watchDatabase(registry: Registry, db: Db): void {
   new Gauge({
     name: 'folio_db_pool_connections',
     help: 'PostgreSQL pool connections by state (total, idle, waiting requests); absent on SQLite',
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
-      const state = options.db.poolState();
+      const state = db.poolState();
       if (state === null) return;
       this.set({ state: 'total' }, state.total);
       this.set({ state: 'idle' }, state.idle);
@@ -83,7 +126,7 @@ export function registerMetrics(
     help: 'Whether the database can be reached (PostgreSQL; always 1 on SQLite, a file of the instance)',
     registers: [registry],
     collect() {
-      this.set(options.db.health().up ? 1 : 0);
+      this.set(db.health().up ? 1 : 0);
     },
   });
   new Counter({
@@ -92,7 +135,7 @@ export function registerMetrics(
     registers: [registry],
     collect() {
       this.reset();
-      this.inc(options.db.health().outages);
+      this.inc(db.health().outages);
     },
   });
   new Gauge({
@@ -100,50 +143,23 @@ export function registerMetrics(
     help: "Whether the database's change notifications are heard (PostgreSQL); absent on SQLite",
     registers: [registry],
     collect() {
-      const hears = options.db.hearsChanges();
+      const hears = db.hearsChanges();
       if (hears !== null) this.set(hears ? 1 : 0);
     },
   });
+}
+
+function watchRateLimitStore(registry: Registry, rateLimits: RateLimitStore): void {
   new Gauge({
     name: 'folio_rate_limit_store_up',
     help: 'Whether the rate-limit store (redis or memory) answers a ping within 500 ms',
     labelNames: ['store'] as const,
     registers: [registry],
     async collect() {
-      const store = options.rateLimits.ping === undefined ? 'memory' : 'redis';
-      this.set({ store }, (await pingWithin(options.rateLimits, 500)) === null ? 1 : 0);
+      const store = rateLimits.ping === undefined ? 'memory' : 'redis';
+      this.set({ store }, (await pingWithin(rateLimits, 500)) === null ? 1 : 0);
     },
   });
-
-  registerCleanupMetrics(registry, options.db);
-
-  // Callback style: no promise per request on the hot path.
-  app.addHook('onResponse', (request, reply, done) => {
-    tallies.observe(
-      request.method,
-      request.routeOptions.url ?? 'unmatched',
-      reply.statusCode,
-      reply.elapsedTime / 1000,
-    );
-    if (request.method === 'GET' && request.routeOptions.config?.cache === true && request.auth) {
-      if (request.answerCacheKey !== null) cacheResults.miss++;
-      else if (reply.statusCode === 200 || reply.statusCode === 304) cacheResults.hit++;
-    }
-    done();
-  });
-
-  const onBatch = (message: unknown) => {
-    const event = message as BatchEvent;
-    if (event.db !== options.db) return;
-    batches.inc({ outcome: event.committed ? 'committed' : 'failed' });
-    batchDurations.observe(event.seconds);
-    batchSizes.observe(event.size);
-  };
-  subscribe(batchChannelName, onBatch);
-  app.addHook('onClose', async () => {
-    unsubscribe(batchChannelName, onBatch);
-  });
-  return registry;
 }
 
 /** GET /metrics (after @fastify/swagger is registered, so that it is documented). */

@@ -3,15 +3,15 @@
 // now; it fails only for what is its own (a shared database's or Redis's outage would otherwise
 // take every instance out of the balancer at once) and tells the rest in its body. Neither needs
 // a key nor counts against a rate limit.
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { type BatchEvent, batchChannelName } from '../analytics/page-view-writer.ts';
 import { type Db, DatabaseTimeoutError } from '../db/database.ts';
 import { retryAfterSeconds } from '../errors.ts';
 import { databaseUnavailableMessage } from '../db/database-errors.ts';
 import type { RateLimitStore } from './rate-limit.ts';
+import type { WriteBatches } from './write-batches.ts';
 
 /** How long ago a refused write still counts, unless a write committed since. */
 const failureMemoryMs = 30_000;
@@ -142,15 +142,15 @@ async function checkRedis(store: RateLimitStore): Promise<Check> {
   };
 }
 
-function forgetFailuresOnCommit(app: FastifyInstance, db: Db, failures: DatabaseFailures): void {
-  const onBatch = (message: unknown) => {
-    const event = message as BatchEvent;
-    if (event.db === db && event.committed) failures.clear();
-  };
-  subscribe(batchChannelName, onBatch);
-  app.addHook('onClose', async () => {
-    unsubscribe(batchChannelName, onBatch);
+function forgetFailuresOnCommit(
+  app: FastifyInstance,
+  writeBatches: WriteBatches,
+  failures: DatabaseFailures,
+): void {
+  const stop = writeBatches((batch) => {
+    if (batch.committed) failures.clear();
   });
+  app.addHook('onClose', async () => stop());
 }
 
 /** One log line each time the database goes down or comes back, never one per request. */
@@ -202,12 +202,19 @@ const readyDescription = [
   'Each check takes at most 1 s and writes nothing. `checks.database` is `ok` or the reason (e.g. `The database cannot be reached (connection refused)`); `checks.notifications` (PostgreSQL) whether the change notifications are heard; `checks.redis` (with `REDIS_URL`) whether Redis answers a PING. No key, no rate limit.',
 ].join('\n\n');
 
-export function opsRoutes(
-  app: FastifyInstance,
-  options: { db: Db; rateLimits: RateLimitStore; failures: DatabaseFailures },
-): void {
+export interface OpsOptions {
+  db: Db;
+  rateLimits: RateLimitStore;
+  failures: DatabaseFailures;
+  /** The page-view writer's batches (analytics'; app.ts subscribes): a commit clears `failures`. */
+  writeBatches: WriteBatches;
+}
+
+export function opsRoutes(fastify: FastifyInstance, options: OpsOptions): void {
+  // Types from the schemas: each answer is checked against its status's schema.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   logDatabaseChanges(app, options.db);
-  forgetFailuresOnCommit(app, options.db, options.failures);
+  forgetFailuresOnCommit(app, options.writeBatches, options.failures);
   app.get(
     '/health',
     {

@@ -1,7 +1,8 @@
 // Query strings are checked as they were sent, before Ajv coerces them: an unknown parameter is a
-// 400 naming it (contract §12), and an integer parameter takes plain decimal digits only. Ajv's
-// `coerceTypes` turns any string `Number()` accepts into a number, so `Infinity`, `1e309`, `0x10`,
-// `+1` and `1 ` all passed as integers (the first two as Infinity, which reached SQL as a 500).
+// 400 naming it, and an integer parameter takes plain decimal digits only (both rules of every
+// endpoint, stated in the OpenAPI document). Ajv's `coerceTypes` turns any string `Number()`
+// accepts into a number, so `Infinity`, `1e309`, `0x10`, `+1` and `1 ` all passed as integers (the
+// first two as Infinity, which reached SQL as a 500).
 import type { Plugin, SchemaValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import type { FieldIssue } from '../errors.ts';

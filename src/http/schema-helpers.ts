@@ -21,10 +21,6 @@ export function NameList(description: string) {
   return Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100, description });
 }
 
-export function dataEnvelope<T extends TSchema>(data: T) {
-  return Type.Object({ data });
-}
-
 /**
  * A query type whose parameters with a `default` are present once validated (Ajv fills them in),
  * although the schema marks them optional, as the OpenAPI document must for generated clients.

@@ -1,42 +1,35 @@
 // SQL of projects and API keys. Every function takes the Kysely instance (or a transaction) first.
-import type { CompiledQuery, InferResult, Kysely } from 'kysely';
+import type { CompiledQuery, InferResult } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { hasReportedStatus } from '../content/article-status.ts';
-import type { ApiKeyTable, Database, Project } from '../db/schema.ts';
-import { hashKey } from './keys.ts';
+import type { ApiKeyTable, Executor, Project } from '../db/schema.ts';
+import type { AuthContext } from '../http/auth.ts';
 
-type Executor = Kysely<Database>;
-
-export async function insertProject(db: Executor, project: Project): Promise<void> {
-  await db.insertInto('projects').values(project).execute();
+export async function insertProject(executor: Executor, project: Project): Promise<void> {
+  await executor.insertInto('projects').values(project).execute();
 }
 
-export function findProjectBySlug(db: Executor, slug: string): Promise<Project | undefined> {
-  return db.selectFrom('projects').selectAll().where('slug', '=', slug).executeTakeFirst();
+export function findProjectBySlug(executor: Executor, slug: string): Promise<Project | undefined> {
+  return executor.selectFrom('projects').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
-export function findProjectById(db: Executor, id: string): Promise<Project | undefined> {
-  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+export function listProjects(executor: Executor): Promise<Project[]> {
+  return executor.selectFrom('projects').selectAll().orderBy('slug').execute();
 }
 
-export function listProjects(db: Executor): Promise<Project[]> {
-  return db.selectFrom('projects').selectAll().orderBy('slug').execute();
-}
-
-export async function countProjects(db: Executor): Promise<number> {
-  const row = await db
+export async function countProjects(executor: Executor): Promise<number> {
+  const row = await executor
     .selectFrom('projects')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
-export async function insertApiKey(db: Executor, key: ApiKeyTable): Promise<void> {
-  await db.insertInto('api_keys').values(key).execute();
+export async function insertApiKey(executor: Executor, key: ApiKeyTable): Promise<void> {
+  await executor.insertInto('api_keys').values(key).execute();
 }
 
-export function listApiKeys(db: Executor, projectId: string): Promise<ApiKeyTable[]> {
-  return db
+export function listApiKeys(executor: Executor, projectId: string): Promise<ApiKeyTable[]> {
+  return executor
     .selectFrom('api_keys')
     .selectAll()
     .where('project_id', '=', projectId)
@@ -45,18 +38,13 @@ export function listApiKeys(db: Executor, projectId: string): Promise<ApiKeyTabl
     .execute();
 }
 
-export function findApiKeyById(db: Executor, id: string): Promise<ApiKeyTable | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-export interface ActiveKey {
-  key: Pick<ApiKeyTable, 'id' | 'kind' | 'rate_limit' | 'allowed_origins'>;
-  project: Project;
+export function findApiKeyById(executor: Executor, id: string): Promise<ApiKeyTable | undefined> {
+  return executor.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** Marks a change of what the project's API answers are (cached answers are keyed by it). */
-export async function bumpContentVersion(db: Executor, projectId: string): Promise<void> {
-  await db
+export async function bumpContentVersion(executor: Executor, projectId: string): Promise<void> {
+  await executor
     .updateTable('projects')
     .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
     .where('id', '=', projectId)
@@ -65,11 +53,11 @@ export async function bumpContentVersion(db: Executor, projectId: string): Promi
 
 /** The earliest publishedAt still in the future: cached answers must not outlive it. */
 export async function nextScheduledPublication(
-  db: Executor,
+  executor: Executor,
   projectId: string,
   now: string,
 ): Promise<string | null> {
-  const row = await db
+  const row = await executor
     .selectFrom('articles')
     .select((eb) => eb.fn.min('published_at').as('next'))
     .where('project_id', '=', projectId)
@@ -79,8 +67,8 @@ export async function nextScheduledPublication(
   return (row?.next as string | null | undefined) ?? null;
 }
 
-function activeKeyQuery(db: Executor, keyHash: string) {
-  return db
+function activeKeyQuery(executor: Executor, keyHash: string) {
+  return executor
     .selectFrom('api_keys')
     .innerJoin('projects', 'projects.id', 'api_keys.project_id')
     .select([
@@ -107,38 +95,10 @@ type ActiveKeyRow = InferResult<ReturnType<typeof activeKeyQuery>>[number];
 const compiledActiveKeyQueries = new WeakMap<Db, CompiledQuery<ActiveKeyRow>>();
 
 /**
- * The unrevoked key presented (hashed as stored) and its project, in one query. It runs on every
- * request, so it is built and compiled once per database and only its parameter changes.
+ * The unrevoked key of this hash and its project, in one query. It runs on every request, so it
+ * is built and compiled once per database and only its parameter changes.
  */
-export function findActiveKey(
-  db: Db,
-  presented: string,
-): ActiveKey | undefined | Promise<ActiveKey | undefined> {
-  // On SQLite the answer is kept while nothing at all has changed in the database (measured: the
-  // cached article list from about 18,000 to 22,500 requests per second with wrk), by the key as
-  // presented, so that a known key is not hashed again (SHA-256 was 2% of a cache hit's CPU). The
-  // stamp is read before the query, so a change racing the query only makes the next call ask
-  // again. A kept answer is returned at once, without a promise (the auth hook then needs none).
-  const stamp = db.changeStamp();
-  let known = knownKeys.get(db);
-  if (stamp !== null) {
-    if (known === undefined || known.stamp !== stamp) {
-      known = { stamp, keys: new Map() };
-      knownKeys.set(db, known);
-    } else if (known.keys.has(presented)) {
-      return known.keys.get(presented);
-    }
-  }
-  return queryActiveKey(db, hashKey(presented)).then((found) => {
-    if (known !== undefined && known.stamp === stamp && known.keys.size < 10_000)
-      known.keys.set(presented, found);
-    return found;
-  });
-}
-
-const knownKeys = new WeakMap<Db, { stamp: string; keys: Map<string, ActiveKey | undefined> }>();
-
-async function queryActiveKey(db: Db, keyHash: string): Promise<ActiveKey | undefined> {
+export async function queryActiveKey(db: Db, keyHash: string): Promise<AuthContext | undefined> {
   let compiled = compiledActiveKeyQueries.get(db);
   if (compiled === undefined) {
     compiled = activeKeyQuery(db.kysely, '').compile();
@@ -150,8 +110,8 @@ async function queryActiveKey(db: Db, keyHash: string): Promise<ActiveKey | unde
   return { key: { id: key_id, kind, rate_limit, allowed_origins }, project };
 }
 
-export async function revokeApiKey(db: Executor, id: string, at: string): Promise<boolean> {
-  const result = await db
+export async function revokeApiKey(executor: Executor, id: string, at: string): Promise<boolean> {
+  const result = await executor
     .updateTable('api_keys')
     .set({ revoked_at: at })
     .where('id', '=', id)
@@ -160,55 +120,6 @@ export async function revokeApiKey(db: Executor, id: string, at: string): Promis
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function touchApiKey(db: Executor, id: string, at: string): Promise<void> {
-  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
-}
-
-export interface ProjectCounts {
-  totalArticles: number;
-  publishedArticles: number;
-  totalViews: number;
-  /** The views of the articles published now: all a public key may see (contract §12). */
-  publishedViews: number;
-  storageUsedBytes: number;
-}
-
-export async function projectCounts(db: Executor, projectId: string, now: string): Promise<ProjectCounts> {
-  const row = await db
-    .selectFrom('articles')
-    .leftJoin('article_views', 'article_views.article_id', 'articles.id')
-    .where('articles.project_id', '=', projectId)
-    .select((eb) => [
-      eb.fn.countAll<number>().as('total'),
-      eb.fn
-        .sum<number>(
-          eb
-            .case()
-            .when(hasReportedStatus(eb, 'published', now))
-            .then(1)
-            .else(0)
-            .end(),
-        )
-        .as('published'),
-      eb.fn.sum<number>('article_views.view_count').as('views'),
-      eb.fn
-        .sum<number>(
-          eb
-            .case()
-            .when(hasReportedStatus(eb, 'published', now))
-            .then(eb.ref('article_views.view_count'))
-            .else(0)
-            .end(),
-        )
-        .as('published_views'),
-      eb.fn.sum<number>('storage_bytes').as('storage'),
-    ])
-    .executeTakeFirstOrThrow();
-  return {
-    totalArticles: Number(row.total),
-    publishedArticles: Number(row.published ?? 0),
-    totalViews: Number(row.views ?? 0),
-    publishedViews: Number(row.published_views ?? 0),
-    storageUsedBytes: Number(row.storage ?? 0),
-  };
+export async function touchApiKey(executor: Executor, id: string, at: string): Promise<void> {
+  await executor.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
 }

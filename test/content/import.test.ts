@@ -13,7 +13,7 @@ import {
 } from '../../src/content/import/records.ts';
 import { summarize, textStats } from '../../src/content/text-stats.ts';
 import type { Db } from '../../src/db/database.ts';
-import { demoContentPath } from '../../src/projects/demo.ts';
+import { demoContentPath } from '../../src/demo.ts';
 import {
   makeContentFolder,
   removeContentFolders,

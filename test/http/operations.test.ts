@@ -191,7 +191,7 @@ describeEachDialect('operations endpoints', (ctx) => {
 });
 
 describe('PostgreSQL query timeouts', { skip: postgresUrl ? false : 'TEST_POSTGRES_URL is not set' }, () => {
-  test('a query past the timeout fails as a timeout; a transaction may raise it with set local', async (t) => {
+  test('a query past the timeout fails as a timeout; transactionWithTimeout raises it for its transaction', async (t) => {
     const db = openDatabase(postgresUrl!, { poolSize: 1, queryTimeoutMs: 100 });
     t.after(() => db.close());
     await assert.rejects(sql`select pg_sleep(1)`.execute(db.kysely), (error: Error) => {
@@ -199,10 +199,19 @@ describe('PostgreSQL query timeouts', { skip: postgresUrl ? false : 'TEST_POSTGR
       return true;
     });
     // A search that asks for 3 s gets them, client side too.
-    await db.kysely.transaction().execute(async (trx) => {
-      await sql.raw('set local statement_timeout = 3000').execute(trx);
+    await db.transactionWithTimeout(3000, async (trx) => {
       await sql`select pg_sleep(0.3)`.execute(trx);
     });
+    // Past its own timeout, the server cancels the statement (before the client gives up).
+    await assert.rejects(
+      db.transactionWithTimeout(200, async (trx) => {
+        await sql`select pg_sleep(2)`.execute(trx);
+      }),
+      (error: Error) => {
+        assert.match(error.message, /statement timeout/);
+        return true;
+      },
+    );
     // After the transaction the usual timeout applies again.
     await assert.rejects(sql`select pg_sleep(1)`.execute(db.kysely));
   });

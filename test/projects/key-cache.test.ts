@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openDatabase } from '../../src/db/database.ts';
-import { findActiveKey } from '../../src/projects/queries.ts';
+import { findActiveKey } from '../../src/projects/key-lookup.ts';
 import { createApiKey, revokeApiKey } from '../../src/projects/service.ts';
 import { createTestProject, describeEachDialect, getJson } from '../helpers.ts';
 

@@ -1,12 +1,11 @@
 // Search over the plain text: each article keeps `search_text` (title, excerpt and the plain text
-// of its content, lower-cased; see content/search-text.ts), and the substring index moves from the
+// of its content, lower-cased: frozen/0004-search-text.ts), and the substring index moves from the
 // Markdown to it: a trigram GIN index on PostgreSQL, an FTS5 trigram table on SQLite (now
 // case-sensitive, since the text and the terms are both lower-cased before they meet). And an
 // index for the counts of a status.
 import { type Kysely, type Migration, sql } from 'kysely';
-import { searchTextOf } from '../../content/search-text.ts';
-import { plainTextOf } from '../../content/text-stats.ts';
 import type { DialectName } from '../database.ts';
+import { plainTextOf, searchTextOf } from './frozen/0004-search-text.ts';
 
 const batchSize = 500;
 

@@ -1,4 +1,4 @@
-// The rollups of the insights read side (issue 10): time series per hour and per day, breakdowns by
+// The rollups of the insights read side: time series per hour and per day, breakdowns by
 // referrer source, UTM fields, country, device class and event type, and per article the reach
 // (drop-off) and reading-time histograms. Each is kept up to date by the tracking writes, by the
 // difference a write makes, like the rollups of 0002. Distinct visitors are counted with sets of

@@ -6,7 +6,7 @@
 // differences, so entries may be rolled up in any order, and a page view updated before its
 // creation was rolled up is still counted once with its first measures plus each change.
 //
-// View counts are summed there too (contract §12 lets them lag), so on PostgreSQL the `folio_views`
+// View counts are summed there too (a view count may lag page views by a few seconds), so on PostgreSQL the `folio_views`
 // notification (0003) now follows the view counts instead of the page-view inserts: other
 // instances refresh the answers showing a count once it has changed, not before.
 import { type Kysely, type Migration, sql } from 'kysely';

@@ -5,8 +5,8 @@
 // substring index (FTS5 trigram on SQLite, pg_trgm on PostgreSQL), where a search term finds the
 // tokens that hold it. Existing articles are numbered by creation and their sets built here.
 import { type Kysely, type Migration, sql } from 'kysely';
-import { rebuildAllArticleSets } from '../../content/article-set-queries.ts';
 import type { DialectName } from '../database.ts';
+import { rebuildAllArticleSets } from './frozen/0010-article-sets.ts';
 
 export function articleSets(dialect: DialectName): Migration {
   return {

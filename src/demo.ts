@@ -1,19 +1,20 @@
 // The first start of a new installation: a `demo` project loaded from examples/content, so that a
 // new user has something to read at once. Only on the default database, never when a project
-// exists; its key is shown on the terminal only, never in the JSON log.
+// exists; its key is shown on the terminal only, never in the JSON log. Beside server.ts, above
+// the features, since it fills a project with content.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
-import { defaultDatabaseUrl, isPostgresUrl } from '../config.ts';
-import { importContent } from '../content/import.ts';
-import { readContentSource } from '../content/import/read-source.ts';
-import type { Db } from '../db/database.ts';
-import { resolveDatabaseUrl } from '../db/database-location.ts';
-import { countProjects } from './queries.ts';
-import { createApiKey, createProject } from './service.ts';
+import { defaultDatabaseUrl, isPostgresUrl } from './config.ts';
+import { importContent } from './content/import.ts';
+import { readContentSource } from './content/import/read-source.ts';
+import type { Db } from './db/database.ts';
+import { resolveDatabaseUrl } from './db/database-location.ts';
+import { countProjects } from './projects/queries.ts';
+import { createApiKey, createProject } from './projects/service.ts';
 
-export const demoContentPath = fileURLToPath(new URL('../../examples/content', import.meta.url));
+export const demoContentPath = fileURLToPath(new URL('../examples/content', import.meta.url));
 
 export interface DatabaseAtStart {
   /** DATABASE_URL unset (or naming the default file): the only database that gets the demo. */

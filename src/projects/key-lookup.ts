@@ -1,0 +1,44 @@
+// The lookup of the key a request presents, for the auth hook (app.ts hands it to http/auth.ts):
+// the key's project, from the database or from the answers kept since nothing changed.
+import type { Db } from '../db/database.ts';
+import type { AuthContext, KeyLookup } from '../http/auth.ts';
+import { hashKey, looksLikeKey } from './keys.ts';
+import { queryActiveKey, touchApiKey } from './queries.ts';
+
+/** What the auth hook asks of the keys of `db`. */
+export function keyLookup(db: Db): KeyLookup {
+  return {
+    find: (presented) => (looksLikeKey(presented) ? findActiveKey(db, presented) : undefined),
+    touch: (id, at) => touchApiKey(db.kysely, id, at),
+  };
+}
+
+/** Per database handle, the answers found while its change stamp was `stamp`, by key presented. */
+const knownKeys = new WeakMap<Db, { stamp: string; keys: Map<string, AuthContext | undefined> }>();
+
+/** The unrevoked key presented (hashed as stored) and its project. */
+export function findActiveKey(
+  db: Db,
+  presented: string,
+): AuthContext | undefined | Promise<AuthContext | undefined> {
+  // On SQLite the answer is kept while nothing at all has changed in the database (measured: the
+  // cached article list from about 18,000 to 22,500 requests per second with wrk), by the key as
+  // presented, so that a known key is not hashed again (SHA-256 was 2% of a cache hit's CPU). The
+  // stamp is read before the query, so a change racing the query only makes the next call ask
+  // again. A kept answer is returned at once, without a promise (the auth hook then needs none).
+  const stamp = db.changeStamp();
+  let known = knownKeys.get(db);
+  if (stamp !== null) {
+    if (known === undefined || known.stamp !== stamp) {
+      known = { stamp, keys: new Map() };
+      knownKeys.set(db, known);
+    } else if (known.keys.has(presented)) {
+      return known.keys.get(presented);
+    }
+  }
+  return queryActiveKey(db, hashKey(presented)).then((found) => {
+    if (known !== undefined && known.stamp === stamp && known.keys.size < 10_000)
+      known.keys.set(presented, found);
+    return found;
+  });
+}
