@@ -74,6 +74,7 @@ export function buildImageLayout(context: string, dockerfile = join(context, 'Do
     .filter((line) => line !== '' && !line.startsWith('#'));
   const root = mkdtempSync(join(tmpdir(), 'folio-image-'));
   const stages = new Map<string, string>();
+  let stageCount = 0;
   let stage = '';
   let workdir = '';
   let env: Record<string, string> = {};
@@ -87,7 +88,15 @@ export function buildImageLayout(context: string, dockerfile = join(context, 'Do
     return join(from, inside);
   };
 
-  for (const { name, args } of instructions) {
+  try {
+    for (const { name, args } of instructions) replay(name, args);
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+  return { directory: stage, env, command: [...entrypoint, ...cmd] };
+
+  function replay(name: string, args: string): void {
     switch (name) {
       case 'ARG':
       case 'USER':
@@ -98,7 +107,7 @@ export function buildImageLayout(context: string, dockerfile = join(context, 'Do
         break; // no file of the layout depends on them
       case 'FROM': {
         const [, base, , alias] = args.match(/^(\S+)(\s+AS\s+(\S+))?$/i) ?? [];
-        stage = join(root, `stage-${stages.size}`);
+        stage = join(root, `stage-${stageCount++}`);
         const parent = base === undefined ? undefined : stages.get(base);
         if (parent) linkTree(parent, stage);
         else mkdirSync(stage, { recursive: true });
@@ -129,7 +138,6 @@ export function buildImageLayout(context: string, dockerfile = join(context, 'Do
         throw new Error(`the layout replay does not know ${name}`);
     }
   }
-  return { directory: stage, env, command: [...entrypoint, ...cmd] };
 }
 
 function copy(
@@ -171,7 +179,11 @@ function run(command: string, stage: string, inStage: (path: string) => string):
   const [program, ...args] = command.split(/\s+/);
   if (program === 'npm' && args[0] === 'ci') {
     // The same install, from the npm cache only (npm ci has filled it): no network in a test.
-    execute('npm', [...args, '--offline'], stage);
+    try {
+      execute('npm', [...args, '--offline'], stage);
+    } catch (error) {
+      throw new Error('npm ci from the cache failed: run `npm ci` in the checkout first', { cause: error });
+    }
   } else if (program === 'npm' && args[0] === 'cache') {
     // Cleaning the cache shrinks an image layer; here it would empty the developer's own cache.
   } else if (program === 'node') {
