@@ -176,7 +176,13 @@ test('image layout: every route family answers as from the checkout, none with a
 });
 
 test('image layout: the tracker and the dashboard assets are the ones built from the source', async () => {
+  const prebuilt = join(layout.directory, relative(projectRoot, prebuiltDirectory));
   const script = await ask(image, '/v1/analytics/script.js');
+  assert.deepEqual(
+    script.body,
+    readFileSync(join(prebuilt, 'tracker', 'tracker.js')),
+    'not the prebuilt tracker',
+  );
   assert.deepEqual(script.body, (await ask(checkout, '/v1/analytics/script.js')).body);
   const page = (await ask(image, '/dashboard')).body.toString();
   assert.equal(page, (await ask(checkout, '/dashboard')).body.toString(), 'the asset hashes differ');
@@ -184,12 +190,15 @@ test('image layout: the tracker and the dashboard assets are the ones built from
     (m) => m[1],
   );
   assert.equal(assets.length, 2, page);
-  const prebuilt = join(layout.directory, relative(projectRoot, prebuiltDirectory), 'dashboard');
   for (const path of assets) {
     const answer = await ask(image, path);
     assert.equal(answer.status, 200, path);
     const file = path.slice('/dashboard/'.length, path.indexOf('?'));
-    assert.deepEqual(answer.body, readFileSync(join(prebuilt, file)), `${path} is not the prebuilt file`);
+    assert.deepEqual(
+      answer.body,
+      readFileSync(join(prebuilt, 'dashboard', file)),
+      `${path} is not the prebuilt file`,
+    );
     assert.deepEqual(answer.body, (await ask(checkout, path)).body, path);
   }
 });
