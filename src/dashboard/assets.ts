@@ -1,11 +1,14 @@
-// The dashboard's browser code, bundled from TypeScript by esbuild once, on the first request, and
-// kept in memory with its gzip form and a content hash (the asset URLs carry it, so browsers may
-// cache them for good). Building at run time keeps no generated file in the repository to go stale.
+// The dashboard's browser code, bundled from TypeScript by esbuild: ahead of time into dist/assets/
+// by an image's build, else once, on the first request. It is kept in memory with its gzip form and
+// a content hash (the asset URLs carry it, so browsers may cache them for good). A checkout keeps no
+// generated file in the repository to go stale, and a prebuilt bundle older than its source is not
+// used.
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { buildOnce } from '../http/build-once.ts';
+import { type BrowserBuild, buildOnce, prebuiltOrBuild, projectRoot } from '../http/build-once.ts';
 
 export interface Asset {
   body: Buffer;
@@ -21,33 +24,46 @@ export interface DashboardAssets {
 }
 
 const entryPoint = fileURLToPath(new URL('./ui/main.ts', import.meta.url));
+const scriptFile = 'app.js';
+const styleFile = 'app.css';
 
-export const dashboardAssets = buildOnce(bundle);
-
-async function bundle(): Promise<DashboardAssets> {
+export async function bundleDashboard(): Promise<BrowserBuild> {
   const result = await build({
     entryPoints: [entryPoint],
+    // The metafile's input paths are then relative to the project root, as the manifest keeps them.
+    absWorkingDir: projectRoot,
     bundle: true,
     minify: true,
     format: 'esm',
     target: ['es2022'],
     write: false,
+    metafile: true,
     outdir: 'out',
+    entryNames: 'app',
     logLevel: 'silent',
     legalComments: 'none',
   });
-  const output = (extension: string) => {
-    const file = result.outputFiles.find((candidate) => candidate.path.endsWith(extension));
-    if (!file) throw new Error(`the dashboard bundle has no ${extension} output`);
-    return Buffer.from(file.contents);
+  const output = (file: string) => {
+    const found = result.outputFiles.find((candidate) => candidate.path === join(projectRoot, 'out', file));
+    if (!found) throw new Error(`the dashboard bundle has no ${file}`);
+    return Buffer.from(found.contents);
   };
   return {
-    script: asset(output('.js'), 'text/javascript; charset=utf-8'),
-    style: asset(output('.css'), 'text/css; charset=utf-8'),
+    files: { [scriptFile]: output(scriptFile), [styleFile]: output(styleFile) },
+    inputs: Object.keys(result.metafile.inputs),
   };
 }
 
-function asset(body: Buffer, contentType: string): Asset {
+export const dashboardAssets = buildOnce(async (): Promise<DashboardAssets> => {
+  const files = await prebuiltOrBuild('dashboard', bundleDashboard);
+  return {
+    script: asset(files[scriptFile], 'text/javascript; charset=utf-8'),
+    style: asset(files[styleFile], 'text/css; charset=utf-8'),
+  };
+});
+
+function asset(body: Buffer | undefined, contentType: string): Asset {
+  if (!body) throw new Error(`the dashboard build has no ${contentType} file`);
   return {
     body,
     gzip: gzipSync(body, { level: 9 }),

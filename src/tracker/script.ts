@@ -1,11 +1,13 @@
-// The tracker script, built from tracker.ts with esbuild the first time it is asked for and then
-// kept in memory with its gzipped form and a version (a hash of the code) for ETags and URLs.
-// Building from the source at run time means the served script can never lag behind the source.
+// The tracker script, compiled from tracker.ts with esbuild: ahead of time into dist/assets/ by an
+// image's build, else the first time it is asked for. It is kept in memory with its gzipped form
+// and a version (a hash of the code) for ETags and URLs; a prebuilt script older than the source
+// is not used, so the served script never lags behind the source.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { transform } from 'esbuild';
-import { buildOnce } from '../http/build-once.ts';
+import { type BrowserBuild, buildOnce, prebuiltOrBuild, projectPath } from '../http/build-once.ts';
 
 export interface TrackerScript {
   code: Buffer;
@@ -14,13 +16,14 @@ export interface TrackerScript {
   version: string;
 }
 
-const sourceUrl = new URL('./tracker.ts', import.meta.url);
+const sourcePath = fileURLToPath(new URL('./tracker.ts', import.meta.url));
+const outputFile = 'tracker.js';
 
 /** Browsers of 2020 on (Chrome 80, Firefox 78, Safari 14): no syntax lowering needed for them. */
 const target = 'es2020';
 
-export async function buildTrackerScript(): Promise<TrackerScript> {
-  const source = await readFile(sourceUrl, 'utf8');
+export async function compileTracker(): Promise<BrowserBuild> {
+  const source = await readFile(sourcePath, 'utf8');
   const result = await transform(source, {
     loader: 'ts',
     format: 'iife',
@@ -29,7 +32,17 @@ export async function buildTrackerScript(): Promise<TrackerScript> {
     legalComments: 'none',
     sourcefile: 'tracker.ts',
   });
-  const code = Buffer.from(result.code);
+  return { files: { [outputFile]: Buffer.from(result.code) }, inputs: [projectPath(sourcePath)] };
+}
+
+/** The script compiled from the source now, whatever was built ahead. */
+export async function buildTrackerScript(): Promise<TrackerScript> {
+  return trackerScriptOf((await compileTracker()).files);
+}
+
+function trackerScriptOf(files: Record<string, Buffer>): TrackerScript {
+  const code = files[outputFile];
+  if (!code) throw new Error(`the tracker build has no ${outputFile}`);
   return {
     code,
     gzipped: gzipSync(code, { level: 9 }),
@@ -38,7 +51,9 @@ export async function buildTrackerScript(): Promise<TrackerScript> {
 }
 
 /**
- * The script, built once per process. esbuild's service process is left running: the dashboard may
- * be bundling at the same moment, and an idle service does not keep the process alive.
+ * The script, read or built once per process. esbuild's service process is left running: the
+ * dashboard may be bundling at the same moment, and an idle service does not keep the process alive.
  */
-export const trackerScript = buildOnce(buildTrackerScript);
+export const trackerScript = buildOnce(async () =>
+  trackerScriptOf(await prebuiltOrBuild('tracker', compileTracker)),
+);
