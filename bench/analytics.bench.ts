@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { rebuildRollups } from '../src/analytics/queries/rebuild-rollups.ts';
-import { utcDay } from '../src/analytics/visitor.ts';
+import { utcDay } from '../src/analytics/days.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
 import { createApiKey } from '../src/projects/service.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { rebuildRollups } from '../src/analytics/queries/rebuild-rollups.ts';
 import { rollUpQueued } from '../src/analytics/rollup-queue.ts';
-import { utcDay } from '../src/analytics/visitor.ts';
+import { utcDay } from '../src/analytics/days.ts';
 import { type Db, openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
 import { createApiKey } from '../src/projects/service.ts';

@@ -13,7 +13,7 @@ import { articleReadTimes } from './queries/article-read-times.ts';
 import { breakdownValues } from './queries/breakdown-values.ts';
 import { realtimeVisitors } from './queries/realtime-visitors.ts';
 import { seriesPoints } from './queries/series-points.ts';
-import { shiftDay, utcDay } from './visitor.ts';
+import { shiftDay, utcDay } from './days.ts';
 import { rollUpBeforeReading } from './rollup-queue.ts';
 
 export const maxHourlySpanDays = 2;

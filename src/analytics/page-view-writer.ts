@@ -13,8 +13,9 @@ import { postgresStore } from './queries/write-postgres.ts';
 import { sqliteStore } from './queries/write-sqlite.ts';
 import type { Executor, PageViewUpdate, StoredPageView, WriteStore } from './queries/write-store.ts';
 import { defaultRollupDelayMs, rollUpQueued, scheduleRollUp } from './rollup-queue.ts';
-import { closedDayViews, lastClosedDay } from './top-articles.ts';
-import { utcDay } from './visitor.ts';
+import { closedDayViews } from './top-articles.ts';
+import { lastClosedDay } from './days.ts';
+import { utcDay } from './days.ts';
 
 export const maxStoredEvents = 1000;
 export const updateWindowMs = 24 * 60 * 60 * 1000;

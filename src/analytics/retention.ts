@@ -10,7 +10,7 @@ import type { Db } from '../db/database.ts';
 import { type CleanupTable, recordDeleted, recordRun } from './cleanup-metrics.ts';
 import { type DayKeyedTable, deleteDayBatch, oldestDay } from './queries/delete-batch.ts';
 import { deleteSaltsBefore, oldestSaltDay } from './queries/salts.ts';
-import { shiftDay, utcDay } from './visitor.ts';
+import { shiftDay, utcDay } from './days.ts';
 
 /**
  * Rows per statement. PostgreSQL: 20 ms a batch of 2,000 visitor-set rows at 2 million, far under

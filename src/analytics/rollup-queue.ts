@@ -15,8 +15,9 @@ import { breakdownColumns, InsightChanges } from './insight-changes.ts';
 import type { Executor } from './queries/write-store.ts';
 import { KnownVisitors, writeRollups } from './queries/write-rollups.ts';
 import { RollupChanges } from './rollup-changes.ts';
-import { closedDayViews, lastClosedDay } from './top-articles.ts';
-import { utcDay } from './visitor.ts';
+import { closedDayViews } from './top-articles.ts';
+import { lastClosedDay } from './days.ts';
+import { utcDay } from './days.ts';
 
 /**
  * Entries rolled up in one transaction: large enough to share rollup rows and pages, short enough

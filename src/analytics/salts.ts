@@ -3,7 +3,8 @@
 // (retention.ts) deletes it with the day's visitor ids, so that no id can be recomputed or linked.
 import type { Db } from '../db/database.ts';
 import { ensureSalt } from './queries/salts.ts';
-import { newSalt, shiftDay } from './visitor.ts';
+import { newSalt } from './visitor.ts';
+import { shiftDay } from './days.ts';
 
 export class DailySalts {
   readonly #db: Db;

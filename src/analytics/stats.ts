@@ -10,7 +10,7 @@ import { findArticleId } from './queries/find-article-id.ts';
 import { periodTotals } from './queries/period-totals.ts';
 import { topCountries } from './queries/top-countries.ts';
 import { topArticles } from './top-articles.ts';
-import { shiftDay, utcDay } from './visitor.ts';
+import { shiftDay, utcDay } from './days.ts';
 import { rollUpBeforeReading } from './rollup-queue.ts';
 
 export interface Period {

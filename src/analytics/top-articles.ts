@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { articleViews } from './queries/article-views.ts';
 import { type ArticleName, articlesById } from './queries/articles-by-id.ts';
-import { shiftDay } from './visitor.ts';
+import { lastClosedDay, shiftDay } from './days.ts';
 
 export interface TopArticle {
   articleId: string;
@@ -58,15 +58,6 @@ async function contentVersion(db: Kysely<Database>, projectId: string): Promise<
     .executeTakeFirst();
   return Number(row?.content_version ?? -1);
 }
-
-/** Days up to this one are closed on `today`: no page view can be created for them any more. */
-export function lastClosedDay(today: string): string {
-  // Asked by every tracking write: the answer is kept for the day asked last.
-  if (today !== closedMemo.today) closedMemo = { today, closed: shiftDay(today, -2) };
-  return closedMemo.closed;
-}
-
-let closedMemo = { today: '', closed: '' };
 
 export async function topArticles(
   db: Kysely<Database>,

@@ -31,14 +31,3 @@ export function newPageViewId(now: number = Date.now()): string {
 }
 
 export const pageViewIdPattern = /^[0-9a-f]{12}[A-Za-z0-9_-]{22}$/;
-
-/** `YYYY-MM-DD` of an instant, in UTC. */
-export function utcDay(instant: Date | number): string {
-  return new Date(instant).toISOString().slice(0, 10);
-}
-
-/** The UTC day `offset` days after `day` (negative: before). */
-export function shiftDay(day: string, offset: number): string {
-  const [year, month, date] = day.split('-').map(Number);
-  return utcDay(Date.UTC(year, month - 1, date + offset));
-}

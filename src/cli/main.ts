@@ -8,7 +8,7 @@ import {
   type RecordedRetention,
   recordedRetention,
 } from '../analytics/queries/retention-setting.ts';
-import { utcDay } from '../analytics/visitor.ts';
+import { utcDay } from '../analytics/days.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { importContent } from '../content/import.ts';
 import { readContentSource } from '../content/import/read-source.ts';

@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { registerCleanupMetrics } from '../../src/analytics/cleanup-metrics.ts';
 import { delayUntilNextRun, runCleanup, startCleanup } from '../../src/analytics/retention.ts';
-import { utcDay } from '../../src/analytics/visitor.ts';
+import { utcDay } from '../../src/analytics/days.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
 import { awayFromMidnight, daysAgo, factoryRow, pageViewCount, track } from './support.ts';

@@ -12,7 +12,7 @@ import {
 import { firstRetainedDay, runCleanup } from '../../src/analytics/retention.ts';
 import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
 import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
-import { utcDay } from '../../src/analytics/visitor.ts';
+import { utcDay } from '../../src/analytics/days.ts';
 import { buildApp } from '../../src/app.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';

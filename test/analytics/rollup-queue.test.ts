@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
 import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
 import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
-import { utcDay } from '../../src/analytics/visitor.ts';
+import { utcDay } from '../../src/analytics/days.ts';
 import { buildApp } from '../../src/app.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';

@@ -7,14 +7,9 @@ import fc from 'fast-check';
 import { isBotUserAgent } from '../../src/analytics/bots.ts';
 import { runCleanup } from '../../src/analytics/retention.ts';
 import { DailySalts } from '../../src/analytics/salts.ts';
-import { lastClosedDay } from '../../src/analytics/top-articles.ts';
-import {
-  newPageViewId,
-  pageViewIdPattern,
-  shiftDay,
-  utcDay,
-  visitorIdFor,
-} from '../../src/analytics/visitor.ts';
+import { lastClosedDay } from '../../src/analytics/days.ts';
+import { newPageViewId, pageViewIdPattern, visitorIdFor } from '../../src/analytics/visitor.ts';
+import { shiftDay, utcDay } from '../../src/analytics/days.ts';
 import { createTestProject, describeEachDialect } from '../helpers.ts';
 
 describe('visitor ids', () => {

@@ -10,7 +10,7 @@ import type { Database } from '../../db/schema.ts';
 import { breakdownColumns, InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
 import { breakdownDimensions } from '../insight-rules.ts';
 import { deepViewSql, hourSql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
-import { shiftDay } from '../visitor.ts';
+import { shiftDay } from '../days.ts';
 import { addToVisitorSets, writeInsightRollups } from './write-rollups.ts';
 
 const pageSize = 5000;

@@ -16,7 +16,7 @@ import type { Database } from '../../db/schema.ts';
 import { contributionFields } from '../contribution.ts';
 import { rollupLockKey } from '../rollup-queue.ts';
 import { closedDayViews } from '../top-articles.ts';
-import { shiftDay } from '../visitor.ts';
+import { shiftDay } from '../days.ts';
 import { recountArticleViews } from './article-views.ts';
 import { contributionSums } from './contribution-sql.ts';
 import { rebuildInsightsOfDay } from './rebuild-insights.ts';
