@@ -13,7 +13,7 @@ import { postgresStore } from './queries/write-postgres.ts';
 import { sqliteStore } from './queries/write-sqlite.ts';
 import type { Executor, PageViewUpdate, StoredPageView, WriteStore } from './queries/write-store.ts';
 import { defaultRollupDelayMs, rollUpQueued, scheduleRollUp } from './rollup-queue.ts';
-import { closedDayViews } from './top-articles.ts';
+import { forgetClosedDays } from './closed-day-views.ts';
 import { lastClosedDay } from './days.ts';
 import { utcDay } from './days.ts';
 
@@ -81,9 +81,10 @@ export class PageViewWriter {
 
   /** Resolves once the write is committed; rejects with the HttpError of a refused write. */
   write(job: WriteJob): Promise<void> {
-    // The API creates page views now; a past day's (tests, tools) must not be hidden by the cache.
+    // The API creates page views now; a past day's (tests, tools) must not be hidden by the cache,
+    // even should the pass that rolls it up fail after committing it in the worker thread.
     if (job.kind === 'create' && job.row.day <= lastClosedDay(utcDay(Date.now()))) {
-      closedDayViews.forget(job.row.project_id);
+      forgetClosedDays(this.#db, job.row.project_id);
     }
     return new Promise((resolve, reject) => {
       this.#queue.push({ job, resolve, reject });

@@ -6,18 +6,24 @@
 // write path stays short. A batch of entries, its rollup changes and the deletion of the entries
 // are one transaction, so an entry is counted exactly once, even across a crash or several
 // instances (PostgreSQL: one roller at a time, by an advisory lock).
-import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { Selectable } from 'kysely';
-import type { PageViewTable, RollupQueueTable } from '../db/schema.ts';
+import type { Executor, PageViewTable } from '../db/schema.ts';
 import { writeRefusalMessage } from '../db/database-errors.ts';
-import { breakdownColumns, InsightChanges } from './insight-changes.ts';
-import type { Executor } from './queries/write-store.ts';
-import { KnownVisitors, writeRollups } from './queries/write-rollups.ts';
+import { forgetClosedDays } from './closed-day-views.ts';
+import { lastClosedDay, utcDay } from './days.ts';
+import { InsightChanges } from './insight-changes.ts';
+import { KnownVisitors } from './known-visitors.ts';
+import {
+  deleteEntries,
+  type FixedColumns,
+  lockRollupsForTransaction,
+  newestQueuedSeq,
+  type QueuedEntry,
+  queuedPageViews,
+  queuedUpTo,
+} from './queries/rollup-queue-entries.ts';
+import { writeRollups } from './queries/write-rollups.ts';
 import { RollupChanges } from './rollup-changes.ts';
-import { closedDayViews } from './top-articles.ts';
-import { lastClosedDay } from './days.ts';
-import { utcDay } from './days.ts';
 
 /**
  * Entries rolled up in one transaction: large enough to share rollup rows and pages, short enough
@@ -32,20 +38,6 @@ import { utcDay } from './days.ts';
 const entriesPerTransaction = { sqlite: 2000, postgres: 500 } as const;
 /** How soon after a write the timer rolls it up (a read of statistics does so at once). */
 export const defaultRollupDelayMs = 500;
-/** PostgreSQL advisory lock held by the roller (and the rebuild) for its transaction. */
-export const rollupLockKey = 7_406_151;
-
-/** The columns of a page view that its rollups depend on and no update changes. */
-const fixedColumns = [
-  'id',
-  'article_id',
-  'created_at',
-  'source',
-  'event_count',
-  ...breakdownColumns,
-] as const satisfies ReadonlyArray<keyof PageViewTable>;
-type FixedColumns = Pick<PageViewTable, (typeof fixedColumns)[number]>;
-
 type Measures = Pick<
   PageViewTable,
   'time_on_page_ms' | 'scroll_depth_centi' | 'exit_position' | 'bounced' | 'event_count'
@@ -84,7 +76,7 @@ export async function rollUpBeforeReading(db: Db): Promise<void> {
 }
 
 /**
- * Calls `listener` with each article whose view count a roll-up of this process committed (the
+ * Calls `listener` with each article whose view count a roll-up of this handle committed (the
  * answer cache refreshes the answers that show it). Returns the function that stops it.
  */
 export function onRolledUpViews(db: Db, listener: ViewsListener): () => void {
@@ -149,17 +141,19 @@ class Roller {
   }
 
   #start(): Promise<number> {
-    const notify = (viewed: Viewed[]) => {
+    // Here, on this handle, even when the pass ran in the worker thread with a handle of its own.
+    const committed = ({ viewed, closedDayProjects }: Committed) => {
+      for (const projectId of closedDayProjects) forgetClosedDays(this.#db, projectId);
       for (const { projectId, slug } of viewed)
         for (const listener of this.#listeners) listener(projectId, slug);
     };
     // SQLite: in the worker thread of the database (another core), where there is one.
     const run =
       this.#db.runTask === null
-        ? rollUpAll(this.#db, notify)
+        ? rollUpAll(this.#db, committed)
         : this.#db.runTask(rollupTask, null).then((result) => {
-            const { rolled, viewed } = result as RollupResult;
-            notify(viewed);
+            const { rolled, ...changed } = result as RollupResult;
+            committed(changed);
             return rolled;
           });
     const pass = run.finally(() => {
@@ -175,23 +169,27 @@ export interface Viewed {
   slug: string;
 }
 
-/** What a pass rolled up: its entries, and the articles whose view count grew. */
-export interface RollupResult {
-  rolled: number;
+/**
+ * What committed batches changed: the articles whose view count grew, and the projects with page
+ * views of a closed day summed (their closed-day sums are out of date).
+ */
+export interface Committed {
   viewed: Viewed[];
+  closedDayProjects: string[];
+}
+
+/** What a pass rolled up: its entries, and what its batches changed. */
+export interface RollupResult extends Committed {
+  rolled: number;
 }
 
 const rollupTask = new URL('./rollup-task.ts', import.meta.url);
 
 /** One pass: every entry queued when it starts, a transaction per batch; `committed` after each. */
-export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): Promise<number> {
+export async function rollUpAll(db: Db, committed: (batch: Committed) => void): Promise<number> {
   // The newest entry committed now: later ones are for the passes after this one.
-  const newest = await db.kysely
-    .selectFrom('rollup_queue')
-    .select((eb) => eb.fn.max('seq').as('seq'))
-    .executeTakeFirst();
-  if (newest?.seq === null || newest?.seq === undefined) return 0;
-  const upTo = Number(newest.seq);
+  const upTo = await newestQueuedSeq(db.kysely);
+  if (upTo === null) return 0;
   const limit = entriesPerTransaction[db.dialect];
   let total = 0;
   for (;;) {
@@ -200,27 +198,16 @@ export async function rollUpAll(db: Db, committed: (viewed: Viewed[]) => void): 
       db.dialect === 'postgres' ? await lockedBatch(db, upTo, known) : await sqliteBatch(db, upTo, known);
     if (batch === null) return total;
     known.learn(batch.stored);
-    committed(batch.viewed);
+    committed({ viewed: batch.viewed, closedDayProjects: batch.closedDayProjects });
     total += batch.entries;
     if (batch.entries < limit) return total;
   }
 }
 
-interface Batch {
+interface Batch extends Committed {
   entries: number;
-  viewed: Viewed[];
   /** The visitor-set entries it stored or found (KnownVisitors). */
   stored: string[];
-}
-
-function queuedUpTo(db: Executor, upTo: number, limit: number) {
-  return db
-    .selectFrom('rollup_queue')
-    .selectAll()
-    .where('seq', '<=', upTo)
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
 }
 
 /**
@@ -231,7 +218,7 @@ function queuedUpTo(db: Executor, upTo: number, limit: number) {
  */
 async function lockedBatch(db: Db, upTo: number, known: KnownVisitors): Promise<Batch | null> {
   return db.kysely.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${rollupLockKey})`.execute(trx);
+    await lockRollupsForTransaction(trx);
     // Read committed: this statement sees every roll-up committed before the lock was granted.
     const entries = await queuedUpTo(trx, upTo, entriesPerTransaction.postgres);
     if (entries.length === 0) return null;
@@ -240,24 +227,13 @@ async function lockedBatch(db: Db, upTo: number, known: KnownVisitors): Promise<
     if ((await deleteEntries(trx, entries)) !== entries.length)
       throw new Error('queued entries vanished under the roll-up lock');
     const stored = await writeRollups(trx, changes.daily, changes.insights, { known });
-    return { entries: entries.length, viewed: changes.viewed, stored };
+    return {
+      entries: entries.length,
+      viewed: changes.viewed,
+      closedDayProjects: changes.closedDayProjects,
+      stored,
+    };
   });
-}
-
-/** Deletes the batch's entries from the queue; returns how many were still there. */
-async function deleteEntries(
-  trx: Executor,
-  entries: ReadonlyArray<Selectable<RollupQueueTable>>,
-): Promise<number> {
-  const deleted = await trx
-    .deleteFrom('rollup_queue')
-    .where(
-      'seq',
-      'in',
-      entries.map((entry) => entry.seq),
-    )
-    .executeTakeFirst();
-  return Number(deleted.numDeletedRows);
 }
 
 /**
@@ -281,26 +257,23 @@ async function sqliteBatch(db: Db, upTo: number, known: KnownVisitors): Promise<
         if (error instanceof EntriesTaken) return null;
         throw error;
       });
-    if (stored !== null) return { entries: entries.length, viewed: changes.viewed, stored };
+    if (stored !== null)
+      return {
+        entries: entries.length,
+        viewed: changes.viewed,
+        closedDayProjects: changes.closedDayProjects,
+        stored,
+      };
   }
 }
 
 class EntriesTaken extends Error {}
 
 /** The changes `entries` make to the rollups and view counts, and the articles whose count grows. */
-async function changesOf(db: Executor, entries: Array<Selectable<RollupQueueTable>>) {
-  const ids = [...new Set(entries.map((entry) => entry.page_view_id))];
-  const views = new Map<string, FixedColumns & { slug: string | null }>();
-  for (let start = 0; start < ids.length; start += 1000) {
-    const rows = await db
-      .selectFrom('page_views')
-      .leftJoin('articles', 'articles.id', 'page_views.article_id')
-      .select([...fixedColumns.map((column) => `page_views.${column}` as const), 'articles.slug'])
-      .where('page_views.id', 'in', ids.slice(start, start + 1000))
-      .execute();
-    for (const row of rows) views.set(row.id, row);
-  }
+async function changesOf(db: Executor, entries: QueuedEntry[]) {
+  const views = await queuedPageViews(db, [...new Set(entries.map((entry) => entry.page_view_id))]);
   const viewed = new Map<string, Viewed>();
+  const closedDayProjects = new Set<string>();
   const daily = new RollupChanges();
   const insights = new InsightChanges();
   const closedEnd = lastClosedDay(utcDay(Date.now()));
@@ -323,7 +296,7 @@ async function changesOf(db: Executor, entries: Array<Selectable<RollupQueueTabl
         viewed.set(view.article_id, { projectId: view.project_id, slug: view.slug });
       }
       insights.addCreated(after);
-      if (view.day <= closedEnd) closedDayViews.forget(view.project_id);
+      if (view.day <= closedEnd) closedDayProjects.add(view.project_id);
       continue;
     }
     const before = viewWith(view, {
@@ -336,7 +309,7 @@ async function changesOf(db: Executor, entries: Array<Selectable<RollupQueueTabl
     daily.addUpdate(before, after);
     insights.addUpdate(before, after);
   }
-  return { daily, insights, viewed: [...viewed.values()] };
+  return { daily, insights, viewed: [...viewed.values()], closedDayProjects: [...closedDayProjects] };
 }
 
 /** The page view as a write left it: its measures then, and the events it held then (events are

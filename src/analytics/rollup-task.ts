@@ -6,8 +6,12 @@ import { type RollupResult, rollUpAll, type Viewed } from './rollup-queue.ts';
 
 const rollUp: DbTask<null, RollupResult> = async (db: Db) => {
   const viewed: Viewed[] = [];
-  const rolled = await rollUpAll(db, (batch) => viewed.push(...batch));
-  return { rolled, viewed };
+  const closedDayProjects = new Set<string>();
+  const rolled = await rollUpAll(db, (batch) => {
+    viewed.push(...batch.viewed);
+    for (const projectId of batch.closedDayProjects) closedDayProjects.add(projectId);
+  });
+  return { rolled, viewed, closedDayProjects: [...closedDayProjects] };
 };
 
 export default rollUp;

@@ -10,6 +10,7 @@ import { findArticleId } from './queries/find-article-id.ts';
 import { periodTotals } from './queries/period-totals.ts';
 import { topCountries } from './queries/top-countries.ts';
 import { topArticles } from './top-articles.ts';
+import { closedDayViewsOf } from './closed-day-views.ts';
 import { shiftDay, utcDay } from './days.ts';
 import { rollUpBeforeReading } from './rollup-queue.ts';
 
@@ -34,12 +35,13 @@ export async function projectStats(db: Db, project: Project, days: number, now: 
   await rollUpBeforeReading(db);
   const period = periodOf(days, now);
   const { firstDay, lastDay } = period;
+  const closedDays = closedDayViewsOf(db);
   const [totals, articles, countries] = await readSnapshot(
     db,
     async (trx) =>
       [
         await periodTotals(trx, project.id, firstDay, lastDay),
-        await topArticles(trx, project.id, firstDay, lastDay, topLimit),
+        await topArticles(trx, closedDays, project.id, firstDay, lastDay, topLimit),
         await topCountries(trx, project.id, firstDay, lastDay, topLimit),
       ] as const,
   );

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
 import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
-import { KnownVisitors } from '../../src/analytics/queries/write-rollups.ts';
+import { KnownVisitors } from '../../src/analytics/known-visitors.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { PageViewTable, Project } from '../../src/db/schema.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';

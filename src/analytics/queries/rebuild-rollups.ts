@@ -14,12 +14,11 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { contributionFields } from '../contribution.ts';
-import { rollupLockKey } from '../rollup-queue.ts';
-import { closedDayViews } from '../top-articles.ts';
 import { shiftDay } from '../days.ts';
 import { recountArticleViews } from './article-views.ts';
 import { contributionSums } from './contribution-sql.ts';
 import { rebuildInsightsOfDay } from './rebuild-insights.ts';
+import { lockRollupsForTransaction, rollupLockKey } from './rollup-queue-entries.ts';
 
 type Executor = Kysely<Database>;
 
@@ -91,9 +90,9 @@ export async function rebuildRollups(
 
 /**
  * Every instance drops what it cached of the project's answers and past days' rollups: the
- * project's content version is what the answer caches and the closed-day cache of top articles
- * are keyed by, and its change is seen by every instance on its next request (PostgreSQL notifies
- * the change of a project, SQLite's change stamp moves).
+ * project's content version is what the answer caches and the closed-day cache
+ * (closed-day-views.ts) are keyed by, and its change is seen by every instance on its next request
+ * (PostgreSQL notifies the change of a project, SQLite's change stamp moves).
  */
 async function announceRebuilt(db: Executor, projectId: string): Promise<void> {
   await db
@@ -101,7 +100,6 @@ async function announceRebuilt(db: Executor, projectId: string): Promise<void> {
     .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
     .where('id', '=', projectId)
     .execute();
-  closedDayViews.forget(projectId);
 }
 
 /** The first and last day with anything to rebuild: raw page views, or rollups to remove. */
@@ -202,7 +200,7 @@ async function inDayTransaction(db: Executor, work: (trx: Executor) => Promise<v
 /** A transaction that no roll-up interleaves (READ COMMITTED: each statement sees every commit). */
 async function inRollupTransaction<T>(db: Executor, work: (trx: Executor) => Promise<T>): Promise<T> {
   return db.transaction().execute(async (trx) => {
-    if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${rollupLockKey})`.execute(trx);
+    if (isPostgres(trx)) await lockRollupsForTransaction(trx);
     return work(trx);
   });
 }
