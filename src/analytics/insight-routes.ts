@@ -2,8 +2,8 @@
 // the reading of one article, realtime visitors.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { ErrorBody } from '../http/errors.ts';
 import { toCsv, wantsCsv } from './csv.ts';
+import { errorAnswers as errors } from './error-answers.ts';
 import {
   deepFromCenti,
   type BreakdownDimension,
@@ -33,8 +33,6 @@ import {
   realtimeWindowMinutes,
   timeSeries,
 } from './insights.ts';
-
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ErrorBody]));
 
 const periodNotes = `The period is \`days\` (today, UTC, and the \`days − 1\` days before it; default 30), or \`from\` and \`to\` (UTC dates, both included; \`to\` defaults to today). \`from\` after \`to\`, a date after today, a span over ${maxSpanDays} days, \`to\` without \`from\`, or \`days\` together with \`from\`/\`to\` is a 400 naming the parameter. Page views belong to the hour and day of their creation (UTC). Figures come from rollups, kept forever even once raw page views pass their retention; tracking writes are summed into them in batches shortly after, and before any read of them, so an answer counts every page view and update answered before it was asked. Answers are not cached: they depend on the clock.`;
 

@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { type CleanupTable, recordDeleted, recordRun } from './cleanup-metrics.ts';
 import { type DayKeyedTable, deleteDayBatch, oldestDay } from './queries/delete-batch.ts';
-import { deleteSaltsBefore, oldestSaltDay } from './queries/salts.ts';
+import { deleteSaltsBefore, oldestSaltDay } from './queries/expired-salts.ts';
 import { shiftDay, utcDay } from './days.ts';
 
 /**

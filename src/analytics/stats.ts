@@ -6,7 +6,7 @@ import type { Project } from '../db/schema.ts';
 import { NotFoundError } from '../errors.ts';
 import { percentage, roundRatio } from './measures.ts';
 import { articlePeriodTotals } from './queries/article-period-totals.ts';
-import { findArticleId } from './queries/find-article-id.ts';
+import { findArticleId } from './queries/article-id.ts';
 import { periodTotals } from './queries/period-totals.ts';
 import { topCountries } from './queries/top-countries.ts';
 import { topArticles } from './top-articles.ts';

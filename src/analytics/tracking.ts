@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import type { PageViewTable, Project } from '../db/schema.ts';
 import { NotFoundError } from '../errors.ts';
-import { isPageViewOfPublishedArticle, isPublishedArticle } from './queries/find-article-id.ts';
+import { isPageViewOfPublishedArticle, isPublishedArticle } from './queries/published-article.ts';
 import { isBotUserAgent } from './bots.ts';
 import type { CountryLookup } from './geo.ts';
 import { toCentiPercent, toMilliseconds } from './measures.ts';

@@ -2,13 +2,8 @@
 // browsers and edge runtimes. Types come from the server's own TypeBox schemas (type-only imports,
 // erased at run time), so a change of the API shape is a type error here.
 import type { Static } from 'typebox';
-import type {
-  FunnelAnswer,
-  StatsAnswer,
-  TrackBody,
-  TrackCreated,
-  UpdateBody,
-} from '../../../src/analytics/schemas.ts';
+import type { FunnelAnswer, StatsAnswer } from '../../../src/analytics/report-schemas.ts';
+import type { TrackBody, TrackCreated, UpdateBody } from '../../../src/analytics/schemas.ts';
 import type { breakdownDimensions } from '../../../src/analytics/insight-rules.ts';
 import type {
   BreakdownAnswer,

@@ -1,5 +1,5 @@
-// SQL of the daily visitor salts. The visitor ids of a day are forgotten with its salt, in batches
-// (delete-batch.ts), by the cleanup (retention.ts).
+// SQL of the daily visitor salts, as tracking creates them. The cleanup deletes them
+// (expired-salts.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 
@@ -18,16 +18,4 @@ export async function ensureSalt(db: Executor, day: string, candidate: string, n
     .where('day', '=', day)
     .executeTakeFirstOrThrow();
   return row.salt;
-}
-
-/** Deletes the salts of the days before `day` (one row a day: one statement); returns how many. */
-export async function deleteSaltsBefore(db: Executor, day: string): Promise<number> {
-  const result = await db.deleteFrom('analytics_salts').where('day', '<', day).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-/** The oldest day that still has a salt, or null. */
-export async function oldestSaltDay(db: Executor): Promise<string | null> {
-  const row = await db.selectFrom('analytics_salts').select('day').orderBy('day').limit(1).executeTakeFirst();
-  return row?.day ?? null;
 }

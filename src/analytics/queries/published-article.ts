@@ -1,43 +1,20 @@
-// Article lookups of the tracking path: the id of a project's article with a slug, and whether an
-// article (named by its slug, or by one of its page views) is published now. They run on every
-// tracking request of a public key: compiled once per database, only their parameters change, and
-// each reads one row by a unique key (the status is judged here, so that no plan can prefer the
-// status index and filter a project's articles by slug).
-import type { CompiledQuery } from 'kysely';
+// Article lookups of the tracking path: whether an article (named by its slug, or by one of its
+// page views) is published now. They run on every tracking request of a public key: compiled once
+// per database, only their parameters change, and each reads one row by a unique key (the status
+// is judged here, so that no plan can prefer the status index and filter a project's articles by
+// slug).
 import { reportedStatus } from '../../content/article-status.ts';
 import type { Db } from '../../db/database.ts';
 import type { StoredArticleStatus } from '../../db/schema.ts';
+import { type Compiled, compiledFor } from '../compiled-query.ts';
 
 interface StatusRow {
   status: StoredArticleStatus;
   published_at: string | null;
 }
 
-type Compiled<R> = WeakMap<Db, CompiledQuery<R>>;
-const idBySlug: Compiled<{ id: string }> = new WeakMap();
 const statusBySlug: Compiled<StatusRow> = new WeakMap();
 const statusByPageView: Compiled<StatusRow> = new WeakMap();
-
-function compiledFor<R>(cache: Compiled<R>, db: Db, build: () => CompiledQuery<R>): CompiledQuery<R> {
-  let query = cache.get(db);
-  if (query === undefined) cache.set(db, (query = build()));
-  return query;
-}
-
-export async function findArticleId(db: Db, projectId: string, slug: string): Promise<string | null> {
-  // No stored slug holds a NUL, and PostgreSQL would refuse the parameter.
-  if (slug.includes('\u0000')) return null;
-  const query = compiledFor(idBySlug, db, () =>
-    db.kysely
-      .selectFrom('articles')
-      .select('id')
-      .where('project_id', '=', '')
-      .where('slug', '=', '')
-      .compile(),
-  );
-  const [row] = await db.executeCompiled<{ id: string }>({ ...query, parameters: [projectId, slug] });
-  return row?.id ?? null;
-}
 
 /** Whether the project has an article with this slug whose reported status is `published` at `now`. */
 export async function isPublishedArticle(
