@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { rebuildRollups } from '../src/analytics/queries/rebuild-rollups.ts';
+import { rebuildRollups } from '../src/analytics/rollups/queries/rebuild-rollups.ts';
 import { utcDay } from '../src/analytics/days.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';

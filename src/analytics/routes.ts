@@ -2,15 +2,15 @@
 // cleanup beside a listening server (rollups), and the report routes (reports), on one database.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { bundledGeoDatabasePath, CountryLookup } from './geo.ts';
-import { insightRoutes } from './insight-routes.ts';
-import { PageViewWriter } from './page-view-writer.ts';
-import { statsRoutes } from './report-routes.ts';
-import { defaultRollupDelayMs, onRolledUpViews, scheduleRollUp } from './rollup-queue.ts';
-import { startCleanup } from './retention.ts';
-import { DailySalts } from './salts.ts';
-import { trackRoutes } from './track-routes.ts';
-import type { TrackingDeps } from './tracking.ts';
+import { bundledGeoDatabasePath, CountryLookup } from './ingest/geo.ts';
+import { insightRoutes } from './reports/insight-routes.ts';
+import { PageViewWriter } from './ingest/page-view-writer.ts';
+import { statsRoutes } from './reports/routes.ts';
+import { defaultRollupDelayMs, onRolledUpViews, scheduleRollUp } from './rollups/rollup-queue.ts';
+import { startCleanup } from './rollups/retention.ts';
+import { DailySalts } from './ingest/salts.ts';
+import { trackRoutes } from './ingest/routes.ts';
+import type { TrackingDeps } from './ingest/tracking.ts';
 
 export interface AnalyticsOptions {
   db: Db;

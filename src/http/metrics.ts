@@ -5,8 +5,8 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, type Metric, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
-import { registerCleanupMetrics } from '../analytics/cleanup-metrics.ts';
-import { type BatchEvent, batchChannelName } from '../analytics/page-view-writer.ts';
+import { registerCleanupMetrics } from '../analytics/rollups/cleanup-metrics.ts';
+import { type BatchEvent, batchChannelName } from '../analytics/ingest/page-view-writer.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 import { pingWithin } from './ops-routes.ts';
 

@@ -7,7 +7,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { type BatchEvent, batchChannelName } from '../analytics/page-view-writer.ts';
+import { type BatchEvent, batchChannelName } from '../analytics/ingest/page-view-writer.ts';
 import { type Db, DatabaseTimeoutError } from '../db/database.ts';
 import { retryAfterSeconds } from '../errors.ts';
 import { databaseUnavailableMessage } from '../db/database-errors.ts';

@@ -4,9 +4,9 @@
 // restates the documented rules independently of src/analytics/insight-rules.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
-import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
-import { KnownVisitors } from '../../src/analytics/known-visitors.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
+import { KnownVisitors } from '../../src/analytics/rollups/known-visitors.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { PageViewTable, Project } from '../../src/db/schema.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';

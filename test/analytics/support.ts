@@ -4,9 +4,9 @@
 // independently of src/analytics/contribution.ts.
 import { type Contribution, contributionFields } from '../../src/analytics/contribution.ts';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
-import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
-import { newPageViewId } from '../../src/analytics/visitor.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
+import { newPageViewId } from '../../src/analytics/ingest/visitor.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { PageViewTable, Project } from '../../src/db/schema.ts';
 

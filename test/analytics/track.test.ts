@@ -2,7 +2,7 @@
 // geolocation, view counts, and tenancy.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bundledGeoDatabasePath } from '../../src/analytics/geo.ts';
+import { bundledGeoDatabasePath } from '../../src/analytics/ingest/geo.ts';
 import { buildApp } from '../../src/app.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import {
@@ -14,7 +14,7 @@ import {
   viewCountOf,
 } from '../helpers.ts';
 import { otherBrowser, pageViewCount, rawPageViews, track } from './support.ts';
-import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 
 describeEachDialect('tracking: POST /v1/analytics/track', (ctx) => {
   async function blog() {

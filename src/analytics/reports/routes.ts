@@ -1,0 +1,43 @@
+// The statistics and scroll-funnel endpoints (secret keys only).
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/database.ts';
+import { errorAnswers as errors } from '../error-answers.ts';
+import { funnelDescription, statsDescription } from './descriptions.ts';
+import { FunnelAnswer, FunnelQuery, StatsAnswer, StatsQuery } from './schemas.ts';
+import { projectStats, scrollFunnel } from './stats.ts';
+
+export function statsRoutes(app: FastifyInstance, db: Db): void {
+  app.get(
+    '/v1/analytics/stats',
+    {
+      schema: {
+        tags: ['Analytics'],
+        summary: 'Page-view statistics of a period',
+        description: statsDescription,
+        querystring: StatsQuery,
+        response: { 200: StatsAnswer, ...errors(400, 401, 403, 429, 503) },
+      },
+    },
+    async (request) => {
+      const { days } = request.query as { days: number };
+      return projectStats(db, request.auth.project, days, new Date());
+    },
+  );
+
+  app.get(
+    '/v1/analytics/funnel',
+    {
+      schema: {
+        tags: ['Analytics'],
+        summary: 'Scroll funnel and engagement of a period',
+        description: funnelDescription,
+        querystring: FunnelQuery,
+        response: { 200: FunnelAnswer, ...errors(400, 401, 403, 404, 429, 503) },
+      },
+    },
+    async (request) => {
+      const { days, slug } = request.query as { days: number; slug?: string };
+      return scrollFunnel(db, request.auth.project, days, slug, new Date());
+    },
+  );
+}
