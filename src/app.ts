@@ -3,7 +3,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { analyticsRoutes } from './analytics/routes.ts';
+import { analyticsRoutes } from './analytics/public.ts';
 import type { TrustProxy } from './config.ts';
 import { contentRoutes } from './content/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';

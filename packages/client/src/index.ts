@@ -2,15 +2,18 @@
 // browsers and edge runtimes. Types come from the server's own TypeBox schemas (type-only imports,
 // erased at run time), so a change of the API shape is a type error here.
 import type { Static } from 'typebox';
-import type { FunnelAnswer, StatsAnswer } from '../../../src/analytics/reports/schemas.ts';
-import type { TrackBody, TrackCreated, UpdateBody } from '../../../src/analytics/ingest/schemas.ts';
-import type { breakdownDimensions } from '../../../src/analytics/insight-rules.ts';
 import type {
   BreakdownAnswer,
+  breakdownDimensions,
+  FunnelAnswer,
   ReadingAnswer,
   RealtimeAnswer,
   SeriesAnswer,
-} from '../../../src/analytics/reports/insight-schemas.ts';
+  StatsAnswer,
+  TrackBody,
+  TrackCreated,
+  UpdateBody,
+} from '../../../src/analytics/public.ts';
 import type {
   Article,
   PageMeta,
