@@ -1,6 +1,7 @@
 // The track endpoints, in a plugin of their own, because browsers need more of them than the rest
 // of the API takes: `text/plain` JSON bodies and the key as `?key=` (what navigator.sendBeacon can
 // send), CORS, and strict JSON types.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { publishedOnly } from '../../http/auth.ts';
 import { answerPreflights } from '../../http/cors.ts';
@@ -10,8 +11,8 @@ import {
   BotIgnored,
   KeyQuery,
   PageViewParams,
+  type PageViewParamsType,
   TrackBody,
-  type TrackBodyType,
   TrackCreated,
   TrackUpdated,
   UpdateBody,
@@ -36,7 +37,8 @@ function senderOf(request: FastifyRequest): Sender {
 const trackAccess = { access: 'public', keyInQuery: true, cors: 'track' } as const;
 const bodyMediaTypes = ['application/json', 'text/plain'];
 
-export async function trackRoutes(track: FastifyInstance, deps: TrackingDeps): Promise<void> {
+export async function trackRoutes(fastify: FastifyInstance, deps: TrackingDeps): Promise<void> {
+  const track = fastify.withTypeProvider<TypeBoxTypeProvider>();
   track.setValidatorCompiler(strictValidatorCompiler);
   const parseJson = track.getDefaultJsonParser('error', 'ignore');
   track.removeContentTypeParser('text/plain');
@@ -75,15 +77,20 @@ export async function trackRoutes(track: FastifyInstance, deps: TrackingDeps): P
         response: { 201: TrackCreated, 202: BotIgnored, ...errors(400, 401, 403, 404, 413, 415, 429, 503) },
       },
     },
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const answer = await trackPageView(deps, senderOf(request), request.body as TrackBodyType);
+    async (request, reply) => {
+      const answer = await trackPageView(deps, senderOf(request), request.body);
       return reply.code(answer.success ? 201 : 202).send(answer);
     },
   );
 
-  const update = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { id } = request.params as { id: string };
-    const answer = await updatePageView(deps, senderOf(request), id, request.body as UpdateBodyType);
+  // The PUT and the POST of the same path: one update, typed by their shared schema.
+  const update = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    { id }: PageViewParamsType,
+    body: UpdateBodyType,
+  ) => {
+    const answer = await updatePageView(deps, senderOf(request), id, body);
     return reply.code('data' in answer ? 200 : 202).send(answer);
   };
   const updateSchema = {
@@ -104,7 +111,7 @@ export async function trackRoutes(track: FastifyInstance, deps: TrackingDeps): P
         description: updateDescription,
       },
     },
-    update,
+    (request, reply) => update(request, reply, request.params, request.body),
   );
   track.post(
     '/v1/analytics/track/:id',
@@ -116,7 +123,7 @@ export async function trackRoutes(track: FastifyInstance, deps: TrackingDeps): P
         description: `Exactly the PUT of the same path.\n\n${updateDescription}`,
       },
     },
-    update,
+    (request, reply) => update(request, reply, request.params, request.body),
   );
 
   answerPreflights(track, ['/v1/analytics/track', '/v1/analytics/track/:id'], 'POST, PUT');

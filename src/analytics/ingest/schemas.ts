@@ -108,6 +108,7 @@ export const PageViewParams = Type.Object({
     description: 'The `id` (= `pageViewId`) answered by the POST',
   }),
 });
+export type PageViewParamsType = Static<typeof PageViewParams>;
 
 export const TrackCreated = Type.Object({
   success: Type.Boolean(),

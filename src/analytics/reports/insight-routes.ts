@@ -1,16 +1,11 @@
 // Routes of the insights read side (secret keys only): time series, breakdowns with CSV export,
 // the reading of one article, realtime visitors.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { toCsv, wantsCsv } from './csv.ts';
 import { errorAnswers as errors } from '../error-answers.ts';
-import {
-  deepFromCenti,
-  type BreakdownDimension,
-  maxSpanDays,
-  mobileBelow,
-  tabletBelow,
-} from '../insight-rules.ts';
+import { deepFromCenti, maxSpanDays, mobileBelow, tabletBelow } from '../insight-rules.ts';
 import {
   BreakdownAnswer,
   BreakdownParams,
@@ -23,16 +18,7 @@ import {
   SeriesAnswer,
   SeriesQuery,
 } from './insight-schemas.ts';
-import {
-  articleReading,
-  type BreakdownQuery as BreakdownQueryType,
-  breakdown,
-  type Interval,
-  type PeriodQuery,
-  realtime,
-  realtimeWindowMinutes,
-  timeSeries,
-} from './insights.ts';
+import { articleReading, breakdown, realtime, realtimeWindowMinutes, timeSeries } from './insights.ts';
 
 const periodNotes = `The period is \`days\` (today, UTC, and the \`days − 1\` days before it; default 30), or \`from\` and \`to\` (UTC dates, both included; \`to\` defaults to today). \`from\` after \`to\`, a date after today, a span over ${maxSpanDays} days, \`to\` without \`from\`, or \`days\` together with \`from\`/\`to\` is a 400 naming the parameter. Page views belong to the hour and day of their creation (UTC). Figures come from rollups, kept forever even once raw page views pass their retention; tracking writes are summed into them in batches shortly after, and before any read of them, so an answer counts every page view and update answered before it was asked. Answers are not cached: they depend on the clock.`;
 
@@ -44,7 +30,8 @@ const dimensionNotes = [
   '`event`: custom event types; `views` counts the page views with at least one event of the type, `events` the events themselves (events added by later updates count on the day of their page view).',
 ].join('\n\n');
 
-export function insightRoutes(app: FastifyInstance, db: Db): void {
+export function insightRoutes(fastify: FastifyInstance, db: Db): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/analytics/timeseries',
     {
@@ -62,8 +49,7 @@ export function insightRoutes(app: FastifyInstance, db: Db): void {
       },
     },
     async (request) => {
-      const query = request.query as PeriodQuery & { interval?: Interval; slug?: string };
-      return timeSeries(db, request.auth.project, query, new Date());
+      return timeSeries(db, request.auth.project, request.query, new Date());
     },
   );
 
@@ -85,9 +71,9 @@ export function insightRoutes(app: FastifyInstance, db: Db): void {
         response: { 200: BreakdownAnswer, ...errors(400, 401, 403, 429, 503) },
       },
     },
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const { dimension } = request.params as { dimension: BreakdownDimension };
-      const query = request.query as BreakdownQueryType & { format?: 'json' | 'csv' };
+    async (request, reply) => {
+      const { dimension } = request.params;
+      const { query } = request;
       const csv = wantsCsv(query.format, request.headers.accept);
       const answer = await breakdown(db, request.auth.project, dimension, query, new Date(), csv);
       if (!csv) return answer;
@@ -99,10 +85,7 @@ export function insightRoutes(app: FastifyInstance, db: Db): void {
           : [row.value, row.views, row.visitors],
       );
       const { from, to } = answer.meta.period;
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('Content-Disposition', `attachment; filename="folio-${dimension}-${from}-${to}.csv"`)
-        .send(toCsv(header, rows));
+      return sendCsv(reply, `folio-${dimension}-${from}-${to}.csv`, toCsv(header, rows));
     },
   );
 
@@ -124,8 +107,7 @@ export function insightRoutes(app: FastifyInstance, db: Db): void {
       },
     },
     async (request) => {
-      const { slug } = request.params as { slug: string };
-      return articleReading(db, request.auth.project, slug, request.query as PeriodQuery, new Date());
+      return articleReading(db, request.auth.project, request.params.slug, request.query, new Date());
     },
   );
 
@@ -142,4 +124,12 @@ export function insightRoutes(app: FastifyInstance, db: Db): void {
     },
     async (request) => realtime(db, request.auth.project, new Date()),
   );
+}
+
+/** A CSV answer: text, which the JSON schema of the route's 200 answer does not describe. */
+function sendCsv(reply: FastifyReply, filename: string, text: string): FastifyReply {
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('Content-Disposition', `attachment; filename="${filename}"`)
+    .send(text);
 }

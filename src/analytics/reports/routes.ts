@@ -1,12 +1,14 @@
 // The statistics and scroll-funnel endpoints (secret keys only).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { errorAnswers as errors } from '../error-answers.ts';
 import { funnelDescription, statsDescription } from './descriptions.ts';
-import { FunnelAnswer, FunnelQuery, StatsAnswer, StatsQuery } from './schemas.ts';
+import { defaultPeriodDays, FunnelAnswer, FunnelQuery, StatsAnswer, StatsQuery } from './schemas.ts';
 import { projectStats, scrollFunnel } from './stats.ts';
 
-export function statsRoutes(app: FastifyInstance, db: Db): void {
+export function statsRoutes(fastify: FastifyInstance, db: Db): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/analytics/stats',
     {
@@ -19,7 +21,8 @@ export function statsRoutes(app: FastifyInstance, db: Db): void {
       },
     },
     async (request) => {
-      const { days } = request.query as { days: number };
+      // Always there once validated (the schema's default); optional in the schema for clients.
+      const { days = defaultPeriodDays } = request.query;
       return projectStats(db, request.auth.project, days, new Date());
     },
   );
@@ -36,7 +39,7 @@ export function statsRoutes(app: FastifyInstance, db: Db): void {
       },
     },
     async (request) => {
-      const { days, slug } = request.query as { days: number; slug?: string };
+      const { days = defaultPeriodDays, slug } = request.query;
       return scrollFunnel(db, request.auth.project, days, slug, new Date());
     },
   );

@@ -3,11 +3,14 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../../http/schema-helpers.ts';
 
+/** The period of an answer when the request names none (Ajv fills it in from the schema). */
+export const defaultPeriodDays = 30;
+
 const days = Type.Optional(
   Type.Integer({
     minimum: 1,
     maximum: 365,
-    default: 30,
+    default: defaultPeriodDays,
     description: 'Days included: today (UTC) and the `days − 1` before it',
   }),
 );
