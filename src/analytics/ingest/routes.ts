@@ -40,28 +40,7 @@ const bodyMediaTypes = ['application/json', 'text/plain'];
 export async function trackRoutes(fastify: FastifyInstance, deps: TrackingDeps): Promise<void> {
   const track = fastify.withTypeProvider<TypeBoxTypeProvider>();
   track.setValidatorCompiler(strictValidatorCompiler);
-  const parseJson = track.getDefaultJsonParser('error', 'ignore');
-  track.removeContentTypeParser('text/plain');
-  track.addContentTypeParser('text/plain', { parseAs: 'string' }, (request, body, done) => {
-    if (String(body).trim() === '') {
-      done(
-        new ValidationError([{ field: 'body', message: 'The request body is empty; send a JSON object' }]),
-        undefined,
-      );
-      return;
-    }
-    parseJson(request, String(body), done);
-  });
-  track.addContentTypeParser('*', (_request, _payload, done) => {
-    done(
-      new HttpError(
-        415,
-        'Unsupported Media Type',
-        'The request body must be application/json or text/plain (JSON)',
-      ),
-      undefined,
-    );
-  });
+  acceptBeaconBodies(track);
 
   track.post(
     '/v1/analytics/track',
@@ -127,4 +106,33 @@ export async function trackRoutes(fastify: FastifyInstance, deps: TrackingDeps):
   );
 
   answerPreflights(track, ['/v1/analytics/track', '/v1/analytics/track/:id'], 'POST, PUT');
+}
+
+/**
+ * Bodies as browsers send them: JSON as `application/json` or as `text/plain` (what
+ * navigator.sendBeacon sends); an empty text body is a 400 and any other media type a 415.
+ */
+function acceptBeaconBodies(track: FastifyInstance): void {
+  const parseJson = track.getDefaultJsonParser('error', 'ignore');
+  track.removeContentTypeParser('text/plain');
+  track.addContentTypeParser('text/plain', { parseAs: 'string' }, (request, body, done) => {
+    if (String(body).trim() === '') {
+      done(
+        new ValidationError([{ field: 'body', message: 'The request body is empty; send a JSON object' }]),
+        undefined,
+      );
+      return;
+    }
+    parseJson(request, String(body), done);
+  });
+  track.addContentTypeParser('*', (_request, _payload, done) => {
+    done(
+      new HttpError(
+        415,
+        'Unsupported Media Type',
+        'The request body must be application/json or text/plain (JSON)',
+      ),
+      undefined,
+    );
+  });
 }

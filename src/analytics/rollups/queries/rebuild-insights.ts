@@ -32,6 +32,18 @@ export async function rebuildInsightsOfDay(
   articleIds: string[],
   withSets: boolean,
 ): Promise<void> {
+  await deleteInsightsOfDay(trx, projectId, day, articleIds);
+  await sumInDatabase(trx, projectId, day, withSets);
+  await sumBreakdowns(trx, projectId, day, withSets);
+}
+
+/** Deletes the insights rollups and visitor sets of `day` (see rebuildInsightsOfDay). */
+async function deleteInsightsOfDay(
+  trx: Kysely<Database>,
+  projectId: string,
+  day: string,
+  articleIds: string[],
+): Promise<void> {
   await trx
     .deleteFrom('analytics_breakdowns')
     .where('project_id', '=', projectId)
@@ -74,10 +86,18 @@ export async function rebuildInsightsOfDay(
       .where('bucket', '<', shiftDay(day, 1))
       .execute();
   }
+}
 
-  await sumInDatabase(trx, projectId, day, withSets);
-
-  // The distinct visitors of each breakdown value of the day, counted in memory.
+/**
+ * The breakdowns of `day`, through the same InsightChanges as the writes, reading the page views
+ * a page at a time; the distinct visitors of each breakdown value are counted in memory.
+ */
+async function sumBreakdowns(
+  trx: Kysely<Database>,
+  projectId: string,
+  day: string,
+  withSets: boolean,
+): Promise<void> {
   const seen = new Set<string>();
   const inMemory = (candidates: VisitorCandidate[]) =>
     candidates.filter((candidate) => {
