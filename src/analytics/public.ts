@@ -1,21 +1,11 @@
 // What the rest of Folio may use of analytics: app.ts, server.ts, the CLI and the other features
-// (tracker/, dashboard/) import from here only, so that the flows inside (ingest/, rollups/,
-// reports/) can change without reaching past this file.
+// import from here only (browser code from public-schemas.ts), so that the flows inside (ingest/,
+// rollups/, reports/) can change without reaching past these two files.
 
 /** The analytics plugin (tracking, roll-ups, cleanup, reports) and its options, for app.ts. */
 export { type AnalyticsOptions, analyticsRoutes } from './routes.ts';
-/** The tracking bodies, for the client package (the browser tracker uses public-schemas.ts). */
-export type { TrackBodyType, UpdateBodyType } from './public-schemas.ts';
-export type { TrackBody, TrackCreated, UpdateBody } from './ingest/schemas.ts';
-/** The answers of the report endpoints and the breakdown dimensions, for the client package. */
-export type { FunnelAnswer, StatsAnswer } from './reports/schemas.ts';
-export type {
-  BreakdownAnswer,
-  ReadingAnswer,
-  RealtimeAnswer,
-  SeriesAnswer,
-} from './reports/insight-schemas.ts';
-export type { breakdownDimensions } from './insight-rules.ts';
+/** The schemas of the tracking bodies and the report answers (browser code: public-schemas.ts). */
+export type * from './public-schemas.ts';
 /** The page-view batches published on a diagnostics channel, and the cleanup's metrics, for the metrics. */
 export { type BatchEvent, batchChannelName } from './ingest/page-view-writer.ts';
 export { registerCleanupMetrics } from './rollups/cleanup-metrics.ts';

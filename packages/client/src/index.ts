@@ -13,7 +13,7 @@ import type {
   TrackBody,
   TrackCreated,
   UpdateBody,
-} from '../../../src/analytics/public.ts';
+} from '../../../src/analytics/public-schemas.ts';
 import type {
   Article,
   PageMeta,
