@@ -10,6 +10,7 @@ import type { Db } from '../../db/database.ts';
 import { type CleanupTable, recordDeleted, recordRun } from './cleanup-metrics.ts';
 import { type DayKeyedTable, deleteDayBatch, oldestDay } from './queries/delete-batch.ts';
 import { deleteSaltsBefore, oldestSaltDay } from './queries/expired-salts.ts';
+import { projectIds } from './queries/project-ids.ts';
 import { shiftDay, utcDay } from '../days.ts';
 
 /**
@@ -71,10 +72,10 @@ export async function runCleanup(db: Db, options: CleanupOptions): Promise<Clean
     const oldest: Partial<Record<CleanupTable, string | null>> = {
       analytics_salts: await oldestSaltDay(db.kysely),
     };
-    const projects = await db.kysely.selectFrom('projects').select('id').orderBy('id').execute();
+    const projects = await projectIds(db.kysely);
     for (const { table, before } of tables) {
       let first: string | null = null;
-      for (const { id } of projects) {
+      for (const id of projects) {
         if (before !== null) deleted[table] += await deleteAllBefore(db, table, id, before, limit, options);
         const day = await oldestDay(db.kysely, table, id);
         if (day !== null && (first === null || day < first)) first = day;
@@ -129,9 +130,9 @@ export async function deleteExpired(
 ): Promise<number> {
   const limit = options.batchSize ?? defaultBatchSize[db.dialect];
   const before = firstRetainedDay(retentionDays, now);
-  const projects = await db.kysely.selectFrom('projects').select('id').orderBy('id').execute();
+  const projects = await projectIds(db.kysely);
   let deleted = 0;
-  for (const { id } of projects) deleted += await deleteAllBefore(db, 'page_views', id, before, limit);
+  for (const id of projects) deleted += await deleteAllBefore(db, 'page_views', id, before, limit);
   return deleted;
 }
 
