@@ -91,7 +91,7 @@ export function scheduleRollUp(db: Db, delayMs: number): void {
 type ViewsListener = (projectId: string, slug: string) => void;
 
 class Roller {
-  /** The visitor-set entries this handle's roll-ups stored (write-rollups.ts). */
+  /** The visitor-set entries this handle's roll-ups stored (known-visitors.ts). */
   readonly known = new KnownVisitors();
   readonly #db: Db;
   readonly #listeners = new Set<ViewsListener>();
