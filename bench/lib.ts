@@ -29,6 +29,11 @@ export interface RunningServer {
 export async function forkServer(script: string, env: Record<string, string>): Promise<RunningServer> {
   const child = fork(script, [], {
     env: { ...process.env, ...env },
+    // BENCH_SERVER_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles each server.
+    execArgv: [
+      ...process.execArgv,
+      ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const [message] = (await once(child, 'message')) as [{ port: number }];

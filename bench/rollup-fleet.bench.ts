@@ -44,6 +44,18 @@ async function backendCpu(admin: pg.Client): Promise<Map<number, number>> {
   return new Map(rows.map(({ pid }) => [pid, cpuSeconds(pid)]));
 }
 
+/** Rows written to the rollups (inserted or updated) and transactions committed, so far. */
+async function rollupWrites(admin: pg.Client): Promise<{ rows: number; commits: number }> {
+  // Backends report their counters when idle, at most once a second.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const { rows } = await admin.query<{ rows: string; commits: string }>(
+    `select (select coalesce(sum(n_tup_ins + n_tup_upd), 0) from pg_stat_user_tables
+              where relname like 'analytics\\_%' or relname = 'article_views') as rows,
+            (select xact_commit from pg_stat_database where datname = current_database()) as commits`,
+  );
+  return { rows: Number(rows[0].rows), commits: Number(rows[0].commits) };
+}
+
 async function queued(admin: pg.Client): Promise<number> {
   const { rows } = await admin.query<{ count: string }>('select count(*) as count from rollup_queue');
   return Number(rows[0].count);
@@ -98,6 +110,8 @@ interface FleetResult {
   seconds: number;
   nodeCpu: number;
   postgresCpu: number;
+  rollupRows: number;
+  commits: number;
 }
 
 async function measureFleet(databaseUrl: string, instances: number): Promise<FleetResult> {
@@ -119,6 +133,7 @@ async function measureFleet(databaseUrl: string, instances: number): Promise<Fle
     await drive(servers, key, 600 * instances, Math.min(rate, 300 * instances));
     await waitForRollUps(admin);
     const nodeBefore = servers.map((server) => cpuSeconds(server.child.pid!));
+    const writesBefore = await rollupWrites(admin);
     const backendsBefore = await backendCpu(admin);
     const started = performance.now();
     const answered = await drive(servers, key, views, rate);
@@ -130,7 +145,16 @@ async function measureFleet(databaseUrl: string, instances: number): Promise<Fle
     );
     let postgresCpu = 0;
     for (const [pid, after] of await backendCpu(admin)) postgresCpu += after - (backendsBefore.get(pid) ?? 0);
-    return { instances, views: answered, seconds, nodeCpu, postgresCpu };
+    const writesAfter = await rollupWrites(admin);
+    return {
+      instances,
+      views: answered,
+      seconds,
+      nodeCpu,
+      postgresCpu,
+      rollupRows: writesAfter.rows - writesBefore.rows,
+      commits: writesAfter.commits - writesBefore.commits,
+    };
   } finally {
     await admin.end();
     await Promise.all(servers.map((server) => server.stop()));
@@ -150,14 +174,16 @@ if (!adminUrl) {
   console.log(
     `\n## Roll-ups across a fleet, PostgreSQL, ${views} tracked page views at ${rate}/s (load ${await loadAverage()})\n`,
   );
-  console.log('| instances | views | seconds | Node CPU s/M | PostgreSQL CPU s/M | total CPU s/M | vs one |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(
+    '| instances | views | seconds | Node CPU s/M | PostgreSQL CPU s/M | total CPU s/M | vs one | rollup rows written per 1,000 views | commits per 1,000 views |',
+  );
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const perMillion = (cpu: number, result: FleetResult) => (cpu / result.views) * 1_000_000;
   const one = perMillion(results[0].nodeCpu + results[0].postgresCpu, results[0]);
   for (const result of results) {
     const total = perMillion(result.nodeCpu + result.postgresCpu, result);
     console.log(
-      `| ${result.instances} | ${result.views} | ${result.seconds.toFixed(1)} | ${perMillion(result.nodeCpu, result).toFixed(0)} | ${perMillion(result.postgresCpu, result).toFixed(0)} | ${total.toFixed(0)} | ${((total / one - 1) * 100).toFixed(0)}% |`,
+      `| ${result.instances} | ${result.views} | ${result.seconds.toFixed(1)} | ${perMillion(result.nodeCpu, result).toFixed(0)} | ${perMillion(result.postgresCpu, result).toFixed(0)} | ${total.toFixed(0)} | ${((total / one - 1) * 100).toFixed(0)}% | ${((result.rollupRows / result.views) * 1000).toFixed(0)} | ${((result.commits / result.views) * 1000).toFixed(0)} |`,
     );
   }
 }

@@ -1,50 +1,36 @@
 // The typed Folio client: content, SEO and analytics over `fetch` alone, so that it runs in Node,
 // browsers and edge runtimes. Types come from the server's own TypeBox schemas (type-only imports,
 // erased at run time), so a change of the API shape is a type error here.
-import type { Static } from 'typebox';
+import { type ErrorBody, FolioNetworkError, errorFor } from './errors.ts';
+import type { ArticleDetail, ArticleListItem, Select } from './select.ts';
 import type {
-  BreakdownAnswer,
-  breakdownDimensions,
-  FunnelAnswer,
-  ReadingAnswer,
-  RealtimeAnswer,
-  SeriesAnswer,
-  StatsAnswer,
+  ArticleFields,
+  ArticleReading,
+  ArticleSortField,
+  Breakdown,
+  BreakdownDimension,
+  Funnel,
+  PageMeta,
+  PageViewUpdate,
+  ProjectInfo,
+  Realtime,
+  SeoArticle,
+  SitemapJson,
+  Stats,
+  StructuredData,
+  Tag,
+  TagSortField,
+  TimeSeries,
   TrackBody,
   TrackCreated,
-  UpdateBody,
-} from '../../../src/analytics/public-schemas.ts';
-import type {
-  Article,
-  PageMeta,
-  SelectableField,
-  Tag,
-  articleSortFields,
-  tagSortFields,
-} from '../../../src/content/schemas.ts';
-import type { ProjectInfo } from '../../../src/projects/schemas.ts';
-import type { SeoArticle, SitemapJson, StructuredData } from '../../../src/seo/schemas.ts';
-import { type ErrorBody, FolioNetworkError, errorFor } from './errors.ts';
+} from './server-types.ts';
 
 export * from './errors.ts';
+export type * from './select.ts';
+export type * from './server-types.ts';
 
-export type Article = Static<typeof Article>;
-export type Tag = Static<typeof Tag>;
-export type PageMeta = Static<typeof PageMeta>;
-export type ProjectInfo = Static<typeof ProjectInfo>;
-export type SeoArticle = Static<typeof SeoArticle>;
-export type StructuredData = Static<typeof StructuredData>;
-export type SitemapJson = Static<typeof SitemapJson>;
-export type TrackBody = Static<typeof TrackBody>;
-export type TrackCreated = Static<typeof TrackCreated>;
-export type PageViewUpdate = Static<typeof UpdateBody>;
-export type Stats = Static<typeof StatsAnswer>['data'];
-export type Funnel = Static<typeof FunnelAnswer>;
-export type TimeSeries = Static<typeof SeriesAnswer>['data'];
-export type Breakdown = Static<typeof BreakdownAnswer>;
-export type BreakdownDimension = (typeof breakdownDimensions)[number];
-export type ArticleReading = Static<typeof ReadingAnswer>['data'];
-export type Realtime = Static<typeof RealtimeAnswer>['data'];
+/** An article with every field the API can return, each possibly absent but `id`. */
+export type Article = ArticleFields;
 
 /** A period: the last `days` days (today included), or the UTC days `from` to `to` (YYYY-MM-DD). */
 export interface PeriodParams {
@@ -53,25 +39,22 @@ export interface PeriodParams {
   to?: string;
 }
 
-/** `select` as the object it stands for (the client sends its JSON), or the JSON string itself. */
-export type Select = Partial<Record<SelectableField, boolean>> | string;
-
-export interface ArticleListParams {
+export interface ArticleListParams<S extends Select = Select> {
   page?: number;
   limit?: number;
-  sort?: (typeof articleSortFields)[number];
+  sort?: ArticleSortField;
   order?: 'asc' | 'desc';
   published?: boolean;
   status?: 'draft' | 'scheduled' | 'published' | 'archived';
   search?: string;
-  select?: Select;
+  select?: S;
   tags?: string[];
   tagsAll?: string[];
   excludeTags?: string[];
 }
 
 export interface TagListParams {
-  sort?: (typeof tagSortFields)[number];
+  sort?: TagSortField;
   order?: 'asc' | 'desc';
   limit?: number;
   published?: boolean;
@@ -92,6 +75,35 @@ export interface FolioClientOptions {
   timeoutMs?: number;
   /** Answers kept for ETag revalidation (`If-None-Match`; a 304 returns the kept answer). 0 disables. */
   etagCacheSize?: number;
+}
+
+/** How a whole-collection read (`articles.all`, `tags.all`) waits out rate limits. */
+export interface PagerOptions {
+  /** Retries of each request answered 429 or 503 (default 5). */
+  retries?: number;
+  /** The longest `Retry-After` waited for (default 120 s: a key's rate limit counts one minute). */
+  maxRetryDelayMs?: number;
+}
+
+/** A page of `articles.list`. */
+export interface ArticleList<S = NoSelect> {
+  data: ArticleListItem<S>[];
+  meta: PageMeta;
+}
+
+/** No `select`: the default fields. */
+export type NoSelect = Record<never, boolean>;
+
+interface RetryPolicy {
+  retries: number;
+  maxRetryDelayMs: number;
+}
+
+/** The largest `limit` of an article list. */
+const largestArticlePage = 100;
+
+function pagerPolicy(options: PagerOptions): RetryPolicy {
+  return { retries: options.retries ?? 5, maxRetryDelayMs: options.maxRetryDelayMs ?? 120_000 };
 }
 
 type Query = Record<string, string | number | boolean | string[] | undefined>;
@@ -125,11 +137,32 @@ export class FolioClient {
   }
 
   readonly articles = {
-    list: (params: ArticleListParams = {}) =>
-      this.get<{ data: Article[]; meta: PageMeta }>('/v1/articles', withSelect(params)),
-    get: async (slug: string, params: { select?: Select } = {}) =>
-      (await this.get<{ data: Article }>(`/v1/articles/${encodeURIComponent(slug)}`, withSelect(params)))
-        .data,
+    list: <S extends Select = NoSelect>(params: ArticleListParams<S> = {}) =>
+      this.get<ArticleList<S>>('/v1/articles', withSelect(params)),
+    get: async <S extends Select = NoSelect>(slug: string, params: { select?: S } = {}) =>
+      (
+        await this.get<{ data: ArticleDetail<S> }>(
+          `/v1/articles/${encodeURIComponent(slug)}`,
+          withSelect(params),
+        )
+      ).data,
+    /**
+     * Every article the list's filters match, page after page of the largest size the API allows,
+     * waiting out rate limits (a static build reads the whole blog this way).
+     */
+    all: async <S extends Select = NoSelect>(
+      params: Omit<ArticleListParams<S>, 'page' | 'limit'> = {},
+      options: PagerOptions = {},
+    ): Promise<ArticleListItem<S>[]> => {
+      const items: ArticleListItem<S>[] = [];
+      for (let page = 1, totalPages = 1; page <= totalPages; page++) {
+        const query = withSelect({ ...params, page, limit: largestArticlePage });
+        const answer = await this.get<ArticleList<S>>('/v1/articles', query, 'json', pagerPolicy(options));
+        items.push(...answer.data);
+        totalPages = answer.meta.totalPages;
+      }
+      return items;
+    },
   };
 
   readonly tags = {
@@ -137,6 +170,9 @@ export class FolioClient {
       this.get<{ data: Tag[]; meta: PageMeta }>('/v1/tags', { ...params }),
     get: async (name: string, params: { published?: boolean } = {}) =>
       (await this.get<{ data: Tag }>(`/v1/tags/${encodeURIComponent(name)}`, { ...params })).data,
+    /** Every tag, in one request (a tag list without `limit` is whole), waiting out rate limits. */
+    all: async (params: Omit<TagListParams, 'limit'> = {}, options: PagerOptions = {}): Promise<Tag[]> =>
+      (await this.get<{ data: Tag[] }>('/v1/tags', { ...params }, 'json', pagerPolicy(options))).data,
   };
 
   async project(): Promise<ProjectInfo> {
@@ -198,8 +234,8 @@ export class FolioClient {
   };
 
   /** A GET of any path, with the client's key, retries and ETag revalidation. */
-  get<T>(path: string, query: Query, as: 'json' | 'text' = 'json'): Promise<T> {
-    return this.request<T>('GET', path, query, undefined, as);
+  get<T>(path: string, query: Query, as: 'json' | 'text' = 'json', policy?: RetryPolicy): Promise<T> {
+    return this.request<T>('GET', path, query, undefined, as, policy);
   }
 
   async request<T>(
@@ -208,6 +244,7 @@ export class FolioClient {
     query: Query,
     body?: unknown,
     as: 'json' | 'text' = 'json',
+    policy: RetryPolicy = { retries: this.#retries, maxRetryDelayMs: this.#maxRetryDelayMs },
   ): Promise<T> {
     const url = this.#baseUrl + path + queryString(query);
     const cached = method === 'GET' && this.#etagCacheSize > 0 ? this.#etags.get(url) : undefined;
@@ -230,7 +267,7 @@ export class FolioClient {
         });
       } catch (error) {
         // A POST that got no answer may have been stored: only idempotent requests are sent again.
-        if (method !== 'POST' && attempt < this.#retries) {
+        if (method !== 'POST' && attempt < policy.retries) {
           await sleep(backoffMs(attempt));
           continue;
         }
@@ -250,7 +287,7 @@ export class FolioClient {
       // 429 and 503 mean nothing was done: safe to send again, once the server says it is time.
       const retriable = response.status === 429 || response.status === 503;
       const delay = retryAfter === null ? backoffMs(attempt) : retryAfter * 1000;
-      if (retriable && attempt < this.#retries && delay <= this.#maxRetryDelayMs) {
+      if (retriable && attempt < policy.retries && delay <= policy.maxRetryDelayMs) {
         await response.body?.cancel();
         await sleep(delay);
         continue;

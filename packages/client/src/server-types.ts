@@ -1,0 +1,48 @@
+// The one place the client reads the server's types: each shape of the API as the server's own
+// TypeBox schemas give it (type-only imports, erased at run time). The package build replaces this
+// file by the same types written out plainly, so that an installed client needs no Folio checkout.
+import type { Static } from 'typebox';
+import type {
+  BreakdownAnswer,
+  breakdownDimensions,
+  FunnelAnswer,
+  ReadingAnswer,
+  RealtimeAnswer,
+  SeriesAnswer,
+  StatsAnswer,
+  TrackBody,
+  TrackCreated,
+  UpdateBody,
+} from '../../../src/analytics/public-schemas.ts';
+import type {
+  Article,
+  PageMeta,
+  SelectableField,
+  Tag,
+  articleSortFields,
+  tagSortFields,
+} from '../../../src/content/schemas.ts';
+import type { ProjectInfo } from '../../../src/projects/schemas.ts';
+import type { SeoArticle, SitemapJson, StructuredData } from '../../../src/seo/schemas.ts';
+
+/** An article with every field the API can return: only `id` is always there. */
+export type ArticleFields = Static<typeof Article>;
+export type Tag = Static<typeof Tag>;
+export type PageMeta = Static<typeof PageMeta>;
+export type ProjectInfo = Static<typeof ProjectInfo>;
+export type SeoArticle = Static<typeof SeoArticle>;
+export type StructuredData = Static<typeof StructuredData>;
+export type SitemapJson = Static<typeof SitemapJson>;
+export type TrackBody = Static<typeof TrackBody>;
+export type TrackCreated = Static<typeof TrackCreated>;
+export type PageViewUpdate = Static<typeof UpdateBody>;
+export type Stats = Static<typeof StatsAnswer>['data'];
+export type Funnel = Static<typeof FunnelAnswer>;
+export type TimeSeries = Static<typeof SeriesAnswer>['data'];
+export type Breakdown = Static<typeof BreakdownAnswer>;
+export type BreakdownDimension = (typeof breakdownDimensions)[number];
+export type ArticleReading = Static<typeof ReadingAnswer>['data'];
+export type Realtime = Static<typeof RealtimeAnswer>['data'];
+export type { SelectableField };
+export type ArticleSortField = (typeof articleSortFields)[number];
+export type TagSortField = (typeof tagSortFields)[number];
