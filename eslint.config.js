@@ -13,6 +13,9 @@ function forbid(target, from, message) {
   return from.map((path) => ({ target, from: path, message }));
 }
 
+/** Beside public.ts, a feature's public face for browser code (type-checked without Node's types). */
+const browserPublic = { analytics: ['./public-schemas.ts'] };
+
 /** A feature uses another feature only through that feature's public.ts. */
 function featureZones() {
   const zones = [];
@@ -22,12 +25,41 @@ function featureZones() {
       zones.push({
         target: `./src/${feature}`,
         from: `./src/${other}`,
-        except: ['./public.ts'],
+        except: ['./public.ts', ...(browserPublic[other] ?? [])],
         message: `a feature reaches ${other}/ only through ${other}/public.ts`,
       });
     }
   }
   return zones;
+}
+
+/**
+ * Inside analytics, the flows run one way: ingest/ writes page views and queues them, rollups/ sums
+ * them, reports/ reads the sums. The shared files beside them (days, measures, rules) import no
+ * flow; only the plugin (routes.ts) and the public faces put the flows together.
+ */
+function analyticsZones() {
+  const flow = (name) => `./src/analytics/${name}`;
+  return [
+    ...forbid(flow('ingest'), [flow('reports')], 'ingest/ accepts page views: it never reads reports/'),
+    ...forbid(
+      flow('rollups'),
+      [flow('ingest'), flow('reports')],
+      'rollups/ sums what ingest/ queued and reports/ reads: it imports neither',
+    ),
+    ...forbid(flow('reports'), [flow('ingest')], 'reports/ reads what rollups/ wrote, never the write path'),
+    ...forbid(
+      './src/analytics/!(public|public-schemas|routes).ts',
+      [flow('ingest'), flow('rollups'), flow('reports')],
+      'a shared file of analytics/ imports no flow folder (only routes.ts and the public faces do)',
+    ),
+    {
+      target: top,
+      from: './src/analytics',
+      except: ['./public.ts'],
+      message: 'app.ts, server.ts and the CLI reach analytics/ only through analytics/public.ts',
+    },
+  ];
 }
 
 const floorZones = [
@@ -75,6 +107,7 @@ const floorZones = [
     'only the CLI, server.ts and app.ts put the features together',
   ),
   ...featureZones(),
+  ...analyticsZones(),
 ];
 
 export default tseslint.config(

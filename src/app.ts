@@ -4,9 +4,12 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { registerCleanupMetrics } from './analytics/cleanup-metrics.ts';
-import { type BatchEvent, batchChannelName } from './analytics/page-view-writer.ts';
-import { analyticsRoutes } from './analytics/routes.ts';
+import {
+  analyticsRoutes,
+  type BatchEvent,
+  batchChannelName,
+  registerCleanupMetrics,
+} from './analytics/public.ts';
 import type { TrustProxy } from './config.ts';
 import { countProjectArticles } from './content/project-counts.ts';
 import { contentRoutes } from './content/routes.ts';

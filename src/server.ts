@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Server as NetServer } from 'node:net';
 import { Redis } from 'ioredis';
-import { recordRetentionDays } from './analytics/queries/retention-setting.ts';
+import { recordRetentionDays } from './analytics/public.ts';
 import { buildApp, type Lifecycle } from './app.ts';
 import type { Config, TrustProxy } from './config.ts';
 import { type Db, openDatabase } from './db/database.ts';

@@ -15,7 +15,7 @@ import { migrateToLatest } from '../src/db/migrations/index.ts';
 import type { Project } from '../src/db/schema.ts';
 import type { KeyKind } from '../src/projects/keys.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
-import { rollUpQueued } from '../src/analytics/rollup-queue.ts';
+import { rollUpQueued } from '../src/analytics/rollups/rollup-queue.ts';
 
 export const postgresUrl = process.env.TEST_POSTGRES_URL || null;
 export const redisUrl = process.env.TEST_REDIS_URL || null;

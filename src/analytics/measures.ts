@@ -1,6 +1,6 @@
 // How the numbers of a page view are kept and rounded. Times are whole milliseconds and scroll
 // depths hundredths of a percent, so that every sum is an exact integer and the rollups agree with
-// the raw rows to the last digit; every ratio is rounded half away from zero as the contract says.
+// the raw rows to the last digit; every ratio is rounded half away from zero, as the API documents.
 
 /** timeOnPage in seconds → whole milliseconds. */
 export function toMilliseconds(seconds: number): number {
@@ -21,7 +21,7 @@ function roundDecimal(value: number): number {
 /**
  * `numerator / denominator` rounded half away from zero to `decimals` places, computed on integers
  * so that no binary fraction can tip a half the wrong way. Both are non-negative integers; 0 when
- * the denominator is 0 (the contract's "0 when there are none").
+ * the denominator is 0 (the API answers 0 when there are none).
  */
 export function roundRatio(numerator: number, denominator: number, decimals: number): number {
   if (

@@ -2,13 +2,13 @@
 // The `folio` command: serve, migrate, projects, keys, import and analytics maintenance. With --json every command prints
 // exactly one JSON document on stdout; failures exit non-zero with a one-line reason.
 import { Command, CommanderError, Option } from 'commander';
-import { rebuildRollups } from '../analytics/queries/rebuild-rollups.ts';
 import {
   firstRebuiltDay,
+  rebuildRollups,
   type RecordedRetention,
   recordedRetention,
-} from '../analytics/queries/retention-setting.ts';
-import { utcDay } from '../analytics/visitor.ts';
+  utcDay,
+} from '../analytics/public.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { importContent } from '../content/import.ts';
 import { readContentSource } from '../content/import/read-source.ts';

@@ -7,7 +7,7 @@
 // times a second. Answers that show view counts (`config.viewCounts`) are instead rebuilt once
 // they are `viewCountLagMs` old and a page view of their article ('article') or project
 // ('project') grew after they were built: told by the roll-up of this instance that summed the
-// page views (analytics/rollup-queue.ts, within 0.5 s of them), by PostgreSQL's notifications for
+// page views (analytics/rollups/rollup-queue.ts, within 0.5 s of them), by PostgreSQL's notifications for
 // the others (db/change-listener.ts), and on SQLite by any commit of another process. So a view
 // count lags by at most that long (2 s by default) after it is summed.
 //

@@ -3,7 +3,7 @@
 // One page view per page (and per SPA navigation), then its visible time, deepest scroll and
 // custom events, sent by navigator.sendBeacon when the page is hidden or left. It must stay small
 // (< 2 KB gzipped, test/tracker/script.test.ts) and never throw into the host page.
-import type { TrackBodyType, UpdateBodyType } from '../analytics/schemas.ts';
+import type { TrackBodyType, UpdateBodyType } from '../analytics/public-schemas.ts';
 
 type PageEvent = NonNullable<UpdateBodyType['events']>[number];
 

@@ -1,4 +1,4 @@
-// The track endpoints from a browser (contract §1, §3, §7): public keys, allowed origins, CORS and
+// The track endpoints from a browser (keys, errors, tracking writes): public keys, allowed origins, CORS and
 // preflight, the key as a query parameter, text/plain bodies and the POST alias of the update, as
 // navigator.sendBeacon needs them; media types and body size.
 import assert from 'node:assert/strict';

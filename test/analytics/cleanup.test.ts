@@ -10,13 +10,13 @@ import { test } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
-import { registerCleanupMetrics } from '../../src/analytics/cleanup-metrics.ts';
-import { delayUntilNextRun, runCleanup, startCleanup } from '../../src/analytics/retention.ts';
-import { utcDay } from '../../src/analytics/visitor.ts';
+import { registerCleanupMetrics } from '../../src/analytics/rollups/cleanup-metrics.ts';
+import { delayUntilNextRun, runCleanup, startCleanup } from '../../src/analytics/rollups/retention.ts';
+import { utcDay } from '../../src/analytics/days.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
 import { awayFromMidnight, daysAgo, factoryRow, pageViewCount, track } from './support.ts';
-import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 
 const bulkRows = Number(process.env.FOLIO_CLEANUP_ROWS ?? 20_000);
 const bulkBatch = Number(process.env.FOLIO_CLEANUP_BATCH ?? (bulkRows >= 1_000_000 ? 0 : 500)) || undefined;

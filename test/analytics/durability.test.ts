@@ -1,4 +1,4 @@
-// An answered POST or PUT survives a crash of the process (contract §7): a child process serving
+// An answered POST or PUT survives a crash of the process (an answer means committed): a child process serving
 // tracking requests is killed with SIGKILL while clients send them; after a restart every answered
 // page view is there with at least the answered measures, and the rollups still match the raw rows.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// No input, however malformed, makes a track or statistics endpoint answer a 5xx (contract §3), and
+// No input, however malformed, makes a track or statistics endpoint answer a 5xx (a bad request is a 4xx), and
 // only the requests answered 201 leave a page view behind.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

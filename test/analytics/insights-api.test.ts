@@ -2,15 +2,15 @@
 // with quoting and the formula guard, access, and the retention of raw page views.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { guardCell, wantsCsv } from '../../src/analytics/csv.ts';
+import { guardCell, wantsCsv } from '../../src/analytics/reports/csv.ts';
 import {
   deviceClass,
   readTimeBucket,
   reachDecile,
   referrerSource,
 } from '../../src/analytics/insight-rules.ts';
-import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
-import { deleteExpired, firstRetainedDay } from '../../src/analytics/retention.ts';
+import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
+import { deleteExpired, firstRetainedDay } from '../../src/analytics/rollups/retention.ts';
 import {
   articleInput,
   createTestKey,
@@ -20,7 +20,7 @@ import {
   importArticles,
 } from '../helpers.ts';
 import { awayFromMidnight, daysAgo, factoryRow, pageViewCount, track } from './support.ts';
-import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 
 test('referrer sources: host in lower case without www., (direct) for none, non-URLs and the same site', () => {
   const page = 'https://blog.example.com/post';

@@ -4,9 +4,9 @@
 // restates the documented rules independently of src/analytics/insight-rules.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
-import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
-import { KnownVisitors } from '../../src/analytics/queries/write-rollups.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
+import { KnownVisitors } from '../../src/analytics/rollups/known-visitors.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { PageViewTable, Project } from '../../src/db/schema.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
@@ -251,9 +251,25 @@ async function assertEndpointsMatch(
     .select(['id', 'slug', 'read_time_minutes'])
     .where('project_id', '=', owner.project.id)
     .execute();
-  const inDays = (first: string, last: string, list = rows) =>
-    list.filter((r) => r.day >= first && r.day <= last);
+  await assertSeriesMatch(ctx, owner, rows, articles);
+  await assertBreakdownsAndReadingMatch(ctx, owner, rows, articles);
+  const since = new Date(Date.now() - 5 * 60_000).toISOString();
+  const live = rows.filter((row) => row.created_at >= since);
+  const realtime = await getJson(ctx.app, '/v1/analytics/realtime', owner.headers);
+  assert.equal(realtime.body.data.pageViews, live.length);
+  assert.equal(realtime.body.data.visitors, new Set(live.map((row) => row.visitor_id)).size);
+}
 
+type RawRows = Awaited<ReturnType<typeof rawPageViews>>;
+type ArticleRows = Array<{ id: string; slug: string; read_time_minutes: number }>;
+
+/** The daily series (project and one article), the hourly one and one by dates. */
+async function assertSeriesMatch(
+  ctx: { db: Db; app: any },
+  owner: { project: Project; headers: Record<string, string> },
+  rows: RawRows,
+  articles: ArticleRows,
+) {
   // Daily series of 30 days, project and one article.
   for (const slug of [undefined, 'beta']) {
     const article = articles.find((a) => a.slug === slug);
@@ -302,7 +318,17 @@ async function assertEndpointsMatch(
     byDates.body.data.points.map((p: { views: number }) => p.views),
     [dayOf(-40), dayOf(-39), dayOf(-38)].map((day) => rows.filter((r) => r.day === day).length),
   );
+}
 
+/** Every breakdown dimension and the reading of every article, over 30 days. */
+async function assertBreakdownsAndReadingMatch(
+  ctx: { db: Db; app: any },
+  owner: { project: Project; headers: Record<string, string> },
+  rows: RawRows,
+  articles: ArticleRows,
+) {
+  const inDays = (first: string, last: string, list = rows) =>
+    list.filter((r) => r.day >= first && r.day <= last);
   for (const dimension of Object.keys(referenceValues)) {
     const answer = await getJson(
       ctx.app,
@@ -337,12 +363,6 @@ async function assertEndpointsMatch(
       percentage: round1(expected.reads * 100, expected.pageViews),
     });
   }
-
-  const since = new Date(Date.now() - 5 * 60_000).toISOString();
-  const live = rows.filter((row) => row.created_at >= since);
-  const realtime = await getJson(ctx.app, '/v1/analytics/realtime', owner.headers);
-  assert.equal(realtime.body.data.pageViews, live.length);
-  assert.equal(realtime.body.data.visitors, new Set(live.map((row) => row.visitor_id)).size);
 }
 
 describeEachDialect('insights agree with the raw page views', (ctx) => {

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { contributionOf, hasBounced, isEngaged } from '../../src/analytics/contribution.ts';
 import { percentage, roundRatio, toCentiPercent, toMilliseconds } from '../../src/analytics/measures.ts';
-import { rankArticles } from '../../src/analytics/top-articles.ts';
+import { rankArticles } from '../../src/analytics/reports/top-articles.ts';
 
 describe('roundRatio', () => {
   test('rounds halves away from zero, where binary floating point would not', () => {

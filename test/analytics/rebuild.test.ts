@@ -8,11 +8,11 @@ import {
   firstRebuiltDay,
   recordedRetention,
   recordRetentionDays,
-} from '../../src/analytics/queries/retention-setting.ts';
-import { firstRetainedDay, runCleanup } from '../../src/analytics/retention.ts';
-import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
-import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
-import { utcDay } from '../../src/analytics/visitor.ts';
+} from '../../src/analytics/rollups/queries/retention-setting.ts';
+import { firstRetainedDay, runCleanup } from '../../src/analytics/rollups/retention.ts';
+import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
+import { utcDay } from '../../src/analytics/days.ts';
 import { buildApp } from '../../src/app.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';

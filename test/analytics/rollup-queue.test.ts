@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
-import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
-import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
-import { utcDay } from '../../src/analytics/visitor.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
+import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
+import { utcDay } from '../../src/analytics/days.ts';
 import { buildApp } from '../../src/app.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { roundRatio } from '../../src/analytics/measures.ts';
-import { rebuildRollups } from '../../src/analytics/queries/rebuild-rollups.ts';
+import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
 import {
   awayFromMidnight,

@@ -1,4 +1,4 @@
-// Statistics and the scroll funnel (contract §8), from page views written by a factory with known
+// Statistics and the scroll funnel of a period, from page views written by a factory with known
 // values at known instants, so that every figure can be asserted exactly.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';

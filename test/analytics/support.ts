@@ -1,12 +1,12 @@
 // Helpers of the analytics tests: tracking requests as a browser sends them, a factory that writes
 // page views with known values at chosen times (through the same group-commit writer as the API),
-// and a reference computation of every rollup straight from the raw rows, written from the contract
-// independently of src/analytics/contribution.ts.
+// and a reference computation of every rollup straight from the raw rows, written from the documented rules
+// (the OpenAPI descriptions) independently of src/analytics/contribution.ts.
 import { type Contribution, contributionFields } from '../../src/analytics/contribution.ts';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
-import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
-import { newPageViewId } from '../../src/analytics/visitor.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
+import { newPageViewId } from '../../src/analytics/ingest/visitor.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { PageViewTable, Project } from '../../src/db/schema.ts';
 
@@ -141,7 +141,7 @@ function zero(): Counters {
   return Object.fromEntries(counterNames.map((name) => [name, 0])) as unknown as Counters;
 }
 
-/** The contract's rules (§7, §8), applied to one stored page view. */
+/** The documented counting rules (bounce, engagement, funnel steps), applied to one stored page view. */
 function countersOf(row: PageViewTable): Counters {
   const time = Number(row.time_on_page_ms);
   const depth = Number(row.scroll_depth_centi);

@@ -1,8 +1,8 @@
-// Tracking page views (contract §7): answers, stored values, validation, bots, visitor ids,
+// Tracking page views: answers, stored values, validation, bots, visitor ids,
 // geolocation, view counts, and tenancy.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bundledGeoDatabasePath } from '../../src/analytics/geo.ts';
+import { bundledGeoDatabasePath } from '../../src/analytics/ingest/geo.ts';
 import { buildApp } from '../../src/app.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import {
@@ -14,7 +14,7 @@ import {
   viewCountOf,
 } from '../helpers.ts';
 import { otherBrowser, pageViewCount, rawPageViews, track } from './support.ts';
-import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 
 describeEachDialect('tracking: POST /v1/analytics/track', (ctx) => {
   async function blog() {
@@ -125,8 +125,8 @@ describeEachDialect('tracking: POST /v1/analytics/track', (ctx) => {
     assert.notEqual(await visitor(b.headers, '198.51.100.1'), first);
   });
 
-  // viewCount may lag (contract §12): page views are counted by the roll-up that follows them within
-  // rollupDelayMs, and cached answers show the new count once viewCountLagMs has passed.
+  // viewCount may lag behind the page views: they are counted by the roll-up that follows them
+  // within rollupDelayMs, and cached answers show the new count once viewCountLagMs has passed.
   test("the article's viewCount grows by one per POST once rolled up, with no read of statistics to ask for it", async () => {
     const { project, headers } = await blog();
     const app = await buildApp({ db: ctx.db, viewCountLagMs: 0, rollupDelayMs: 20 });

@@ -1,4 +1,4 @@
-// Updating a page view (contract §7): larger time and depth kept whatever the order, exit and bounce
+// Updating a page view: larger time and depth kept whatever the order, exit and bounce
 // replaced, events appended; 404 for ids that are unknown or of another project, 409 after 24 hours;
 // validation as for the POST; nothing half-written.
 import assert from 'node:assert/strict';

@@ -4,17 +4,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { isBotUserAgent } from '../../src/analytics/bots.ts';
-import { runCleanup } from '../../src/analytics/retention.ts';
-import { DailySalts } from '../../src/analytics/salts.ts';
-import { lastClosedDay } from '../../src/analytics/top-articles.ts';
-import {
-  newPageViewId,
-  pageViewIdPattern,
-  shiftDay,
-  utcDay,
-  visitorIdFor,
-} from '../../src/analytics/visitor.ts';
+import { isBotUserAgent } from '../../src/analytics/ingest/bots.ts';
+import { runCleanup } from '../../src/analytics/rollups/retention.ts';
+import { DailySalts } from '../../src/analytics/ingest/salts.ts';
+import { lastClosedDay } from '../../src/analytics/days.ts';
+import { newPageViewId, pageViewIdPattern, visitorIdFor } from '../../src/analytics/ingest/visitor.ts';
+import { shiftDay, utcDay } from '../../src/analytics/days.ts';
 import { createTestProject, describeEachDialect } from '../helpers.ts';
 
 describe('visitor ids', () => {

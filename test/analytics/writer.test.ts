@@ -3,7 +3,7 @@
 // of one page view in one batch apply in order.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { HttpError } from '../../src/errors.ts';
 import {
   articleInput,

@@ -7,8 +7,11 @@ import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.ts';
-import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
-import { recordedRetention, recordRetentionDays } from '../../src/analytics/queries/retention-setting.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import {
+  recordedRetention,
+  recordRetentionDays,
+} from '../../src/analytics/rollups/queries/retention-setting.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { factoryRow } from '../analytics/support.ts';
 import { createTestDatabase, postgresUrl } from '../helpers.ts';

@@ -16,7 +16,7 @@ import { migrateToLatest, migrations } from '../../src/db/migrations/index.ts';
 import { createApiKey, createProject } from '../../src/projects/service.ts';
 import { track } from '../analytics/support.ts';
 import { articleInput, configuredDialects, createTestDatabase, getJson, importArticles } from '../helpers.ts';
-import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {

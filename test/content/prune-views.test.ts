@@ -3,7 +3,7 @@
 // rolled up while it was gone.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import {
   articleInput,
   createTestProject,

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { PageViewWriter } from '../../src/analytics/page-view-writer.ts';
-import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { PostgresChangeListener } from '../../src/db/change-listener.ts';
 import { factoryRow } from '../analytics/support.ts';
 import {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
-import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { type Db, type OpenOptions, openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { track } from '../analytics/support.ts';

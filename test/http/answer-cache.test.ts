@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { rollUpQueued } from '../../src/analytics/rollup-queue.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { buildApp } from '../../src/app.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
 import { AnswerCache } from '../../src/http/answer-cache.ts';

@@ -2,20 +2,18 @@
 // TypeBox schemas give it (type-only imports, erased at run time). The package build replaces this
 // file by the same types written out plainly, so that an installed client needs no Folio checkout.
 import type { Static } from 'typebox';
-import type { breakdownDimensions } from '../../../src/analytics/insight-rules.ts';
 import type {
   BreakdownAnswer,
+  breakdownDimensions,
+  FunnelAnswer,
   ReadingAnswer,
   RealtimeAnswer,
   SeriesAnswer,
-} from '../../../src/analytics/insight-schemas.ts';
-import type {
-  FunnelAnswer,
   StatsAnswer,
   TrackBody,
   TrackCreated,
   UpdateBody,
-} from '../../../src/analytics/schemas.ts';
+} from '../../../src/analytics/public-schemas.ts';
 import type {
   Article,
   PageMeta,

@@ -1,6 +1,6 @@
 // The rollup queue: a tracking write no longer updates the rollups in its own transaction. It
 // commits the raw page view (and its article's view count) with one queued entry saying what
-// changed, and the entries are rolled up later in large batches (analytics/rollup-queue.ts): by a
+// changed, and the entries are rolled up later in large batches (analytics/rollups/rollup-queue.ts): by a
 // timer, and by every read of statistics before it reads, so statistics stay exact. An entry holds
 // the measures after the write and, for an update, before it: the rollups only ever add
 // differences, so entries may be rolled up in any order, and a page view updated before its

@@ -1,0 +1,158 @@
+// The writes of a batch of page views, behind one interface with an implementation per database
+// (write-sqlite.ts, write-postgres.ts): SQLite runs one cached prepared statement per row, a call of
+// microseconds in process; PostgreSQL sends a whole batch as arrays expanded by unnest(), in one
+// statement for the new page views, so that a batch costs a round trip or two whatever its size.
+// A batch writes the raw page views and one rollup-queue entry per write; the rollups and view
+// counts are summed later, in large batches, by rollup-queue.ts.
+import type { Kysely } from 'kysely';
+import type { Database, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
+
+export type Executor = Kysely<Database>;
+
+/** The columns of a page view that an update reads and writes. */
+export type StoredPageView = Pick<
+  PageViewTable,
+  | 'id'
+  | 'project_id'
+  | 'article_id'
+  | 'day'
+  | 'created_at'
+  | 'updated_at'
+  | 'source'
+  | 'time_on_page_ms'
+  | 'scroll_depth_centi'
+  | 'exit_position'
+  | 'bounced'
+  | 'event_count'
+  | 'events'
+  | 'visitor_id'
+>;
+
+export const storedColumns = [
+  'id',
+  'project_id',
+  'article_id',
+  'day',
+  'created_at',
+  'updated_at',
+  'source',
+  'time_on_page_ms',
+  'scroll_depth_centi',
+  'exit_position',
+  'bounced',
+  'event_count',
+  'events',
+  'visitor_id',
+] as const satisfies ReadonlyArray<keyof StoredPageView>;
+
+/** A page view to create: its article is the one of `slug` in its project, if there is one. */
+export interface NewPageView {
+  row: PageViewTable;
+  slug: string;
+}
+
+export interface WriteStore {
+  /** Statement that opens a batch's transaction. */
+  readonly begin: string;
+  /**
+   * Whether a batch of new page views alone is written by one statement, atomic by itself, so
+   * that it needs no transaction around it (PostgreSQL: one round trip instead of three).
+   */
+  readonly createsInOneStatement: boolean;
+  /** Reads the page views to update, locked against other instances until the commit. */
+  lockPageViews(db: Executor, ids: string[]): Promise<StoredPageView[]>;
+  /** Writes updated page views, each with its rollup-queue entry. */
+  updatePageViews(db: Executor, updates: PageViewUpdate[]): Promise<void>;
+  /**
+   * Inserts the new page views whose article exists, each with its rollup-queue entry. Returns the
+   * ids inserted, each with the id of its article.
+   */
+  insertPageViews(db: Executor, views: NewPageView[]): Promise<Map<string, string>>;
+}
+
+/** A page view as it was stored and as an update leaves it. */
+export interface PageViewUpdate {
+  before: StoredPageView;
+  after: StoredPageView;
+}
+
+export type QueueEntry = Omit<RollupQueueTable, 'seq'>;
+
+/** The columns of a rollup-queue entry, in the order the stores send them. */
+export const queueColumns = [
+  'page_view_id',
+  'project_id',
+  'day',
+  'created',
+  'time_on_page_ms',
+  'scroll_depth_centi',
+  'exit_position',
+  'bounced',
+  'event_count',
+  'was_time_on_page_ms',
+  'was_scroll_depth_centi',
+  'was_exit_position',
+  'was_bounced',
+  'was_event_count',
+] as const satisfies ReadonlyArray<keyof QueueEntry>;
+
+type Measured = Pick<
+  PageViewTable,
+  | 'id'
+  | 'project_id'
+  | 'day'
+  | 'time_on_page_ms'
+  | 'scroll_depth_centi'
+  | 'exit_position'
+  | 'bounced'
+  | 'event_count'
+>;
+
+/** The queue entry of a write: the measures after it, and those before it for an update. */
+export function queueEntryOf(after: Measured, before: Measured | null): QueueEntry {
+  return {
+    page_view_id: after.id,
+    project_id: after.project_id,
+    day: after.day,
+    created: before === null ? 1 : 0,
+    time_on_page_ms: after.time_on_page_ms,
+    scroll_depth_centi: after.scroll_depth_centi,
+    exit_position: after.exit_position,
+    bounced: after.bounced,
+    event_count: after.event_count,
+    was_time_on_page_ms: before?.time_on_page_ms ?? null,
+    was_scroll_depth_centi: before?.scroll_depth_centi ?? null,
+    was_exit_position: before?.exit_position ?? null,
+    was_bounced: before?.bounced ?? null,
+    was_event_count: before?.event_count ?? null,
+  };
+}
+
+export const pageViewColumns = [
+  'id',
+  'project_id',
+  'article_id',
+  'day',
+  'created_at',
+  'updated_at',
+  'visitor_id',
+  'session_id',
+  'source',
+  'country',
+  'time_on_page_ms',
+  'scroll_depth_centi',
+  'exit_position',
+  'bounced',
+  'screen_width',
+  'screen_height',
+  'event_count',
+  'page_url',
+  'page_title',
+  'referrer',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+  'events',
+] as const satisfies ReadonlyArray<keyof PageViewTable>;

@@ -1,0 +1,30 @@
+// The countries with the most page views of a project over a range of days, ties by country code.
+// Page views without a country have no rollup row and are left out.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/schema.ts';
+
+export interface TopCountry {
+  country: string;
+  views: number;
+}
+
+export async function topCountries(
+  db: Kysely<Database>,
+  projectId: string,
+  firstDay: string,
+  lastDay: string,
+  limit: number,
+): Promise<TopCountry[]> {
+  const rows = await db
+    .selectFrom('analytics_daily_countries')
+    .where('project_id', '=', projectId)
+    .where('day', '>=', firstDay)
+    .where('day', '<=', lastDay)
+    .groupBy('country')
+    .select((eb) => ['country', eb.fn.sum<number>('views').as('views')])
+    .orderBy('views', 'desc')
+    .orderBy('country', 'asc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ country: row.country, views: Number(row.views) }));
+}

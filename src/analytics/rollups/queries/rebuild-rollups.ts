@@ -1,0 +1,206 @@
+// Recomputes a project's derived analytics from its raw page views, with the rules of
+// contribution.ts written in SQL: the daily rollups and visitor sets here, the insights rollups in
+// rebuild-insights.ts, then the view counts (article-views.ts). With `fromDay`, only the days from
+// then on are rebuilt: those before it may have lost raw page views to the retention, and their
+// rollups stay. Tests check that a rebuild equals the rollups kept by the writes, row for row.
+//
+// It runs while the service tracks: a day at a time, each day one short transaction, and never a
+// lock that tracking waits for beyond that (SQLite's one writer, for one day's statements). Each
+// day's transaction deletes the day's queued writes and sums the day's page views from one view of
+// the database, so a write is counted either by the rebuild (committed before that view) or by a
+// later roll-up of its queued entry (committed after), never both and never neither. On PostgreSQL
+// that view is a REPEATABLE READ snapshot, taken after the roll-up lock (so no roll-up is half
+// done in it); on SQLite the write transaction itself, which no other write interleaves.
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import type { Database } from '../../../db/schema.ts';
+import { contributionFields } from '../../contribution.ts';
+import { shiftDay } from '../../days.ts';
+import { recountArticleViews } from './article-views.ts';
+import { contributionSums } from './contribution-sql.ts';
+import { rebuildInsightsOfDay } from './rebuild-insights.ts';
+import { lockRollupsForTransaction, rollupLockKey } from './rollup-queue-entries.ts';
+
+type Executor = Kysely<Database>;
+
+const dailyTables = [
+  'analytics_daily_articles',
+  'analytics_daily_countries',
+  'analytics_daily_totals',
+  'analytics_daily_visitors',
+] as const;
+
+/** How long a transaction goes on taking the next day (tracking writes wait for SQLite's). */
+const transactionMs = 100;
+/** A day's transaction that met a concurrent change (PostgreSQL) is tried again this many times. */
+const attemptsPerDay = 5;
+/**
+ * SQLite: the shortest pause after each transaction, longer than the longest pause of a write
+ * waiting for the lock (sqlite-driver.ts), so that tracking writes waiting meanwhile get it before
+ * the next transaction does, however many days follow. A longer transaction is followed by a
+ * pause as long as itself: the writes queued behind it commit, and the rebuild has at most half of
+ * the one writer's time.
+ */
+const sqliteMinPauseMs = 10;
+
+export interface RebuildSummary {
+  /** The days recomputed, first and last; null when the project had nothing from `fromDay` on. */
+  firstDay: string | null;
+  lastDay: string | null;
+  days: number;
+}
+
+export async function rebuildRollups(
+  db: Executor,
+  projectId: string,
+  today: string,
+  fromDay = '0000-00-00',
+): Promise<RebuildSummary> {
+  const [firstDay, lastDay] = await dayRange(db, projectId, today, fromDay);
+  // The visitor ids of a day can only be recounted into its sets while its salt lives.
+  const setsFromDay = shiftDay(today, -1);
+  let days = 0;
+  let next = firstDay;
+  while (next !== null && lastDay !== null && next <= lastDay) {
+    // Days of few page views share a transaction (a commit costs a sync to disk), until it has run
+    // for `transactionMs`: a busy day has one of its own.
+    const from = next;
+    const transactionStarted = performance.now();
+    let rebuilt = 0;
+    await inDayTransaction(db, async (trx) => {
+      // From the same day again when a transaction is tried again.
+      next = from;
+      rebuilt = 0;
+      const started = performance.now();
+      do {
+        await rebuildDay(trx, projectId, next!, next! >= setsFromDay);
+        rebuilt++;
+        next = shiftDay(next!, 1);
+      } while (next <= lastDay && performance.now() - started < transactionMs);
+    });
+    days += rebuilt;
+    if (!isPostgres(db)) {
+      const pauseMs = Math.max(sqliteMinPauseMs, performance.now() - transactionStarted);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+  await recountArticleViews(db, projectId, (work) => inRollupTransaction(db, work));
+  await announceRebuilt(db, projectId);
+  return { firstDay, lastDay, days };
+}
+
+/**
+ * Every instance drops what it cached of the project's answers and past days' rollups: the
+ * project's content version is what the answer caches and the closed-day cache
+ * (closed-day-views.ts) are keyed by, and its change is seen by every instance on its next request
+ * (PostgreSQL notifies the change of a project, SQLite's change stamp moves).
+ */
+async function announceRebuilt(db: Executor, projectId: string): Promise<void> {
+  await db
+    .updateTable('projects')
+    .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
+    .where('id', '=', projectId)
+    .execute();
+}
+
+/** The first and last day with anything to rebuild: raw page views, or rollups to remove. */
+async function dayRange(
+  db: Executor,
+  projectId: string,
+  today: string,
+  fromDay: string,
+): Promise<[string | null, string | null]> {
+  const bounds = await sql<{ first: string | null; last: string | null }>`
+    select min(first) as first, max(last) as last from (
+      select min(day) as first, max(day) as last from page_views where project_id = ${projectId} and day >= ${fromDay}
+      union all select min(day), max(day) from analytics_daily_totals where project_id = ${projectId} and day >= ${fromDay}
+      union all select min(day), max(day) from analytics_daily_articles where project_id = ${projectId} and day >= ${fromDay}
+      union all select min(substr(bucket, 1, 10)), max(substr(bucket, 1, 10)) from analytics_series
+        where project_id = ${projectId} and bucket >= ${fromDay}
+      union all select min(day), max(day) from analytics_breakdowns where project_id = ${projectId} and day >= ${fromDay}
+    ) as bounds`.execute(db);
+  const { first, last } = bounds.rows[0] ?? { first: null, last: null };
+  if (first === null || last === null) return [null, null];
+  return [first, last > today ? last : today];
+}
+
+/** One day: its queued writes go, its rollups are summed again from its page views. */
+async function rebuildDay(trx: Executor, projectId: string, day: string, withSets: boolean): Promise<void> {
+  // Every article with rows of the day: in the rollups (before they are deleted) or the page views.
+  const articleIds = await sql<{ article_id: string }>`
+    select article_id from analytics_daily_articles where project_id = ${projectId} and day = ${day}
+    union select distinct article_id from page_views where project_id = ${projectId} and day = ${day}`.execute(
+    trx,
+  );
+  // The page views summed below already hold what these queued writes changed.
+  await trx.deleteFrom('rollup_queue').where('project_id', '=', projectId).where('day', '=', day).execute();
+  for (const table of dailyTables) {
+    await trx.deleteFrom(table).where('project_id', '=', projectId).where('day', '=', day).execute();
+  }
+  const counters = sql.raw(contributionFields.join(', '));
+  const sums = sql.raw(contributionSums);
+  const rows = sql`page_views where project_id = ${projectId} and day = ${day}`;
+  await sql`insert into analytics_daily_articles (project_id, day, article_id, ${counters})
+    select project_id, day, article_id, ${sums} from ${rows} group by project_id, day, article_id`.execute(
+    trx,
+  );
+  await sql`insert into analytics_daily_totals (project_id, day, visitors, ${counters})
+    select project_id, day, count(distinct visitor_id), ${sums} from ${rows} group by project_id, day`.execute(
+    trx,
+  );
+  await sql`insert into analytics_daily_countries (project_id, day, country, views)
+    select project_id, day, country, count(*) from ${rows} and country is not null
+    group by project_id, day, country`.execute(trx);
+  if (withSets) {
+    await sql`insert into analytics_daily_visitors (project_id, day, visitor_id)
+      select distinct project_id, day, visitor_id from ${rows}`.execute(trx);
+  }
+  await rebuildInsightsOfDay(
+    trx,
+    projectId,
+    day,
+    articleIds.rows.map((row) => row.article_id),
+    withSets,
+  );
+}
+
+function isPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * Runs `work` in a transaction that no roll-up interleaves and whose reads are one consistent view
+ * of the database. PostgreSQL: the roll-up lock is taken on the connection before the REPEATABLE
+ * READ transaction begins, so that its snapshot (taken at its first statement) already holds every
+ * roll-up committed before; a transaction that meets a concurrent update (the daily forgetting of
+ * visitor sets) is tried again. SQLite: a write transaction, which no other write interleaves.
+ */
+async function inDayTransaction(db: Executor, work: (trx: Executor) => Promise<void>): Promise<void> {
+  if (!isPostgres(db)) {
+    await db.transaction().execute(work);
+    return;
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.connection().execute(async (connection) => {
+        await sql`select pg_advisory_lock(${rollupLockKey})`.execute(connection);
+        try {
+          await connection.transaction().setIsolationLevel('repeatable read').execute(work);
+        } finally {
+          await sql`select pg_advisory_unlock(${rollupLockKey})`.execute(connection);
+        }
+      });
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= attemptsPerDay || (code !== '40001' && code !== '40P01')) throw error;
+    }
+  }
+}
+
+/** A transaction that no roll-up interleaves (READ COMMITTED: each statement sees every commit). */
+async function inRollupTransaction<T>(db: Executor, work: (trx: Executor) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    if (isPostgres(trx)) await lockRollupsForTransaction(trx);
+    return work(trx);
+  });
+}

@@ -1,0 +1,78 @@
+// SQL of the roll-up queue (migration 0009): the entries queued by the tracking writes, read in
+// order and deleted once rolled up, the page views they name, and the PostgreSQL advisory lock that
+// keeps one roller (or rebuild) at a time on the rollups.
+import { type Selectable, sql } from 'kysely';
+import type { Executor, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
+import { breakdownColumns } from '../insight-changes.ts';
+
+export type QueuedEntry = Selectable<RollupQueueTable>;
+
+/** PostgreSQL advisory lock held by the roller (and the rebuild) for its transaction. */
+export const rollupLockKey = 7_406_151;
+
+/** PostgreSQL: waits for the roll-up lock, held until the end of the transaction `trx`. */
+export async function lockRollupsForTransaction(trx: Executor): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${rollupLockKey})`.execute(trx);
+}
+
+/** The sequence number of the newest entry committed now, or null when the queue is empty. */
+export async function newestQueuedSeq(db: Executor): Promise<number | null> {
+  const newest = await db
+    .selectFrom('rollup_queue')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .executeTakeFirst();
+  return newest?.seq === null || newest?.seq === undefined ? null : Number(newest.seq);
+}
+
+/** The oldest `limit` entries up to `upTo`, in order. */
+export function queuedUpTo(db: Executor, upTo: number, limit: number): Promise<QueuedEntry[]> {
+  return db
+    .selectFrom('rollup_queue')
+    .selectAll()
+    .where('seq', '<=', upTo)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+}
+
+/** Deletes the batch's entries from the queue; returns how many were still there. */
+export async function deleteEntries(trx: Executor, entries: ReadonlyArray<QueuedEntry>): Promise<number> {
+  const deleted = await trx
+    .deleteFrom('rollup_queue')
+    .where(
+      'seq',
+      'in',
+      entries.map((entry) => entry.seq),
+    )
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows);
+}
+
+/** The columns of a page view that its rollups depend on and no update changes. */
+const fixedColumns = [
+  'id',
+  'article_id',
+  'created_at',
+  'source',
+  'event_count',
+  ...breakdownColumns,
+] as const satisfies ReadonlyArray<keyof PageViewTable>;
+export type FixedColumns = Pick<PageViewTable, (typeof fixedColumns)[number]>;
+
+/** The fixed columns of the page views `ids` that still exist, with their article's slug (null once removed). */
+export async function queuedPageViews(
+  db: Executor,
+  ids: string[],
+): Promise<Map<string, FixedColumns & { slug: string | null }>> {
+  const views = new Map<string, FixedColumns & { slug: string | null }>();
+  for (let start = 0; start < ids.length; start += 1000) {
+    const rows = await db
+      .selectFrom('page_views')
+      .leftJoin('articles', 'articles.id', 'page_views.article_id')
+      .select([...fixedColumns.map((column) => `page_views.${column}` as const), 'articles.slug'])
+      .where('page_views.id', 'in', ids.slice(start, start + 1000))
+      .execute();
+    for (const row of rows) views.set(row.id, row);
+  }
+  return views;
+}

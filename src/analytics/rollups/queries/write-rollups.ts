@@ -1,0 +1,258 @@
+// Writes the changes of a batch to the rollups, in both databases: the visitor sets first (the ids
+// they did not hold yet are the new distinct visitors), then every rollup row once, in key order
+// (two instances then lock shared rows in the same order), as upserts that add the
+// changes to the stored sums.
+import { CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
+import { preparedOnPostgres } from '../../../db/database.ts';
+import { columnArrays, unnestArrays } from '../../../db/dialect-sql.ts';
+import type { Database } from '../../../db/schema.ts';
+import { contributionFields } from '../../contribution.ts';
+import {
+  type InsightChanges,
+  reachColumns,
+  type VisitorCandidate,
+  visitorSetKey,
+} from '../insight-changes.ts';
+import type { KnownVisitors } from '../known-visitors.ts';
+import type { RollupChanges, VisitorKey } from '../rollup-changes.ts';
+
+type Executor = Kysely<Database>;
+
+/** The candidates whose visitor id was not yet in the set of their scope and day; adds them. */
+export async function addToVisitorSets(
+  db: Executor,
+  candidates: VisitorCandidate[],
+): Promise<VisitorCandidate[]> {
+  if (!isPostgres(db)) {
+    return addEach(db, visitorSetInsert, candidates, (c) => [c.project_id, c.day, c.scope, c.visitor_id]);
+  }
+  return addByArrays(db, 'analytics_visitor_sets', ['project_id', 'day', 'scope', 'visitor_id'], candidates);
+}
+
+/** The keys whose visitor id was not yet in the day's set of the project; adds them. */
+async function addToDailyVisitors(db: Executor, keys: VisitorKey[]): Promise<VisitorKey[]> {
+  if (!isPostgres(db))
+    return addEach(db, dailyVisitorInsert, keys, (k) => [k.project_id, k.day, k.visitor_id]);
+  return addByArrays(db, 'analytics_daily_visitors', ['project_id', 'day', 'visitor_id'], keys);
+}
+
+/**
+ * PostgreSQL: inserts the items' `columns` (all text) from one array parameter per column, skipping
+ * those stored already; the items it added, found by the rows it returns.
+ */
+async function addByArrays<T extends object>(db: Executor, table: string, columns: string[], items: T[]) {
+  if (items.length === 0) return [];
+  const values = items as Array<Record<string, unknown>>;
+  const keyOf = (item: Record<string, unknown>) => columns.map((column) => item[column]).join('\u0000');
+  const byKey = new Map(values.map((item, index) => [keyOf(item), items[index]]));
+  const text = preparedOnPostgres(
+    `insert into ${table} (${columns.join(', ')}) select * from ${unnestArrays(
+      columns.map(() => 'text'),
+      columns,
+    )} on conflict do nothing returning ${columns.join(', ')}`,
+  );
+  const result = await db.executeQuery<Record<string, unknown>>(
+    CompiledQuery.raw(text, columnArrays(values, columns)),
+  );
+  return result.rows.map((row) => byKey.get(keyOf(row))!);
+}
+
+const visitorSetInsert =
+  'insert into analytics_visitor_sets (project_id, day, scope, visitor_id) values (?, ?, ?, ?) on conflict do nothing';
+const dailyVisitorInsert =
+  'insert into analytics_daily_visitors (project_id, day, visitor_id) values (?, ?, ?) on conflict do nothing';
+
+/** SQLite: inserts each item by one cached prepared statement; the items it added. */
+async function addEach<T>(db: Executor, text: string, items: T[], parameters: (item: T) => unknown[]) {
+  const added: T[] = [];
+  for (const item of items) {
+    const result = await db.executeQuery(CompiledQuery.raw(text, parameters(item)));
+    if (Number(result.numAffectedRows ?? 0) > 0) added.push(item);
+  }
+  return added;
+}
+
+function isPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * Adds a batch's changes to the daily and insights rollups and the view counts. `known`: visitor-set entries known to be stored, which are neither new nor written again;
+ * returns the entries of `known`'s day that the batch stored or found, for the caller to add to it
+ * once the batch is committed.
+ */
+export async function writeRollups(
+  db: Executor,
+  daily: RollupChanges,
+  insights: InsightChanges,
+  options: { known?: KnownVisitors } = {},
+): Promise<string[]> {
+  const { known } = options;
+  const stored: string[] = [];
+  const unknown = <T extends { day: string }>(items: T[], keyOf: (item: T) => string): T[] => {
+    if (known === undefined) return items;
+    return items.filter((item) => {
+      if (item.day !== known.day) return true;
+      const key = keyOf(item);
+      if (known.has(key)) return false;
+      stored.push(key);
+      return true;
+    });
+  };
+  const dailyKeys = unknown(daily.visitors, (item) => visitorKey(item, dailyScope));
+  for (const key of await addToDailyVisitors(db, dailyKeys)) daily.addNewVisitor(key);
+  await insights.countVisitors((candidates) =>
+    addToVisitorSets(
+      db,
+      unknown(candidates, (candidate) => candidate.key),
+    ),
+  );
+  await writeSums(db, [...dailyTables(daily), ...insightTables(insights)]);
+  return stored;
+}
+
+// The daily visitor set (analytics_daily_visitors) among the scopes of the visitor sets.
+const dailyScope = '\u0001daily';
+
+/** The key of a visitor-set entry: that of a VisitorCandidate of the same scope. */
+function visitorKey(item: { project_id: string; day: string; visitor_id: string }, scope: string): string {
+  return `${visitorSetKey(item.project_id, item.day, scope)}\u0000${item.visitor_id}`;
+}
+
+/** The insights rollup rows of `changes`, added to those stored (visitors already counted). */
+export async function writeInsightRollups(db: Executor, changes: InsightChanges): Promise<void> {
+  await writeSums(db, insightTables(changes));
+}
+
+/**
+ * Adds the rows of `tables` to the stored sums. SQLite: one cached prepared statement per row, a
+ * call of microseconds (a multi-row statement would be prepared anew for each row count, and its
+ * building costs more than the rows). PostgreSQL: one statement, a WITH clause per table, each
+ * inserting from one array parameter per column (unnest), so that its text depends only on which
+ * tables have rows: a named prepared statement, parsed and planned once per connection (a
+ * multi-row VALUES of a 500-entry batch had ~40,000 parameters to build, send, parse and plan).
+ */
+async function writeSums(db: Executor, tables: SummedTable[]): Promise<void> {
+  if (!isPostgres(db)) {
+    for (const { table, rows, key, counted } of tables) {
+      if (rows.length === 0) continue;
+      const columns = Object.keys(rows[0]);
+      let start = 0;
+      for (const size of [rowsPerSqliteStatement, 1]) {
+        const text = upsertText(table, columns, key, counted, size);
+        for (; start + size <= rows.length; start += size) {
+          const parameters: unknown[] = [];
+          for (const row of rows.slice(start, start + size)) {
+            const values = row as Record<string, unknown>;
+            for (const column of columns) parameters.push(values[column]);
+          }
+          await db.executeQuery(CompiledQuery.raw(text, parameters));
+        }
+      }
+    }
+    return;
+  }
+  const clauses: string[] = [];
+  const parameters: unknown[] = [];
+  for (const { table, rows, key, counted } of tables) {
+    if (rows.length === 0) continue;
+    const values = rows as Array<Record<string, unknown>>;
+    const columns = Object.keys(values[0]);
+    // Every summed column is an integer, every other one text.
+    const types = columns.map((column) => (typeof values[0][column] === 'string' ? 'text' : 'bigint'));
+    clauses.push(
+      `insert into ${table} (${columns.join(', ')}) select * from ${unnestArrays(types, columns, parameters.length)} on conflict (${key.join(', ')}) do update set ${counted.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')}`,
+    );
+    parameters.push(...columnArrays(values, columns));
+  }
+  if (clauses.length === 0) return;
+  // Each upsert a WITH clause of one statement (they write different tables): one round trip.
+  const text =
+    clauses.length === 1
+      ? clauses[0]
+      : `with ${clauses.map((clause, index) => `u${index} as (${clause})`).join(', ')} select 1`;
+  await db.executeQuery(CompiledQuery.raw(preparedOnPostgres(text), parameters));
+}
+
+/** SQLite: rows per statement; the rest of a table's rows go one by one, so that two texts per
+ * table are prepared, whatever the number of rows. */
+const rowsPerSqliteStatement = 32;
+const upsertTexts = new Map<string, string>();
+
+function upsertText(
+  table: string,
+  columns: string[],
+  key: readonly string[],
+  counted: readonly string[],
+  rows: number,
+): string {
+  const id = `${table}(${columns.join(',')})×${rows}`;
+  let text = upsertTexts.get(id);
+  if (text === undefined) {
+    const tuple = `(${columns.map(() => '?').join(', ')})`;
+    text = `insert into ${table} (${columns.join(', ')}) values ${Array.from({ length: rows }, () => tuple).join(', ')} on conflict (${key.join(', ')}) do update set ${counted.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')}`;
+    upsertTexts.set(id, text);
+  }
+  return text;
+}
+
+interface SummedTable {
+  table: string;
+  rows: object[];
+  /** The primary key: a row with the same key adds its other columns to the stored ones. */
+  key: readonly string[];
+  counted: readonly string[];
+}
+
+function dailyTables(changes: RollupChanges): SummedTable[] {
+  return [
+    {
+      table: 'analytics_daily_totals',
+      rows: changes.days,
+      key: ['project_id', 'day'],
+      counted: ['visitors', ...contributionFields],
+    },
+    {
+      table: 'analytics_daily_articles',
+      rows: changes.articles,
+      key: ['project_id', 'day', 'article_id'],
+      counted: contributionFields,
+    },
+    {
+      table: 'analytics_daily_countries',
+      rows: changes.countries,
+      key: ['project_id', 'day', 'country'],
+      counted: ['views'],
+    },
+    { table: 'article_views', rows: changes.viewCounts, key: ['article_id'], counted: ['view_count'] },
+  ];
+}
+
+function insightTables(changes: InsightChanges): SummedTable[] {
+  return [
+    {
+      table: 'analytics_series',
+      rows: changes.series,
+      key: ['project_id', 'article_id', 'granularity', 'bucket'],
+      counted: ['views', 'visitors', 'time_on_page_ms', 'scroll_depth_centi'],
+    },
+    {
+      table: 'analytics_breakdowns',
+      rows: changes.breakdowns,
+      key: ['project_id', 'dimension', 'day', 'value'],
+      counted: ['views', 'visitors', 'events'],
+    },
+    {
+      table: 'analytics_reading',
+      rows: changes.reading,
+      key: ['project_id', 'article_id', 'day'],
+      counted: reachColumns,
+    },
+    {
+      table: 'analytics_read_times',
+      rows: changes.readTimes,
+      key: ['project_id', 'article_id', 'day', 'seconds'],
+      counted: ['views', 'deep_views'],
+    },
+  ];
+}
