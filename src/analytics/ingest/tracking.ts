@@ -73,10 +73,10 @@ const botAnswer: BotAnswer = { success: false, reason: 'bot' };
 
 export async function trackPageView(
   deps: TrackingDeps,
-  sender: Sender,
+  caller: Sender,
   body: TrackBodyType,
 ): Promise<TrackAnswer | BotAnswer> {
-  sender = onBehalfOf(sender, body.visitor);
+  const sender = onBehalfOf(caller, body.visitor);
   if (isBotUserAgent(sender.userAgent)) return botAnswer;
   const { project, now } = sender;
   const at = now.toISOString();
@@ -121,11 +121,11 @@ export async function trackPageView(
 
 export async function updatePageView(
   deps: TrackingDeps,
-  sender: Sender,
+  caller: Sender,
   id: string,
   body: UpdateBodyType,
 ): Promise<{ data: { success: true } } | BotAnswer> {
-  sender = onBehalfOf(sender, body.visitor);
+  const sender = onBehalfOf(caller, body.visitor);
   if (isBotUserAgent(sender.userAgent)) return botAnswer;
   // An id that cannot have been issued is unknown like any other; the database is not asked.
   if (!pageViewIdPattern.test(id)) throw new NotFoundError(`Page view '${id.slice(0, 100)}' not found`);
