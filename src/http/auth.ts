@@ -24,6 +24,13 @@ declare module 'fastify' {
     keyInQuery?: boolean;
     /** `false`: a keyless route that no client spends its anonymous budget on (a static asset). */
     rateLimited?: boolean;
+    /**
+     * The address a secret key's request is counted against instead of the caller's, read from the
+     * parsed body (a server tracking on a visitor's behalf forwards the visitor's): such a request
+     * is counted in preValidation, once the body is there, rather than on arrival. Public keys, and
+     * every other route, are counted on arrival per key and caller address.
+     */
+    rateLimitAddress?: (request: FastifyRequest) => string | undefined;
   }
   interface FastifyRequest {
     auth: AuthContext;
@@ -68,6 +75,22 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
       route.config = { ...route.config, access: 'none' };
     }
   });
+  app.addHook('onRoute', (route) => {
+    const address = route.config?.rateLimitAddress;
+    if (address === undefined) return;
+    const existing = route.preValidation ?? [];
+    route.preValidation = [
+      ...(Array.isArray(existing) ? existing : [existing]),
+      (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+        const { key } = request.auth ?? {};
+        if (key?.kind !== 'secret') return done();
+        const bucket = `key:${key.id}:${address(request) ?? request.ip}`;
+        const outcome = spend(rateLimits, reply, bucket, key.rate_limit ?? authenticatedLimit);
+        if (outcome instanceof Promise) outcome.then(() => done(), done);
+        else done();
+      },
+    ];
+  });
 
   // Callback style, and without a promise when the key is known and the limits are counted in
   // memory (measured with wrk on the cached list: the async hook's promises were ~5% of a hit).
@@ -109,6 +132,10 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
         return then(spend(rateLimits, reply, `anon:${request.ip}`, anonymousLimit), () => {
           throw new UnauthorizedError(presented === null ? 'Missing API key' : 'Invalid API key');
         });
+      }
+      // Counted once the body names the address (the preValidation hook of onRoute above).
+      if (config.rateLimitAddress !== undefined && found.key.kind === 'secret') {
+        return admit(request, found, access);
       }
       return then(
         spend(

@@ -10,6 +10,7 @@ import {
   FolioNotFoundError,
   FolioRateLimitError,
   FolioValidationError,
+  type TrackVisitor,
 } from '../../packages/client/src/index.ts';
 import {
   articleInput,
@@ -203,6 +204,29 @@ describeEachDialect('client', (context) => {
     assert.equal(reading.pageViews, 1);
     assert.equal(reading.readRatio.pageViews, 1);
     assert.deepEqual(await client.analytics.realtime().then((now) => now.pageViews), 1);
+  });
+
+  test("client: from a server (Node's fetch, a bot's User-Agent) a view counts once the visitor is forwarded", async () => {
+    const site = await createTestProject(context.db);
+    await importArticles(context.db, site.project, [articleInput({ slug: 'rendered' })]);
+    const client = new FolioClient({ baseUrl, key: site.key });
+    assert.deepEqual(await client.analytics.track({ slug: 'rendered' }), { success: false, reason: 'bot' });
+    const visitor: TrackVisitor = { ip: '8.8.8.8', userAgent: browserUa };
+    const created = await client.analytics.track({ slug: 'rendered', fetchGeo: true, visitor });
+    assert.ok('id' in created && created.success);
+    assert.deepEqual(await client.analytics.update(created.id, { timeOnPage: 20, visitor }), {
+      success: true,
+    });
+    const stats = await client.analytics.stats({ days: 1 });
+    assert.equal(stats.summary.totalViews, 1);
+    const publicKey = await createTestKey(context.db, site.project, { kind: 'public' });
+    const browser = new FolioClient({ baseUrl, key: publicKey.key, fetch: recordingFetch().fetch });
+    const refused = await browser.analytics.track({ slug: 'rendered', visitor }).catch((caught) => caught);
+    assert.ok(refused instanceof FolioValidationError);
+    assert.deepEqual(
+      refused.issues.map((issue: { field: string }) => issue.field),
+      ['visitor'],
+    );
   });
 
   test('client: no answer is a network error; a POST is not sent again', async () => {

@@ -196,9 +196,14 @@ export class FolioClient {
   };
 
   readonly analytics = {
-    /** Records a page view; keep `id` to send updates. A bot's request answers `{ success: false }`. */
+    /**
+     * Records a page view; keep `id` to send updates. A bot's request answers `{ success: false }`.
+     * From a server (server-side rendering, an edge function), whose own User-Agent is a bot's, send
+     * the visitor's with a secret key: `visitor: { ip, userAgent }` of the request being rendered.
+     */
     track: (body: TrackBody) =>
       this.request<TrackCreated | { success: false; reason: 'bot' }>('POST', '/v1/analytics/track', {}, body),
+    /** Adds engagement to a page view; from a server, with the same `visitor` as its `track`. */
     update: async (pageViewId: string, patch: PageViewUpdate) =>
       (
         await this.request<{ data: { success: boolean } }>(

@@ -34,6 +34,11 @@ export type SeoArticle = Static<typeof SeoArticle>;
 export type StructuredData = Static<typeof StructuredData>;
 export type SitemapJson = Static<typeof SitemapJson>;
 export type TrackBody = Static<typeof TrackBody>;
+/**
+ * A visitor a server tracks on behalf of (secret keys only): the address and User-Agent of the
+ * request the server received, so the view is judged and counted as the visitor's, not the server's.
+ */
+export type TrackVisitor = NonNullable<Static<typeof TrackBody>['visitor']>;
 export type TrackCreated = Static<typeof TrackCreated>;
 export type PageViewUpdate = Static<typeof UpdateBody>;
 export type Stats = Static<typeof StatsAnswer>['data'];

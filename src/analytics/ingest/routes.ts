@@ -1,6 +1,7 @@
 // The track endpoints, in a plugin of their own, because browsers need more of them than the rest
 // of the API takes: `text/plain` JSON bodies and the key as `?key=` (what navigator.sendBeacon can
 // send), CORS, and strict JSON types.
+import { isIP } from 'node:net';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { publishedOnly } from '../../http/auth.ts';
@@ -30,11 +31,29 @@ function senderOf(request: FastifyRequest): Sender {
     userAgent,
     fromSdk: request.headers['x-folio-client'] !== undefined,
     publishedOnly: publishedOnly(request),
+    mayForward: request.auth.key.kind === 'secret',
     now: new Date(),
   };
 }
 
-const trackAccess = { access: 'public', keyInQuery: true, cors: 'track' } as const;
+/**
+ * The address a secret key's tracking request is counted against: the forwarded visitor's when the
+ * body names a valid one (else the caller's). Read before validation, which refuses anything else.
+ */
+function forwardedVisitorIp(request: FastifyRequest): string | undefined {
+  const body: unknown = request.body;
+  if (typeof body !== 'object' || body === null || !('visitor' in body)) return undefined;
+  const visitor: unknown = body.visitor;
+  if (typeof visitor !== 'object' || visitor === null || !('ip' in visitor)) return undefined;
+  return typeof visitor.ip === 'string' && isIP(visitor.ip) !== 0 ? visitor.ip : undefined;
+}
+
+const trackAccess = {
+  access: 'public',
+  keyInQuery: true,
+  cors: 'track',
+  rateLimitAddress: forwardedVisitorIp,
+} as const;
 const bodyMediaTypes = ['application/json', 'text/plain'];
 
 export async function trackRoutes(fastify: FastifyInstance, deps: TrackingDeps): Promise<void> {

@@ -51,6 +51,25 @@ const measures = {
   ),
 };
 
+const Visitor = Type.Object(
+  {
+    ip: Type.String({
+      format: 'ip',
+      maxLength: 64,
+      description: "The visitor's IPv4 or IPv6 address, as your server received it",
+    }),
+    userAgent: Type.String({
+      maxLength: 1024,
+      description: "The visitor's `User-Agent` header; an empty one is a bot's",
+    }),
+  },
+  {
+    description:
+      "Secret keys only (a 400 with a public key): track on a visitor's behalf. The bot rule, the visitor id, the country and the rate limit then use this address and User-Agent instead of the caller's",
+  },
+);
+export type VisitorType = Static<typeof Visitor>;
+
 const text = (maxLength: number, description?: string) =>
   Type.Optional(Type.String({ maxLength, ...(description ? { description } : {}) }));
 const pixels = (description: string) =>
@@ -77,6 +96,7 @@ export const TrackBody = Type.Object(
     screenWidth: pixels('Pixels'),
     screenHeight: pixels('Pixels'),
     ...measures,
+    visitor: Type.Optional(Visitor),
     fetchGeo: Type.Optional(
       Type.Boolean({
         description: 'Look the country up from the client IP (offline database); no country otherwise',
@@ -87,9 +107,12 @@ export const TrackBody = Type.Object(
 );
 export type TrackBodyType = Static<typeof TrackBody>;
 
-export const UpdateBody = Type.Object(measures, {
-  description: 'Every member is optional; unknown members are ignored.',
-});
+export const UpdateBody = Type.Object(
+  { ...measures, visitor: Type.Optional(Visitor) },
+  {
+    description: 'Every member is optional; unknown members are ignored.',
+  },
+);
 export type UpdateBodyType = Static<typeof UpdateBody>;
 
 export const KeyQuery = Type.Object({

@@ -3,6 +3,7 @@
 // lone event object as a list of one. It checks the small part of JSON Schema these schemas use,
 // reports every bad field the way the rest of the API does, and refuses NUL characters, which
 // PostgreSQL cannot store.
+import { isIP } from 'node:net';
 import type { FastifySchemaCompiler } from 'fastify';
 import { type FieldIssue, ValidationError } from '../../errors.ts';
 import { queryIssues } from '../../http/query-parameters.ts';
@@ -18,6 +19,8 @@ interface Schema {
   maximum?: number;
   maxItems?: number;
   enum?: unknown[];
+  /** `ip`: an IPv4 or IPv6 address. */
+  format?: string;
 }
 
 export function validate(schema: Schema, value: unknown, field: string, issues: FieldIssue[]): void {
@@ -52,6 +55,8 @@ export function validate(schema: Schema, value: unknown, field: string, issues: 
         issues.push({ field: name, message: 'must not contain NUL characters' });
       } else if (schema.enum && !schema.enum.includes(value)) {
         issues.push({ field: name, message: `must be one of: ${schema.enum.join(', ')}` });
+      } else if (schema.format === 'ip' && isIP(value) === 0) {
+        issues.push({ field: name, message: 'must be an IPv4 or IPv6 address' });
       }
       return;
     }

@@ -4,14 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { PageViewTable, Project } from '../../db/schema.ts';
-import { NotFoundError } from '../../errors.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
 import { isPageViewOfPublishedArticle, isPublishedArticle } from './queries/published-article.ts';
 import { isBotUserAgent } from './bots.ts';
 import type { CountryLookup } from './geo.ts';
 import { toCentiPercent, toMilliseconds } from '../measures.ts';
 import type { PageViewPatch, PageViewWriter, TrackEvent } from './page-view-writer.ts';
 import type { DailySalts } from './salts.ts';
-import type { TrackBodyType, UpdateBodyType } from './schemas.ts';
+import type { TrackBodyType, UpdateBodyType, VisitorType } from './schemas.ts';
 import { newPageViewId, pageViewIdPattern, visitorIdFor } from './visitor.ts';
 
 export interface TrackingDeps {
@@ -34,7 +34,26 @@ export interface Sender {
    * guessed from the answers, and such articles collect no views.
    */
   publishedOnly: boolean;
+  /**
+   * The key may track on a visitor's behalf (`visitor` in the body): a secret key. A public key may
+   * not, or any page could make up other visitors' addresses.
+   */
+  mayForward: boolean;
   now: Date;
+}
+
+/**
+ * The sender as tracking sees it: the visitor a server forwards (server-side rendering, edge
+ * functions), whose address and User-Agent then count instead of the server's, or else the caller.
+ */
+function onBehalfOf(sender: Sender, visitor: VisitorType | undefined): Sender {
+  if (visitor === undefined) return sender;
+  if (!sender.mayForward) {
+    throw new ValidationError([
+      { field: 'visitor', message: 'is accepted only with a secret key: a public key tracks its caller' },
+    ]);
+  }
+  return { ...sender, ip: visitor.ip, userAgent: visitor.userAgent };
 }
 
 export interface BotAnswer {
@@ -54,9 +73,10 @@ const botAnswer: BotAnswer = { success: false, reason: 'bot' };
 
 export async function trackPageView(
   deps: TrackingDeps,
-  sender: Sender,
+  caller: Sender,
   body: TrackBodyType,
 ): Promise<TrackAnswer | BotAnswer> {
+  const sender = onBehalfOf(caller, body.visitor);
   if (isBotUserAgent(sender.userAgent)) return botAnswer;
   const { project, now } = sender;
   const at = now.toISOString();
@@ -101,10 +121,11 @@ export async function trackPageView(
 
 export async function updatePageView(
   deps: TrackingDeps,
-  sender: Sender,
+  caller: Sender,
   id: string,
   body: UpdateBodyType,
 ): Promise<{ data: { success: true } } | BotAnswer> {
+  const sender = onBehalfOf(caller, body.visitor);
   if (isBotUserAgent(sender.userAgent)) return botAnswer;
   // An id that cannot have been issued is unknown like any other; the database is not asked.
   if (!pageViewIdPattern.test(id)) throw new NotFoundError(`Page view '${id.slice(0, 100)}' not found`);
