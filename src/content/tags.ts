@@ -1,21 +1,16 @@
 // Tags with their article counts. The count uses the same notion of `published` as the article
 // list, so that articleCount always equals meta.total of GET /v1/articles?tags=NAME.
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { Database, Project, TagTable } from '../db/schema.ts';
+import type { Executor, Project, TagTable } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { hasReportedStatus } from './article-status.ts';
 import type { TagListQueryType } from './schemas.ts';
 
 type TagWithCount = TagTable & { article_count: number | null };
 
-function tagsWithCounts(
-  db: Kysely<Database>,
-  projectId: string,
-  published: boolean | undefined,
-  now: string,
-) {
-  return db
+function tagsWithCounts(executor: Executor, projectId: string, published: boolean | undefined, now: string) {
+  return executor
     .selectFrom('tags')
     .selectAll('tags')
     .select((eb) => {
@@ -79,8 +74,8 @@ export async function getTag(
   return toView(row);
 }
 
-async function countTags(db: Kysely<Database>, projectId: string): Promise<number> {
-  const row = await db
+async function countTags(executor: Executor, projectId: string): Promise<number> {
+  const row = await executor
     .selectFrom('tags')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('project_id', '=', projectId)
