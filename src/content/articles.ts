@@ -19,6 +19,7 @@ import {
   findVariantsOfArticles,
 } from './article-queries.ts';
 import { reportedStatus } from './article-status.ts';
+import { groupBy } from './lists.ts';
 import type { ArticleListQueryType, ArticleView, SelectableField } from './schemas.ts';
 import { selectableFields } from './schemas.ts';
 
@@ -260,16 +261,6 @@ async function toViews(
   return rows.map((row) =>
     toView(row, select, now, project, tagsByArticle.get(row.id) ?? [], variantsByArticle.get(row.id) ?? []),
   );
-}
-
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const group = groups.get(key(item));
-    if (group) group.push(item);
-    else groups.set(key(item), [item]);
-  }
-  return groups;
 }
 
 function toView(

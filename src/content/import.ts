@@ -15,6 +15,7 @@ import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { sanitizedHtml } from './html.ts';
 import { type ArticleInput, type ContentSource, ImportValidationError } from './import/records.ts';
+import { compareCodeUnits } from './lists.ts';
 import { rememberRemoved, removedBySlug, restoreRemoved } from './removed-articles.ts';
 import { searchTextOf } from './search-text.ts';
 import { summarize, textStats } from './text-stats.ts';
@@ -290,10 +291,6 @@ const pendingSetChanges = 5_000_000;
 function* unusedOrdinals(used: number[]): Generator<number, never> {
   const taken = new Set(used);
   for (let ordinal = 0; ; ordinal++) if (!taken.has(ordinal)) yield ordinal;
-}
-
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Removes the tags that no article carries any more, except those the source declares (tags.yaml). */

@@ -4,6 +4,7 @@
 // author and SEO fields; their HTML becomes Markdown with turndown. Pages are not posts: skipped.
 import { createRequire } from 'node:module';
 import type TurndownService from 'turndown';
+import { groupBy } from '../lists.ts';
 import type { ArticleInput, ContentSource, ImportProblem, ReadOptions, TagInput } from './records.ts';
 import {
   type ArticleOutcome,
@@ -96,13 +97,9 @@ function bySortOrder(a: Record<string, unknown>, b: Record<string, unknown>): nu
   return Number(a['sort_order'] ?? 0) - Number(b['sort_order'] ?? 0);
 }
 
-function groupBy(list: Record<string, unknown>[], key: string): Map<unknown, Record<string, unknown>[]> {
-  const groups = new Map<unknown, Record<string, unknown>[]>();
-  for (const row of list) {
-    const group = groups.get(row[key]) ?? [];
-    group.push(row);
-    groups.set(row[key], group);
-  }
+/** Rows of a join table by their post, each post's in `sort_order`. */
+function byPost(list: Record<string, unknown>[]): Map<unknown, Record<string, unknown>[]> {
+  const groups = groupBy(list, (row) => row['post_id']);
   for (const group of groups.values()) group.sort(bySortOrder);
   return groups;
 }
@@ -148,9 +145,9 @@ export function ghostSource(
 
   const posts = rows(rootCtx, data, 'posts', base);
   const ghostTags = rows(rootCtx, data, 'tags', base);
-  const postsTags = groupBy(rows(rootCtx, data, 'posts_tags', base), 'post_id');
+  const postsTags = byPost(rows(rootCtx, data, 'posts_tags', base));
   const users = new Map(rows(rootCtx, data, 'users', base).map((user) => [user['id'], user]));
-  const postsAuthors = groupBy(rows(rootCtx, data, 'posts_authors', base), 'post_id');
+  const postsAuthors = byPost(rows(rootCtx, data, 'posts_authors', base));
   const postsMeta = new Map(rows(rootCtx, data, 'posts_meta', base).map((meta) => [meta['post_id'], meta]));
   if (rootCtx.problems.length > 0) return { problems: sortByLine(rootCtx.problems) };
 

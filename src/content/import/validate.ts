@@ -118,10 +118,6 @@ export function charLength(value: string): number {
   return count;
 }
 
-export function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 export function sortByLine(problems: ImportProblem[]): ImportProblem[] {
   return problems.sort((a, b) => a.line - b.line);
 }
