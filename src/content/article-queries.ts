@@ -24,6 +24,7 @@ import type {
 } from '../db/schema.ts';
 import { OrdinalSet, statusSetKey, tagSetKey, termSource } from './article-sets.ts';
 import { hasReportedStatus, type ReportedStatus } from './article-status.ts';
+import { groupBy } from './lists.ts';
 import { searchKey } from './search-text.ts';
 import type { ArticleSortField } from './schemas.ts';
 
@@ -402,6 +403,15 @@ export function findTagsOfArticles(executor: Executor, articleIds: string[]): Pr
     .orderBy('tags.name_key')
     .orderBy('tags.id')
     .execute();
+}
+
+/** Each article's tag names, ordered by name then id (an article without tags is absent). */
+export async function findTagNamesByArticle(
+  executor: Executor,
+  articleIds: string[],
+): Promise<Map<string, string[]>> {
+  const byArticle = groupBy(await findTagsOfArticles(executor, articleIds), (tag) => tag.article_id);
+  return new Map([...byArticle].map(([id, tags]) => [id, tags.map((tag) => tag.name)]));
 }
 
 /** Variants ordered by key, byte by byte: the key column has the server's collation on PostgreSQL. */

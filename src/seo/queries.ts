@@ -1,7 +1,7 @@
 // SQL of the SEO answers: one article with what its metadata needs, and the published articles of
 // a project, newest first, with only the columns each document uses; never one query per article.
 import { type SqlBool, sql } from 'kysely';
-import { hasReportedStatus } from '../content/article-status.ts';
+import { hasReportedStatus } from '../content/public.ts';
 import type { ArticleTable, Executor } from '../db/schema.ts';
 
 /** The columns SEO metadata and JSON-LD are built from. */
@@ -35,11 +35,6 @@ export type MetadataRow = Pick<
 >;
 
 export type ContentRow = MetadataRow & Pick<ArticleTable, 'content'>;
-
-export interface TagNameRow {
-  article_id: string;
-  name: string;
-}
 
 function published(executor: Executor, projectId: string, now: string) {
   return executor
@@ -213,6 +208,3 @@ export function findNewestPublished(
     async () => 0,
   );
 }
-
-/** Tags of the given articles, ordered by name then id: the content feature's query serves. */
-export { findTagsOfArticles as findTagNamesOfArticles } from '../content/article-queries.ts';

@@ -2,7 +2,7 @@
 // returns. XML answers are strings with their content type; their errors stay JSON (contract §3).
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { browserRule, errorResponses, publishedOnlyRule } from '../content/routes.ts';
+import { browserRule, errorResponses, publishedOnlyRule } from '../content/public.ts';
 import type { Db } from '../db/database.ts';
 import { publishedOnly } from '../http/auth.ts';
 import { answerPreflights, browserRead } from '../http/cors.ts';
