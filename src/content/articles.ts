@@ -21,7 +21,7 @@ import {
 import { reportedStatus } from './article-status.ts';
 import { groupBy } from './lists.ts';
 import type { ArticleListQueryType, ArticleView, SelectableField } from './schemas.ts';
-import { selectableFields } from './schemas.ts';
+import { articleListDefaults, selectableFields } from './schemas.ts';
 
 const listDefaults: SelectableField[] = [
   'title',
@@ -124,9 +124,10 @@ function requirePublishedQuery(query: { status?: string; published?: boolean }):
 export async function listArticles(
   db: Db,
   project: Project,
-  query: ArticleListQueryType,
+  params: ArticleListQueryType,
   publishedOnly = false,
 ) {
+  const query = { ...articleListDefaults, ...params };
   if (publishedOnly) requirePublishedQuery(query);
   const select = resolveSelect(query.select, listDefaults);
   const now = new Date().toISOString();

@@ -5,7 +5,7 @@ import type { Db } from '../db/database.ts';
 import type { Executor, Project, TagTable } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { hasReportedStatus } from './article-status.ts';
-import type { TagListQueryType } from './schemas.ts';
+import { tagListDefaults, type TagListQueryType } from './schemas.ts';
 
 type TagWithCount = TagTable & { article_count: number | null };
 
@@ -45,7 +45,8 @@ function countedPublished(published: boolean | undefined, publishedOnly: boolean
   return true;
 }
 
-export async function listTags(db: Db, project: Project, query: TagListQueryType, publishedOnly = false) {
+export async function listTags(db: Db, project: Project, params: TagListQueryType, publishedOnly = false) {
+  const query = { ...tagListDefaults, ...params };
   const now = new Date().toISOString();
   const published = countedPublished(query.published, publishedOnly);
   let q = tagsWithCounts(db.kysely, project.id, published, now);

@@ -8,7 +8,7 @@ import { articleUrl, httpUrlProblem, resolveBaseUrl } from './base-url.ts';
 import { feedHtml } from './feed-html.ts';
 import { metaDescriptionOf, parseSeoOverrides } from './metadata.ts';
 import { findNewestPublished } from './queries.ts';
-import type { RssQueryType } from './schemas.ts';
+import { rssDefaults, type RssQueryType } from './schemas.ts';
 import { xmlAttribute, xmlDeclaration, xmlText } from './xml.ts';
 
 export const generator = 'Folio';
@@ -18,7 +18,8 @@ export function rfc822(isoTimestamp: string): string {
   return new Date(isoTimestamp).toUTCString();
 }
 
-export async function rssFeed(db: Db, project: Project, query: RssQueryType): Promise<string> {
+export async function rssFeed(db: Db, project: Project, params: RssQueryType): Promise<string> {
+  const query = { ...rssDefaults, ...params };
   const baseUrl = resolveBaseUrl(query.baseUrl, project);
   if (query.feedUrl !== undefined) {
     const problem = httpUrlProblem(query.feedUrl);
