@@ -101,7 +101,7 @@ export function searchTerms(search: string | undefined): string[] {
 }
 
 /**
- * For a public key only published articles exist (contract §12): asking for any other status, or
+ * For a public key only published articles exist: asking for any other status, or
  * for unpublished articles, is a 400 rather than an empty list, so that a mistake shows at once.
  */
 function publishedOnlyIssues(query: { status?: string; published?: boolean }): FieldIssue[] {

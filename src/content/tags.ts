@@ -32,7 +32,7 @@ function tagsWithCounts(executor: Executor, projectId: string, published: boolea
 }
 
 /**
- * Which articles a tag counts: for a public key only the published ones exist (contract §12), so
+ * Which articles a tag counts: for a public key only the published ones exist, so
  * `published` is implied, and `published=false` is a 400.
  */
 function countedPublished(published: boolean | undefined, publishedOnly: boolean): boolean | undefined {

@@ -1,4 +1,4 @@
-// Per-article SEO metadata and schema.org JSON-LD, with every fallback of the contract (§9):
+// Per-article SEO metadata and schema.org JSON-LD, each value with its fallbacks:
 // overrides from the article's `seo` front matter first, then the article's own fields.
 import { isWebLink, summarize } from '../content/public.ts';
 import type { Project } from '../db/schema.ts';
