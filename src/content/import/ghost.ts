@@ -6,20 +6,10 @@ import { createRequire } from 'node:module';
 import type TurndownService from 'turndown';
 import { groupBy } from '../lists.ts';
 import type { ArticleInput, ContentSource, ImportProblem, ReadOptions, TagInput } from './records.ts';
-import {
-  type ArticleOutcome,
-  type Ctx,
-  describe,
-  isObject,
-  JSON_ARTICLE_FIELDS,
-  mergeDuplicates,
-  type Path,
-  report,
-  sortByLine,
-  validateTagList,
-  validateArticle,
-  warn,
-} from './validate.ts';
+import { type ArticleOutcome, JSON_ARTICLE_FIELDS, validateArticle } from './article-rules.ts';
+import { mergeDuplicates } from './duplicate-slugs.ts';
+import { type Ctx, describe, isObject, type Path, report, sortByLine, warn } from './check-kit.ts';
+import { validateTagList } from './tag-rules.ts';
 import { lazyJsonLocator } from './yaml-lines.ts';
 
 const COLOR_RE = /^#[0-9A-Fa-f]{6}$/;

@@ -16,7 +16,10 @@ import {
   type ReadOptions,
   type TagInput,
 } from './records.ts';
-import { type ArticleOutcome, type Ctx, mergeDuplicates, sortByLine, validateTagList } from './validate.ts';
+import { type ArticleOutcome } from './article-rules.ts';
+import { mergeDuplicates } from './duplicate-slugs.ts';
+import { type Ctx, sortByLine } from './check-kit.ts';
+import { validateTagList } from './tag-rules.ts';
 import { stripBom, toPlain, yamlErrorProblems, yamlLocator } from './yaml-lines.ts';
 
 export function parseTagsYaml(
