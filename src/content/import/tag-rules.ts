@@ -13,7 +13,8 @@ import {
 } from './check-kit.ts';
 import type { TagInput } from './records.ts';
 
-const COLOR_RE = /^#[0-9A-Fa-f]{6}$/;
+/** A tag colour: `#RRGGBB`. */
+export const COLOR_RE = /^#[0-9A-Fa-f]{6}$/;
 const TAG_NAME_MAX = 100;
 const ICON_MAX = 64;
 const TAG_FIELDS = ['name', 'color', 'icon'] as const;
