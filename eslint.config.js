@@ -138,8 +138,8 @@ export default tseslint.config(
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
     },
     rules: {
-      'import-x/no-restricted-paths': ['warn', { zones: floorZones }],
-      'import-x/no-cycle': ['warn', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': ['error', { zones: floorZones }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
 );

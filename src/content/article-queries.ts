@@ -4,7 +4,6 @@
 import {
   type CompiledQuery,
   type ExpressionBuilder,
-  type Kysely,
   type RawBuilder,
   type SelectQueryBuilder,
   sql,
@@ -16,13 +15,18 @@ import {
   ordinalAmong,
   projectTokensHolding,
 } from '../db/dialect-sql.ts';
-import type { ArticleTable, ArticleVariantTable, Database, StoredArticleStatus } from '../db/schema.ts';
+import type {
+  ArticleTable,
+  ArticleVariantTable,
+  Database,
+  Executor,
+  StoredArticleStatus,
+} from '../db/schema.ts';
 import { OrdinalSet, statusSetKey, tagSetKey, termSource } from './article-sets.ts';
 import { hasReportedStatus, type ReportedStatus } from './article-status.ts';
+import { groupBy } from './lists.ts';
 import { searchKey } from './search-text.ts';
 import type { ArticleSortField } from './schemas.ts';
-
-type Executor = Kysely<Database>;
 
 export interface ArticleFilter {
   projectId: string;
@@ -184,7 +188,7 @@ function articlesTaggedWith(eb: ExpressionBuilder<Database, 'articles'>, tagIds:
 
 /** The filtered, sorted page of the list, as a query to run where the caller chooses. */
 export function articlePageQuery(
-  db: Executor,
+  executor: Executor,
   dialect: DialectName,
   filter: ArticleFilter,
   order: ArticleOrder,
@@ -193,7 +197,7 @@ export function articlePageQuery(
   plan: PagePlan,
   withHtml = false,
 ): CompiledQuery<ArticleRow> {
-  let query = filtered(db.selectFrom('articles').select(summaryColumns), dialect, filter, plan);
+  let query = filtered(executor.selectFrom('articles').select(summaryColumns), dialect, filter, plan);
   if (withContent) query = query.select('articles.content') as typeof query;
   if (withHtml) query = query.select('articles.html') as typeof query;
   const column = sortColumns[order.sort];
@@ -232,12 +236,12 @@ export function pagePlan(
  * that the article sets cannot count (articleSetCount).
  */
 export function articleCountQuery(
-  db: Executor,
+  executor: Executor,
   dialect: DialectName,
   filter: ArticleFilter,
 ): CompiledQuery<{ count: number | string }> {
   return filtered(
-    db.selectFrom('articles').select((eb) => eb.fn.countAll<number>().as('count')),
+    executor.selectFrom('articles').select((eb) => eb.fn.countAll<number>().as('count')),
     dialect,
     filter,
   ).compile();
@@ -272,7 +276,11 @@ export interface SetCount {
  * characters), or the union of the sets of the tokens holding it. Null when a term is too long
  * for the tokens.
  */
-export function articleSetCount(db: Executor, dialect: DialectName, filter: ArticleFilter): SetCount | null {
+export function articleSetCount(
+  executor: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+): SetCount | null {
   const { projectId } = filter;
   const fixed = new Set<string>();
   const terms: string[] = [];
@@ -321,7 +329,7 @@ export function articleSetCount(db: Executor, dialect: DialectName, filter: Arti
   }
   const query =
     sql<SetRow>`select * from (${sql.join(branches, sql` union all `)}) as sets limit ${setChunkLimit + 1}`.compile(
-      db,
+      executor,
     );
 
   return {
@@ -361,7 +369,7 @@ export function articleSetCount(db: Executor, dialect: DialectName, filter: Arti
 const storedStatuses: StoredArticleStatus[] = ['draft', 'published', 'archived'];
 
 export function findArticleBySlug(
-  db: Executor,
+  executor: Executor,
   projectId: string,
   slug: string,
   withContent: boolean,
@@ -369,7 +377,7 @@ export function findArticleBySlug(
 ): Promise<ArticleRow | undefined> {
   // Slugs never hold a NUL, and PostgreSQL refuses one in a parameter.
   if (slug.includes('\u0000')) return Promise.resolve(undefined);
-  let query = db
+  let query = executor
     .selectFrom('articles')
     .select(summaryColumns)
     .where('articles.project_id', '=', projectId)
@@ -387,9 +395,9 @@ export interface ArticleTagRow {
   icon: string | null;
 }
 
-export function findTagsOfArticles(db: Executor, articleIds: string[]): Promise<ArticleTagRow[]> {
+export function findTagsOfArticles(executor: Executor, articleIds: string[]): Promise<ArticleTagRow[]> {
   if (articleIds.length === 0) return Promise.resolve([]);
-  return db
+  return executor
     .selectFrom('article_tags')
     .innerJoin('tags', 'tags.id', 'article_tags.tag_id')
     .select(['article_tags.article_id', 'tags.id', 'tags.name', 'tags.color', 'tags.icon'])
@@ -399,13 +407,22 @@ export function findTagsOfArticles(db: Executor, articleIds: string[]): Promise<
     .execute();
 }
 
+/** Each article's tag names, ordered by name then id (an article without tags is absent). */
+export async function findTagNamesByArticle(
+  executor: Executor,
+  articleIds: string[],
+): Promise<Map<string, string[]>> {
+  const byArticle = groupBy(await findTagsOfArticles(executor, articleIds), (tag) => tag.article_id);
+  return new Map([...byArticle].map(([id, tags]) => [id, tags.map((tag) => tag.name)]));
+}
+
 /** Variants ordered by key, byte by byte: the key column has the server's collation on PostgreSQL. */
 export async function findVariantsOfArticles(
-  db: Executor,
+  executor: Executor,
   articleIds: string[],
 ): Promise<ArticleVariantTable[]> {
   if (articleIds.length === 0) return [];
-  const rows = await db
+  const rows = await executor
     .selectFrom('article_variants')
     .selectAll()
     .where('article_id', 'in', articleIds)
@@ -415,14 +432,14 @@ export async function findVariantsOfArticles(
 
 /** Tag ids of the project whose names (already trimmed and lower-cased) are given. */
 export async function findTagIdsByNames(
-  db: Executor,
+  executor: Executor,
   projectId: string,
   nameKeys: string[],
 ): Promise<Map<string, string>> {
   // Tag names never hold a NUL, and PostgreSQL refuses one in a parameter: such a name matches no tag.
   const keys = nameKeys.filter((key) => !key.includes('\u0000'));
   if (keys.length === 0) return new Map();
-  const rows = await db
+  const rows = await executor
     .selectFrom('tags')
     .select(['id', 'name_key'])
     .where('project_id', '=', projectId)

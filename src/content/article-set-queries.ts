@@ -1,10 +1,10 @@
 // SQL of the article sets (article-sets.ts): changes applied chunk by chunk in the writer's
 // transaction, the dictionary of tokens kept in step with them, and a rebuild of a project's sets
 // from its articles (benches that insert articles directly).
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { DialectName } from '../db/database.ts';
 import { valueList } from '../db/dialect-sql.ts';
-import type { ArticleSetTable, Database } from '../db/schema.ts';
+import type { ArticleSetTable, Executor } from '../db/schema.ts';
 import {
   applyToChunk,
   articleSetKeys,
@@ -17,19 +17,28 @@ import {
   tokenOfSetKey,
 } from './article-sets.ts';
 
-type Executor = Kysely<Database>;
-
 /** Sets read or written per statement: well under both databases' limits on parameters. */
 const keysPerStatement = 500;
 
 /** The keys of the sets each of these articles is in, as stored, by article id. */
-export async function storedSetKeys(db: Executor, articleIds: string[]): Promise<Map<string, Set<string>>> {
+export async function storedSetKeys(
+  executor: Executor,
+  articleIds: string[],
+): Promise<Map<string, Set<string>>> {
   const keys = new Map<string, Set<string>>();
   for (let start = 0; start < articleIds.length; start += keysPerStatement) {
     const ids = articleIds.slice(start, start + keysPerStatement);
     const [articles, tags] = await Promise.all([
-      db.selectFrom('articles').select(['id', 'status', 'search_text']).where('id', 'in', ids).execute(),
-      db.selectFrom('article_tags').select(['article_id', 'tag_id']).where('article_id', 'in', ids).execute(),
+      executor
+        .selectFrom('articles')
+        .select(['id', 'status', 'search_text'])
+        .where('id', 'in', ids)
+        .execute(),
+      executor
+        .selectFrom('article_tags')
+        .select(['article_id', 'tag_id'])
+        .where('article_id', 'in', ids)
+        .execute(),
     ]);
     const tagsOf = groupTags(tags.map((tag) => [tag.article_id, tag.tag_id]));
     for (const article of articles) {
@@ -58,7 +67,7 @@ function groupTags<K>(pairs: Array<[K, string]>): Map<K, string[]> {
 
 /** Applies gathered changes to the stored sets and tokens, then clears them. */
 export async function applySetChanges(
-  db: Executor,
+  executor: Executor,
   dialect: DialectName,
   projectId: string,
   changes: SetChanges,
@@ -71,7 +80,7 @@ export async function applySetChanges(
       const batch = keys.slice(start, start + keysPerStatement);
       const { rows: stored } = await sql<{ value: string; members: Uint8Array | null }>`select k.value,
         (select s.members from article_sets as s where s.project_id = ${projectId} and s.set_key = k.value and s.chunk = ${chunk}) as members
-        from ${valueList(dialect, batch)}`.execute(db);
+        from ${valueList(dialect, batch)}`.execute(executor);
       const current = new Map(
         stored.flatMap((row) => (row.members === null ? [] : [[row.value, row.members]])),
       );
@@ -92,7 +101,7 @@ export async function applySetChanges(
         }
       }
       if (written.length > 0) {
-        await db
+        await executor
           .insertInto('article_sets')
           .values(written)
           .onConflict((conflict) =>
@@ -103,7 +112,7 @@ export async function applySetChanges(
           .execute();
       }
       if (emptied.length > 0) {
-        await db
+        await executor
           .deleteFrom('article_sets')
           .where('project_id', '=', projectId)
           .where('chunk', '=', chunk)
@@ -112,11 +121,11 @@ export async function applySetChanges(
       }
     }
   }
-  await addTokens(db, projectId, [...newTokens]);
+  await addTokens(executor, projectId, [...newTokens]);
   // A token leaves the dictionary with the last chunk of its set.
   const emptied = [...emptiedTokens];
   for (let start = 0; start < emptied.length; start += keysPerStatement) {
-    await db
+    await executor
       .deleteFrom('search_tokens')
       .where('search_tokens.project_id', '=', projectId)
       .where('search_tokens.token', 'in', emptied.slice(start, start + keysPerStatement))
@@ -135,9 +144,9 @@ export async function applySetChanges(
   changes.clear();
 }
 
-async function addTokens(db: Executor, projectId: string, tokens: string[]): Promise<void> {
+async function addTokens(executor: Executor, projectId: string, tokens: string[]): Promise<void> {
   for (let start = 0; start < tokens.length; start += keysPerStatement) {
-    await db
+    await executor
       .insertInto('search_tokens')
       .values(
         tokens.slice(start, start + keysPerStatement).map((token) => ({ project_id: projectId, token })),
@@ -151,10 +160,10 @@ async function addTokens(db: Executor, projectId: string, tokens: string[]): Pro
  * Builds a project's sets and tokens again from its articles, a chunk of ordinals at a time (so
  * that memory stays bounded whatever the size of the project). Run inside a transaction.
  */
-export async function rebuildArticleSets(db: Executor, projectId: string): Promise<void> {
-  await db.deleteFrom('article_sets').where('project_id', '=', projectId).execute();
-  await db.deleteFrom('search_tokens').where('project_id', '=', projectId).execute();
-  const { last } = await db
+export async function rebuildArticleSets(executor: Executor, projectId: string): Promise<void> {
+  await executor.deleteFrom('article_sets').where('project_id', '=', projectId).execute();
+  await executor.deleteFrom('search_tokens').where('project_id', '=', projectId).execute();
+  const { last } = await executor
     .selectFrom('articles')
     .select((eb) => eb.fn.max('ordinal').as('last'))
     .where('project_id', '=', projectId)
@@ -164,14 +173,14 @@ export async function rebuildArticleSets(db: Executor, projectId: string): Promi
   for (let chunk = 0; chunk <= Number(last) >>> chunkBits; chunk++) {
     const from = chunk << chunkBits;
     const to = from + chunkSize;
-    const articles = await db
+    const articles = await executor
       .selectFrom('articles')
       .select(['ordinal', 'status', 'search_text'])
       .where('project_id', '=', projectId)
       .where('ordinal', '>=', from)
       .where('ordinal', '<', to)
       .execute();
-    const tags = await db
+    const tags = await executor
       .selectFrom('article_tags')
       .innerJoin('articles', 'articles.id', 'article_tags.article_id')
       .select(['articles.ordinal', 'article_tags.tag_id'])
@@ -205,11 +214,11 @@ export async function rebuildArticleSets(db: Executor, projectId: string): Promi
       }
     }
     for (let first = 0; first < rows.length; first += keysPerStatement) {
-      await db
+      await executor
         .insertInto('article_sets')
         .values(rows.slice(first, first + keysPerStatement))
         .execute();
     }
-    await addTokens(db, projectId, added);
+    await addTokens(executor, projectId, added);
   }
 }

@@ -19,8 +19,9 @@ import {
   findVariantsOfArticles,
 } from './article-queries.ts';
 import { reportedStatus } from './article-status.ts';
+import { groupBy } from './lists.ts';
 import type { ArticleListQueryType, ArticleView, SelectableField } from './schemas.ts';
-import { selectableFields } from './schemas.ts';
+import { articleListDefaults, selectableFields } from './schemas.ts';
 
 const listDefaults: SelectableField[] = [
   'title',
@@ -100,7 +101,7 @@ export function searchTerms(search: string | undefined): string[] {
 }
 
 /**
- * For a public key only published articles exist (contract §12): asking for any other status, or
+ * For a public key only published articles exist: asking for any other status, or
  * for unpublished articles, is a 400 rather than an empty list, so that a mistake shows at once.
  */
 function publishedOnlyIssues(query: { status?: string; published?: boolean }): FieldIssue[] {
@@ -123,9 +124,10 @@ function requirePublishedQuery(query: { status?: string; published?: boolean }):
 export async function listArticles(
   db: Db,
   project: Project,
-  query: ArticleListQueryType,
+  params: ArticleListQueryType,
   publishedOnly = false,
 ) {
+  const query = { ...articleListDefaults, ...params };
   if (publishedOnly) requirePublishedQuery(query);
   const select = resolveSelect(query.select, listDefaults);
   const now = new Date().toISOString();
@@ -259,16 +261,6 @@ async function toViews(
   return rows.map((row) =>
     toView(row, select, now, project, tagsByArticle.get(row.id) ?? [], variantsByArticle.get(row.id) ?? []),
   );
-}
-
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const group = groups.get(key(item));
-    if (group) group.push(item);
-    else groups.set(key(item), [item]);
-  }
-  return groups;
 }
 
 function toView(

@@ -4,9 +4,9 @@
 // before anything is written; a dry run rolls everything back. Each article's HTML is rendered
 // here, once, from its Markdown.
 import { createHash, randomUUID } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db, DialectName } from '../db/database.ts';
-import type { ArticleTable, Database, Project, TagTable } from '../db/schema.ts';
+import type { ArticleTable, Executor, Project, TagTable } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
 import { requireProject } from '../projects/service.ts';
@@ -15,6 +15,7 @@ import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { sanitizedHtml } from './html.ts';
 import { type ArticleInput, type ContentSource, ImportValidationError } from './import/records.ts';
+import { compareCodeUnits } from './lists.ts';
 import { rememberRemoved, removedBySlug, restoreRemoved } from './removed-articles.ts';
 import { searchTextOf } from './search-text.ts';
 import { summarize, textStats } from './text-stats.ts';
@@ -147,7 +148,7 @@ export async function importContent(
 }
 
 async function writeContent(
-  trx: Kysely<Database>,
+  trx: Executor,
   dialect: DialectName,
   project: Project,
   source: ContentSource,
@@ -292,13 +293,9 @@ function* unusedOrdinals(used: number[]): Generator<number, never> {
   for (let ordinal = 0; ; ordinal++) if (!taken.has(ordinal)) yield ordinal;
 }
 
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** Removes the tags that no article carries any more, except those the source declares (tags.yaml). */
 async function pruneEmptyTags(
-  trx: Kysely<Database>,
+  trx: Executor,
   projectId: string,
   source: ContentSource,
   summary: ImportSummary,
@@ -375,7 +372,7 @@ function articleRow(
 
 /** Creates and updates the tags of tags.yaml and of the articles; returns name key → tag id. */
 async function upsertTags(
-  trx: Kysely<Database>,
+  trx: Executor,
   projectId: string,
   source: ContentSource,
   prepared: PreparedArticle[],

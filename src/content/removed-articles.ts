@@ -4,8 +4,8 @@
 // was gone (a page view tracked just before the prune is summed after it, without a count to add
 // to). Both counts grow together while the article exists, so their difference at the restore is
 // exactly what the count missed.
-import { type Kysely, sql } from 'kysely';
-import type { Database, RemovedArticleTable } from '../db/schema.ts';
+import { sql } from 'kysely';
+import type { Executor, RemovedArticleTable } from '../db/schema.ts';
 
 type Removed = Pick<
   RemovedArticleTable,
@@ -20,7 +20,7 @@ function rolledUpViews(projectId: string) {
 
 /** Remembers the articles of `ids` (about to be deleted) by slug; a slug removed before is replaced. */
 export async function rememberRemoved(
-  trx: Kysely<Database>,
+  trx: Executor,
   projectId: string,
   ids: string[],
   now: string,
@@ -65,7 +65,7 @@ export async function rememberRemoved(
 }
 
 /** The project's removed articles by slug (few: one per slug ever pruned and not restored). */
-export async function removedBySlug(trx: Kysely<Database>, projectId: string): Promise<Map<string, Removed>> {
+export async function removedBySlug(trx: Executor, projectId: string): Promise<Map<string, Removed>> {
   const rows = await trx
     .selectFrom('removed_articles')
     .select(['slug', 'article_id', 'created_at', 'published_at', 'view_count', 'rolled_up_views'])
@@ -79,7 +79,7 @@ export async function removedBySlug(trx: Kysely<Database>, projectId: string): P
  * count, with the views rolled up meanwhile, and forgets it as removed.
  */
 export async function restoreRemoved(
-  trx: Kysely<Database>,
+  trx: Executor,
   projectId: string,
   slug: string,
   removed: Removed,

@@ -1,15 +1,24 @@
 // Routes of articles and tags: each declares its schemas, calls one service function, returns.
+// Request types come from the schemas (the TypeBox type provider); the prose is in descriptions.ts.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
+import { ValidationError } from '../errors.ts';
 import { publishedOnly } from '../http/auth.ts';
 import { answerPreflights, browserRead, browserRule } from '../http/cors.ts';
 import { ErrorBody, issuesFromValidation } from '../http/errors.ts';
-import { ValidationError } from '../errors.ts';
 import { getArticle, listArticles, selectIssue } from './articles.ts';
+import {
+  getArticleDescription,
+  getTagDescription,
+  listArticlesDescription,
+  listTagsDescription,
+} from './descriptions.ts';
 import { Article, ArticleListQuery, ArticleQuery, PageMeta, Tag, TagListQuery, TagQuery } from './schemas.ts';
 import { getTag, listTags } from './tags.ts';
 
+/** The error answers of a read: a bad parameter, no key, a wrong key kind, nothing there, too many, no database. */
 export const errorResponses = {
   400: ErrorBody,
   401: ErrorBody,
@@ -21,13 +30,15 @@ export const errorResponses = {
 
 /**
  * The article routes validate with `attachValidation`, so that a bad `select` (checked beyond the
- * schema) is reported in the same 400 as the other bad parameters: one issue per problem.
+ * schema) is reported in the same 400 as the other bad parameters: one issue per problem. The
+ * query is read before validation passed, so it is `unknown` here.
  */
 function rejectInvalid(request: FastifyRequest): void {
   const error = request.validationError;
   if (!error) return;
   const issues = issuesFromValidation(error.validation, error.validationContext);
-  const { select } = (request.query ?? {}) as { select?: unknown };
+  const query: unknown = request.query;
+  const select = typeof query === 'object' && query !== null && 'select' in query ? query.select : undefined;
   if (typeof select === 'string' && !issues.some((issue) => issue.field === 'select')) {
     const issue = selectIssue(select);
     if (issue) issues.push(issue);
@@ -35,12 +46,14 @@ function rejectInvalid(request: FastifyRequest): void {
   throw new ValidationError(issues);
 }
 
-/** Contract §12, in the description of every GET that public keys may call. */
+/** For a public key only published articles exist: said in the description of every GET it may call. */
 export const publishedOnlyRule =
   'Secret keys see every article. **Public keys** (`folio_pk_`) may call this GET too, from a browser: for them only published articles exist (reported status `published`; drafts, scheduled and archived articles are 404 and counted nowhere).';
 const publicKeyRule = `${publishedOnlyRule} For a public key, \`status=\` other than \`published\`, or \`published=false\`, is a 400. ${browserRule}`;
 
-export function contentRoutes(app: FastifyInstance, db: Db): void {
+export function contentRoutes(fastify: FastifyInstance, db: Db): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
   app.get(
     '/v1/articles',
     {
@@ -48,7 +61,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
       schema: {
         tags: ['Articles'],
         summary: 'List articles',
-        description: `Paginated, filtered and sorted list. All filters combine with AND. Tag names match case-insensitively after trimming; a name that matches no tag matches no article. A page past the end returns \`data: []\` with correct \`meta\`. \`meta.total\` is always exact: it is counted from bitmaps of the project's articles per stored status, tag, word and piece of text of up to three characters, which every import keeps in the same transaction as the articles, so a count never reads the matching articles (see \`search\` for the rare terms that are matched in the texts); a scheduled article counts as \`published\` from its \`publishedAt\` on. Unknown query parameters are a 400 naming them. Answers are cached until the project’s content changes (seen on the next request, from any instance or the CLI); \`viewCount\` may lag tracked page views by up to 3 seconds (they are summed within 0.5 s, and cached answers refresh their counts at most every 2 s). Answers of 1 KB or more are compressed (br or gzip) when \`Accept-Encoding\` allows.\n\n${publicKeyRule}`,
+        description: `${listArticlesDescription}\n\n${publicKeyRule}`,
         querystring: ArticleListQuery,
         response: { 200: Type.Object({ data: Type.Array(Article), meta: PageMeta }), ...errorResponses },
       },
@@ -56,13 +69,12 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
     },
     async (request) => {
       rejectInvalid(request);
-      const query = request.query as { sort?: string };
-      const answer = await listArticles(db, request.auth.project, query as never, publishedOnly(request));
+      const answer = await listArticles(db, request.auth.project, request.query, publishedOnly(request));
       // A page shows the view counts of its own articles: cached, it is refreshed for their page
       // views only, unless views order the list (then any article's may change the page).
-      const slugs = answer.data.map((article) => (article as { slug?: unknown }).slug);
-      if (query.sort !== 'viewCount' && slugs.every((slug) => typeof slug === 'string')) {
-        request.answerViewedSlugs = slugs as string[];
+      const slugs = answer.data.map((article) => article.slug);
+      if (request.query.sort !== 'viewCount' && slugs.every((slug) => typeof slug === 'string')) {
+        request.answerViewedSlugs = slugs;
       }
       return answer;
     },
@@ -75,7 +87,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
       schema: {
         tags: ['Articles'],
         summary: 'Get one article by slug',
-        description: `Any status for a secret key; published only for a public key. 404 with message \`Article 'SLUG' not found\` when the project has no such slug (or, for a public key, no such published article). Answers are cached until the project’s content changes (seen on the next request, from any instance or the CLI); \`viewCount\` may lag tracked page views by up to 3 seconds (they are summed within 0.5 s, and cached answers refresh their counts at most every 2 s). Answers of 1 KB or more are compressed (br or gzip) when \`Accept-Encoding\` allows.\n\n${publicKeyRule}`,
+        description: `${getArticleDescription}\n\n${publicKeyRule}`,
         params: Type.Object({ slug: Type.String({ maxLength: 1000 }) }),
         querystring: ArticleQuery,
         response: { 200: Type.Object({ data: Article }), ...errorResponses },
@@ -84,8 +96,8 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
     },
     async (request) => {
       rejectInvalid(request);
-      const { slug } = request.params as { slug: string };
-      const { select } = request.query as { select?: string };
+      const { slug } = request.params;
+      const { select } = request.query;
       return { data: await getArticle(db, request.auth.project, slug, select, publishedOnly(request)) };
     },
   );
@@ -97,7 +109,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
       schema: {
         tags: ['Tags'],
         summary: 'List tags with article counts',
-        description: `\`meta.total\` is the number of tags of the project, whatever \`limit\` is. Ties are broken by name (ascending). For a public key \`articleCount\` counts published articles only (as with \`published=true\`); tags themselves are listed whatever they carry, as Ghost's Content API does.\n\n${publicKeyRule}`,
+        description: `${listTagsDescription}\n\n${publicKeyRule}`,
         querystring: TagListQuery,
         response: {
           200: Type.Object({ data: Type.Array(Tag), meta: Type.Object({ total: Type.Integer() }) }),
@@ -105,7 +117,7 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
         },
       },
     },
-    async (request) => listTags(db, request.auth.project, request.query as never, publishedOnly(request)),
+    async (request) => listTags(db, request.auth.project, request.query, publishedOnly(request)),
   );
 
   app.get(
@@ -115,15 +127,15 @@ export function contentRoutes(app: FastifyInstance, db: Db): void {
       schema: {
         tags: ['Tags'],
         summary: 'Get one tag by name',
-        description: `The name is URL-decoded, trimmed and matched case-insensitively. 404 \`Tag not found\` otherwise. For a public key \`articleCount\` counts published articles only.\n\n${publicKeyRule}`,
+        description: `${getTagDescription}\n\n${publicKeyRule}`,
         params: Type.Object({ name: Type.String({ maxLength: 1000 }) }),
         querystring: TagQuery,
         response: { 200: Type.Object({ data: Tag }), ...errorResponses },
       },
     },
     async (request) => {
-      const { name } = request.params as { name: string };
-      const { published } = request.query as { published?: boolean };
+      const { name } = request.params;
+      const { published } = request.query;
       return { data: await getTag(db, request.auth.project, name, published, publishedOnly(request)) };
     },
   );

@@ -1,7 +1,7 @@
 // The article and tag shapes of the API: request parameters and responses, one source for
 // validation, serialisation and the OpenAPI document.
 import { type Static, Type } from 'typebox';
-import { NameList, Nullable, StringEnum, Timestamp, type WithDefaults } from '../http/schema-helpers.ts';
+import { NameList, Nullable, StringEnum, Timestamp } from '../http/schema-helpers.ts';
 import { reportedStatuses } from './article-status.ts';
 
 export const selectableFields = [
@@ -103,19 +103,26 @@ export type ArticleView = Static<typeof Article>;
 
 const selectDescription = `JSON object mapping field names to true (add to the defaults) or false (remove). Selectable: ${selectableFields.join(', ')}. \`id\` is always present; \`tagColor\`/\`tagIcon\` add \`color\`/\`icon\` to each tag and include \`tags\`.`;
 
+/**
+ * What an absent list parameter means. Ajv fills these in from the schema's `default`s; the type of
+ * a validated query still marks them optional (the OpenAPI document must), so the service spreads
+ * them under the query too.
+ */
+export const articleListDefaults = { page: 1, limit: 10, sort: 'createdAt', order: 'desc' } as const;
+
 export const ArticleListQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: articleListDefaults.page })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: articleListDefaults.limit })),
   sort: Type.Optional(
     StringEnum(articleSortFields, {
-      default: 'createdAt',
+      default: articleListDefaults.sort,
       description:
         'title sorts case-insensitively (byte order of the lower-cased title); ties are broken by id in the same order',
     }),
   ),
   order: Type.Optional(
     StringEnum(['asc', 'desc'] as const, {
-      default: 'desc',
+      default: articleListDefaults.order,
       description: 'null publishedAt sorts last in both orders',
     }),
   ),
@@ -139,10 +146,7 @@ export const ArticleListQuery = Type.Object({
   tagsAll: Type.Optional(NameList('articles having all of these tags')),
   excludeTags: Type.Optional(NameList('articles having none of these tags')),
 });
-export type ArticleListQueryType = WithDefaults<
-  Static<typeof ArticleListQuery>,
-  'page' | 'limit' | 'sort' | 'order'
->;
+export type ArticleListQueryType = Static<typeof ArticleListQuery>;
 
 export const ArticleQuery = Type.Object({
   select: Type.Optional(Type.String({ maxLength: 2000, description: selectDescription })),
@@ -173,18 +177,21 @@ export const Tag = Type.Object(
   { $id: 'Tag' },
 );
 
+/** What an absent tag-list parameter means (see articleListDefaults). */
+export const tagListDefaults = { sort: 'name', order: 'asc' } as const;
+
 export const TagListQuery = Type.Object({
   sort: Type.Optional(
     StringEnum(tagSortFields, {
-      default: 'name',
+      default: tagListDefaults.sort,
       description: 'name sorts case-insensitively; ties by name',
     }),
   ),
-  order: Type.Optional(StringEnum(['asc', 'desc'] as const, { default: 'asc' })),
+  order: Type.Optional(StringEnum(['asc', 'desc'] as const, { default: tagListDefaults.order })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'absent: all tags' })),
   published: Type.Optional(Type.Boolean({ description: 'count only articles with this `published` value' })),
 });
-export type TagListQueryType = WithDefaults<Static<typeof TagListQuery>, 'sort' | 'order'>;
+export type TagListQueryType = Static<typeof TagListQuery>;
 
 export const TagQuery = Type.Object({
   published: Type.Optional(Type.Boolean({ description: 'count only articles with this `published` value' })),

@@ -1,21 +1,16 @@
 // Tags with their article counts. The count uses the same notion of `published` as the article
 // list, so that articleCount always equals meta.total of GET /v1/articles?tags=NAME.
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { Database, Project, TagTable } from '../db/schema.ts';
+import type { Executor, Project, TagTable } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { hasReportedStatus } from './article-status.ts';
-import type { TagListQueryType } from './schemas.ts';
+import { tagListDefaults, type TagListQueryType } from './schemas.ts';
 
 type TagWithCount = TagTable & { article_count: number | null };
 
-function tagsWithCounts(
-  db: Kysely<Database>,
-  projectId: string,
-  published: boolean | undefined,
-  now: string,
-) {
-  return db
+function tagsWithCounts(executor: Executor, projectId: string, published: boolean | undefined, now: string) {
+  return executor
     .selectFrom('tags')
     .selectAll('tags')
     .select((eb) => {
@@ -37,7 +32,7 @@ function tagsWithCounts(
 }
 
 /**
- * Which articles a tag counts: for a public key only the published ones exist (contract §12), so
+ * Which articles a tag counts: for a public key only the published ones exist, so
  * `published` is implied, and `published=false` is a 400.
  */
 function countedPublished(published: boolean | undefined, publishedOnly: boolean): boolean | undefined {
@@ -50,7 +45,8 @@ function countedPublished(published: boolean | undefined, publishedOnly: boolean
   return true;
 }
 
-export async function listTags(db: Db, project: Project, query: TagListQueryType, publishedOnly = false) {
+export async function listTags(db: Db, project: Project, params: TagListQueryType, publishedOnly = false) {
+  const query = { ...tagListDefaults, ...params };
   const now = new Date().toISOString();
   const published = countedPublished(query.published, publishedOnly);
   let q = tagsWithCounts(db.kysely, project.id, published, now);
@@ -79,8 +75,8 @@ export async function getTag(
   return toView(row);
 }
 
-async function countTags(db: Kysely<Database>, projectId: string): Promise<number> {
-  const row = await db
+async function countTags(executor: Executor, projectId: string): Promise<number> {
+  const row = await executor
     .selectFrom('tags')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('project_id', '=', projectId)

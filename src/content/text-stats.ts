@@ -1,5 +1,7 @@
 // Derives an article's plain text, word and character counts, image count, reading time and summary
-// from its Markdown, following the product contract's counting rules.
+// from its Markdown. The plain text is what a reader sees: no Markdown syntax, link URLs, image
+// paths or HTML tags; the reading time is words at 275 a minute plus 12 s for the first image,
+// one second less for each next one down to 3 s.
 import type { Token } from 'markdown-it';
 import { parseMarkdown } from './markdown.ts';
 
@@ -52,7 +54,7 @@ function inlineText(children: Token[]): string {
   for (const child of children) {
     switch (child.type) {
       case 'link_open':
-        // The text of an autolink is its URL, which the contract excludes.
+        // The text of an autolink is its URL, and URLs are not text a reader reads.
         insideAutolink = child.markup === 'autolink' || child.markup === 'linkify';
         break;
       case 'link_close':

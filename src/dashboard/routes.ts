@@ -1,7 +1,9 @@
 // The analytics dashboard at /dashboard: one HTML page and its two bundled assets. The page holds
 // no data; the browser signs in with a secret key (kept in the tab's sessionStorage, never a
 // cookie) and reads the analytics API like any client, so the pages need no key and no rate limit.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { type Asset, dashboardAssets } from './assets.ts';
 
@@ -16,7 +18,8 @@ const AssetQuery = Type.Object({
   v: Type.Optional(Type.String({ maxLength: 64, description: 'the content hash the page links to' })),
 });
 
-export function dashboardRoutes(app: FastifyInstance): void {
+export function dashboardRoutes(fastify: FastifyInstance): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const config = { access: 'none' } as const;
   const schema = { hide: true };
 
@@ -30,33 +33,34 @@ export function dashboardRoutes(app: FastifyInstance): void {
   });
   app.get('/dashboard/', { config, schema }, async (_request, reply) => reply.redirect('/dashboard', 301));
 
-  const serve = (pick: (assets: { script: Asset; style: Asset }) => Asset) =>
-    async function (request: FastifyRequest, reply: FastifyReply) {
-      const asset = pick(await dashboardAssets());
-      const { v } = request.query as { v?: string };
-      // A URL with the current hash never changes; any other (an old page, no hash) is revalidated.
-      reply
-        .headers(securityHeaders)
-        .header('Cache-Control', v === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache')
-        .header('ETag', `"${asset.hash}"`)
-        .header('Vary', 'Accept-Encoding')
-        .type(asset.contentType);
-      if (request.headers['if-none-match'] === `"${asset.hash}"`) return reply.code(304).send();
-      if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) {
-        return reply.header('Content-Encoding', 'gzip').send(asset.gzip);
-      }
-      return reply.send(asset.body);
-    };
-  app.get(
-    '/dashboard/app.js',
-    { config, schema: { ...schema, querystring: AssetQuery } },
-    serve((a) => a.script),
+  const assetOptions = { config, schema: { ...schema, querystring: AssetQuery } };
+  app.get('/dashboard/app.js', assetOptions, async (request, reply) =>
+    sendAsset(reply, (await dashboardAssets()).script, request.query.v, request.headers),
   );
-  app.get(
-    '/dashboard/app.css',
-    { config, schema: { ...schema, querystring: AssetQuery } },
-    serve((a) => a.style),
+  app.get('/dashboard/app.css', assetOptions, async (request, reply) =>
+    sendAsset(reply, (await dashboardAssets()).style, request.query.v, request.headers),
   );
+}
+
+/** One asset; `version` is the `v` of its URL, the content hash the page linked to. */
+function sendAsset(
+  reply: FastifyReply,
+  asset: Asset,
+  version: string | undefined,
+  headers: IncomingHttpHeaders,
+): FastifyReply {
+  // A URL with the current hash never changes; any other (an old page, no hash) is revalidated.
+  reply
+    .headers(securityHeaders)
+    .header('Cache-Control', version === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache')
+    .header('ETag', `"${asset.hash}"`)
+    .header('Vary', 'Accept-Encoding')
+    .type(asset.contentType);
+  if (headers['if-none-match'] === `"${asset.hash}"`) return reply.code(304).send();
+  if (/\bgzip\b/.test(String(headers['accept-encoding'] ?? ''))) {
+    return reply.header('Content-Encoding', 'gzip').send(asset.gzip);
+  }
+  return reply.send(asset.body);
 }
 
 function page(scriptHash: string, styleHash: string): string {

@@ -1,7 +1,6 @@
-// Per-article SEO metadata and schema.org JSON-LD, with every fallback of the contract (§9):
+// Per-article SEO metadata and schema.org JSON-LD, each value with its fallbacks:
 // overrides from the article's `seo` front matter first, then the article's own fields.
-import { summarize } from '../content/text-stats.ts';
-import { isWebLink } from '../content/web-link.ts';
+import { isWebLink, summarize } from '../content/public.ts';
 import type { Project } from '../db/schema.ts';
 import { absoluteUrl, articleUrl } from './base-url.ts';
 import type { MetadataRow } from './queries.ts';

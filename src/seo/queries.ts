@@ -1,10 +1,8 @@
 // SQL of the SEO answers: one article with what its metadata needs, and the published articles of
 // a project, newest first, with only the columns each document uses; never one query per article.
-import { type Kysely, type SqlBool, sql } from 'kysely';
-import { hasReportedStatus } from '../content/article-status.ts';
-import type { ArticleTable, Database } from '../db/schema.ts';
-
-type Executor = Kysely<Database>;
+import { type SqlBool, sql } from 'kysely';
+import { hasReportedStatus } from '../content/public.ts';
+import type { ArticleTable, Executor } from '../db/schema.ts';
 
 /** The columns SEO metadata and JSON-LD are built from. */
 export const metadataColumns = [
@@ -38,13 +36,8 @@ export type MetadataRow = Pick<
 
 export type ContentRow = MetadataRow & Pick<ArticleTable, 'content'>;
 
-export interface TagNameRow {
-  article_id: string;
-  name: string;
-}
-
-function published(db: Executor, projectId: string, now: string) {
-  return db
+function published(executor: Executor, projectId: string, now: string) {
+  return executor
     .selectFrom('articles')
     .where('articles.project_id', '=', projectId)
     .where((eb) => hasReportedStatus(eb, 'published', now));
@@ -61,8 +54,8 @@ function published(db: Executor, projectId: string, now: string) {
  * included, was sorted for a feed of 20 (RSS of 50,000 articles, measured: 175 ms on PostgreSQL
  * and 197 ms on SQLite, against 16 and 28 ms now).
  */
-function dated(db: Executor, projectId: string, now: string) {
-  return db
+function dated(executor: Executor, projectId: string, now: string) {
+  return executor
     .selectFrom('articles')
     .where('articles.project_id', '=', projectId)
     .where('articles.status', '=', 'published')
@@ -71,8 +64,8 @@ function dated(db: Executor, projectId: string, now: string) {
     .orderBy('articles.id', 'desc');
 }
 
-function undated(db: Executor, projectId: string) {
-  return db
+function undated(executor: Executor, projectId: string) {
+  return executor
     .selectFrom('articles')
     .where('articles.project_id', '=', projectId)
     .where('articles.status', '=', 'published')
@@ -95,13 +88,13 @@ async function newestFirstPage<R>(
 }
 
 export function findArticleWithContent(
-  db: Executor,
+  executor: Executor,
   projectId: string,
   slug: string,
 ): Promise<(ContentRow & Pick<ArticleTable, 'status'>) | undefined> {
   // Slugs never hold a NUL, and PostgreSQL refuses one in a parameter.
   if (slug.includes('\u0000')) return Promise.resolve(undefined);
-  return db
+  return executor
     .selectFrom('articles')
     .select([...metadataColumns, 'articles.content', 'articles.status'])
     .where('articles.project_id', '=', projectId)
@@ -116,11 +109,11 @@ export interface PublishedCounts {
 }
 
 export async function countPublishedArticles(
-  db: Executor,
+  executor: Executor,
   projectId: string,
   now: string,
 ): Promise<PublishedCounts> {
-  const row = await published(db, projectId, now)
+  const row = await published(executor, projectId, now)
     .select((eb) => [
       eb.fn.countAll<number>().as('total'),
       eb.fn.count<number>('articles.published_at').as('dated'),
@@ -130,7 +123,7 @@ export async function countPublishedArticles(
 }
 
 export function findSitemapEntries(
-  db: Executor,
+  executor: Executor,
   projectId: string,
   now: string,
   page: { offset: number; limit: number },
@@ -139,8 +132,8 @@ export function findSitemapEntries(
   const columns = ['articles.slug', 'articles.updated_at'] as const;
   return newestFirstPage(
     page,
-    (offset, limit) => dated(db, projectId, now).select(columns).limit(limit).offset(offset).execute(),
-    (offset, limit) => undated(db, projectId).select(columns).limit(limit).offset(offset).execute(),
+    (offset, limit) => dated(executor, projectId, now).select(columns).limit(limit).offset(offset).execute(),
+    (offset, limit) => undated(executor, projectId).select(columns).limit(limit).offset(offset).execute(),
     async () => counts.dated,
   );
 }
@@ -152,14 +145,14 @@ export function findSitemapEntries(
  * read may be missed or seen as changed, but one left alone is read exactly once.
  */
 export async function* publishedMetadataBatches(
-  db: Executor,
+  executor: Executor,
   projectId: string,
   now: string,
   batchSize: number,
 ): AsyncGenerator<MetadataRow[]> {
   let after: { published_at: string; id: string } | null = null;
   for (;;) {
-    let query = dated(db, projectId, now).select(metadataColumns).limit(batchSize);
+    let query = dated(executor, projectId, now).select(metadataColumns).limit(batchSize);
     if (after !== null) {
       const last: { published_at: string; id: string } = after;
       query = query.where(
@@ -174,7 +167,7 @@ export async function* publishedMetadataBatches(
   }
   let afterId: string | null = null;
   for (;;) {
-    let query = undated(db, projectId).select(metadataColumns).limit(batchSize);
+    let query = undated(executor, projectId).select(metadataColumns).limit(batchSize);
     if (afterId !== null) query = query.where('articles.id', '<', afterId);
     const rows = await query.execute();
     if (rows.length > 0) yield rows;
@@ -185,7 +178,7 @@ export async function* publishedMetadataBatches(
 
 /** One page of the published articles newest first, for the paged structured data. */
 export function findPublishedMetadataPage(
-  db: Executor,
+  executor: Executor,
   projectId: string,
   now: string,
   page: { offset: number; limit: number },
@@ -194,14 +187,15 @@ export function findPublishedMetadataPage(
   return newestFirstPage(
     page,
     (offset, limit) =>
-      dated(db, projectId, now).select(metadataColumns).limit(limit).offset(offset).execute(),
-    (offset, limit) => undated(db, projectId).select(metadataColumns).limit(limit).offset(offset).execute(),
+      dated(executor, projectId, now).select(metadataColumns).limit(limit).offset(offset).execute(),
+    (offset, limit) =>
+      undated(executor, projectId).select(metadataColumns).limit(limit).offset(offset).execute(),
     async () => counts.dated,
   );
 }
 
 export function findNewestPublished(
-  db: Executor,
+  executor: Executor,
   projectId: string,
   now: string,
   limit: number,
@@ -209,11 +203,8 @@ export function findNewestPublished(
   const columns = [...metadataColumns, 'articles.content'] as const;
   return newestFirstPage(
     { offset: 0, limit },
-    (offset, count) => dated(db, projectId, now).select(columns).limit(count).offset(offset).execute(),
-    (offset, count) => undated(db, projectId).select(columns).limit(count).offset(offset).execute(),
+    (offset, count) => dated(executor, projectId, now).select(columns).limit(count).offset(offset).execute(),
+    (offset, count) => undated(executor, projectId).select(columns).limit(count).offset(offset).execute(),
     async () => 0,
   );
 }
-
-/** Tags of the given articles, ordered by name then id: the content feature's query serves. */
-export { findTagsOfArticles as findTagNamesOfArticles } from '../content/article-queries.ts';

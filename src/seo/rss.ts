@@ -3,12 +3,12 @@
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { ValidationError } from '../errors.ts';
-import { tagNamesByArticle } from './article-seo.ts';
+import { findTagNamesByArticle } from '../content/public.ts';
 import { articleUrl, httpUrlProblem, resolveBaseUrl } from './base-url.ts';
 import { feedHtml } from './feed-html.ts';
 import { metaDescriptionOf, parseSeoOverrides } from './metadata.ts';
-import { findNewestPublished, findTagNamesOfArticles } from './queries.ts';
-import type { RssQueryType } from './schemas.ts';
+import { findNewestPublished } from './queries.ts';
+import { rssDefaults, type RssQueryType } from './schemas.ts';
 import { xmlAttribute, xmlDeclaration, xmlText } from './xml.ts';
 
 export const generator = 'Folio';
@@ -18,7 +18,8 @@ export function rfc822(isoTimestamp: string): string {
   return new Date(isoTimestamp).toUTCString();
 }
 
-export async function rssFeed(db: Db, project: Project, query: RssQueryType): Promise<string> {
+export async function rssFeed(db: Db, project: Project, params: RssQueryType): Promise<string> {
+  const query = { ...rssDefaults, ...params };
   const baseUrl = resolveBaseUrl(query.baseUrl, project);
   if (query.feedUrl !== undefined) {
     const problem = httpUrlProblem(query.feedUrl);
@@ -28,11 +29,9 @@ export async function rssFeed(db: Db, project: Project, query: RssQueryType): Pr
   }
   const now = new Date().toISOString();
   const rows = await findNewestPublished(db.kysely, project.id, now, query.limit);
-  const tagNames = tagNamesByArticle(
-    await findTagNamesOfArticles(
-      db.kysely,
-      rows.map((row) => row.id),
-    ),
+  const tagNames = await findTagNamesByArticle(
+    db.kysely,
+    rows.map((row) => row.id),
   );
 
   // The channel changed last when one of its items did: derived from the items, not the clock, so

@@ -1,7 +1,7 @@
 // The SEO shapes of the API: query parameters and JSON answers, one source for validation,
 // serialisation and the OpenAPI document. XML answers are strings, documented by content type.
 import { type Static, Type } from 'typebox';
-import { StringEnum, Timestamp, type WithDefaults } from '../http/schema-helpers.ts';
+import { StringEnum, Timestamp } from '../http/schema-helpers.ts';
 
 const baseUrlDescription =
   "Absolute http(s) URL the links are built on, without query or fragment; default: the project's siteUrl (400 when neither exists). Normalised as WHATWG URL does (lower-case scheme and host, punycode, percent-encoding), trailing slashes removed; an article's URL is `baseUrl/slug`.";
@@ -28,29 +28,42 @@ export const StructuredDataQuery = Type.Object({
 });
 export type StructuredDataQueryType = Static<typeof StructuredDataQuery>;
 
+/**
+ * What an absent sitemap or feed parameter means. Ajv fills these in from the schema's `default`s;
+ * the type of a validated query still marks them optional (the OpenAPI document must), so the
+ * service spreads them under the query too.
+ */
+export const sitemapDefaults = { page: 1, format: 'xml' } as const;
+export const rssDefaults = { limit: 20 } as const;
+
 export const SitemapQuery = Type.Object({
   baseUrl: Type.Optional(BaseUrl),
   page: Type.Optional(
     Type.Integer({
       minimum: 1,
       maximum: 1_000_000,
-      default: 1,
+      default: sitemapDefaults.page,
       description: 'which document of 50,000 URLs; a page past the end is an empty document, not an error',
     }),
   ),
   format: Type.Optional(
     StringEnum(['xml', 'json'] as const, {
-      default: 'xml',
+      default: sitemapDefaults.format,
       description: '`xml`: a sitemaps.org urlset; `json`: the same URLs in the `data` envelope',
     }),
   ),
 });
-export type SitemapQueryType = WithDefaults<Static<typeof SitemapQuery>, 'page' | 'format'>;
+export type SitemapQueryType = Static<typeof SitemapQuery>;
 
 export const RssQuery = Type.Object({
   baseUrl: Type.Optional(BaseUrl),
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'number of newest articles' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: rssDefaults.limit,
+      description: 'number of newest articles',
+    }),
   ),
   feedUrl: Type.Optional(
     Type.String({
@@ -60,7 +73,7 @@ export const RssQuery = Type.Object({
     }),
   ),
 });
-export type RssQueryType = WithDefaults<Static<typeof RssQuery>, 'limit'>;
+export type RssQueryType = Static<typeof RssQuery>;
 
 export const SeoProject = Type.Object({
   name: Type.String(),

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { articleUrl, resolveBaseUrl } from './base-url.ts';
 import { countPublishedArticles, findSitemapEntries } from './queries.ts';
-import type { SitemapJsonView } from './schemas.ts';
+import { type SitemapJsonView, sitemapDefaults, type SitemapQueryType } from './schemas.ts';
 import { xmlDeclaration, xmlText } from './xml.ts';
 
 /** The sitemaps.org protocol's limit of URLs per document. */
@@ -19,9 +19,10 @@ export interface SitemapPage {
 export async function sitemapPage(
   db: Db,
   project: Project,
-  query: { baseUrl?: string; page: number },
+  params: SitemapQueryType,
   pageSize: number,
 ): Promise<SitemapPage> {
+  const query = { ...sitemapDefaults, ...params };
   const baseUrl = resolveBaseUrl(query.baseUrl, project);
   const now = new Date().toISOString();
   const counts = await countPublishedArticles(db.kysely, project.id, now);

@@ -6,13 +6,13 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
-import { seoProject, tagNamesByArticle } from './article-seo.ts';
+import { findTagNamesByArticle } from '../content/public.ts';
+import { seoProject } from './article-seo.ts';
 import { resolveBaseUrl } from './base-url.ts';
 import { articleJsonLd, type SeoSite, seoSite } from './metadata.ts';
 import {
   countPublishedArticles,
   findPublishedMetadataPage,
-  findTagNamesOfArticles,
   type MetadataRow,
   publishedMetadataBatches,
 } from './queries.ts';
@@ -37,11 +37,10 @@ export type StructuredDataAnswer =
   | { kind: 'stream'; etag: string; notModified: boolean; stream: Readable | null };
 
 async function entries(db: Db, rows: MetadataRow[], site: SeoSite) {
-  const tags = await findTagNamesOfArticles(
+  const names = await findTagNamesByArticle(
     db.kysely,
     rows.map((row) => row.id),
   );
-  const names = tagNamesByArticle(tags);
   return rows.map((row) => ({
     slug: row.slug,
     structuredData: articleJsonLd(row, names.get(row.id) ?? [], site),

@@ -1,8 +1,10 @@
 // GET /v1/analytics/script.js: the tracker, for `<script defer src=… data-key="folio_pk_…">`.
 // A static asset: no key, no rate limit, cached by browsers and CDNs, gzipped when accepted.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorBody } from '../http/errors.ts';
+import { scriptDescription } from './descriptions.ts';
 import { trackerScript } from './script.ts';
 
 const ScriptQuery = Type.Object({
@@ -19,7 +21,8 @@ const ScriptQuery = Type.Object({
 const dayCaching = 'public, max-age=86400, stale-while-revalidate=604800';
 const versionedCaching = 'public, max-age=31536000, immutable';
 
-export function trackerRoutes(app: FastifyInstance): void {
+export function trackerRoutes(fastify: FastifyInstance): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/analytics/script.js',
     {
@@ -29,24 +32,22 @@ export function trackerRoutes(app: FastifyInstance): void {
         tags: ['Analytics'],
         summary: 'The browser tracker script',
         security: [],
-        description: [
-          'Embed with `<script defer src="https://API/v1/analytics/script.js" data-key="folio_pk_…"></script>`: it sends a page view per page (and per SPA navigation through the history API), then the visible time on the page, the deepest scroll (a page that fits the viewport is 100%) and custom events (`folio.track(type, element?)`) with `navigator.sendBeacon` when the page is hidden or left. The API origin is taken from the script URL. The slug is `data-slug` on the page that loaded the script, else the last path segment (decoded, without `.html`); a path without one is not tracked. `data-geo="false"` leaves the country out. A bot answer (202) or an error stops it quietly; a 404 (the page is not an article) skips only that page.',
-          'No key is needed and requests are not counted against any rate limit: the script is served from memory. `Cache-Control: public, max-age=86400` with a weak ETag (the version) for revalidation; with `?v=VERSION` of the current version, a year and `immutable`. Gzipped when the client accepts it; `Access-Control-Allow-Origin: *` so that `crossorigin` and subresource integrity work.',
-        ].join('\n\n'),
+        description: scriptDescription,
         querystring: ScriptQuery,
         response: {
           200: {
             description: 'The minified tracker',
-            content: { 'text/javascript': { schema: Type.String() } },
+            // The script's text, or its gzip bytes when the client accepts them.
+            content: { 'text/javascript': { schema: Type.Unsafe<string | Buffer>({ type: 'string' }) } },
           },
           304: { description: 'Not modified: If-None-Match holds the current ETag', type: 'null' },
           400: ErrorBody,
         },
       },
-      onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      onSend: async (request, reply, payload) => {
         // After the app-wide onSend that marks every GET `private, no-cache`: this one is public.
         if (reply.statusCode === 200 || reply.statusCode === 304) {
-          const { v } = request.query as { v?: string };
+          const { v } = request.query;
           const script = await trackerScript();
           reply.header('Cache-Control', v === script.version ? versionedCaching : dayCaching);
         }

@@ -1,21 +1,14 @@
 // Folio's JSON file: { tags: [{ name, color, icon }], articles: [{ …fields, content }] }, the same
 // fields as the front matter (aliases included) plus `content`.
 import { type ArticleInput, type ContentSource, type ImportProblem, type ReadOptions } from './records.ts';
-import {
-  type ArticleOutcome,
-  type Ctx,
-  checkUnknownKeys,
-  describe,
-  FRONT_MATTER_FIELDS,
-  isObject,
-  JSON_ROOT_FIELDS,
-  mergeDuplicates,
-  report,
-  sortByLine,
-  validateArticle,
-  validateTagList,
-} from './validate.ts';
+import { type ArticleOutcome, FRONT_MATTER_FIELDS, validateArticle } from './article-rules.ts';
+import { mergeDuplicates } from './duplicate-slugs.ts';
+import { type Ctx, checkUnknownKeys, describe, isObject, report, sortByLine } from './check-kit.ts';
+import { validateTagList } from './tag-rules.ts';
 import { lazyJsonLocator, stripBom } from './yaml-lines.ts';
+
+/** The keys of a JSON file's root object. */
+const JSON_ROOT_FIELDS = ['tags', 'articles'] as const;
 
 const JSON_FIELDS = [...FRONT_MATTER_FIELDS, 'content'];
 

@@ -5,16 +5,8 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { LineCounter, parseDocument } from 'yaml';
 import { parseIsoDate } from './dates.ts';
 import type { ArticleInput, ImportProblem, ReadOptions } from './records.ts';
-import {
-  type ArticleOutcome,
-  type Ctx,
-  describe,
-  FRONT_MATTER_FIELDS,
-  isObject,
-  type Path,
-  report,
-  validateArticle,
-} from './validate.ts';
+import { type ArticleOutcome, FRONT_MATTER_FIELDS, validateArticle } from './article-rules.ts';
+import { type Ctx, describe, isObject, type Path, report } from './check-kit.ts';
 import { stripBom, toPlain, yamlErrorProblems, yamlLocator } from './yaml-lines.ts';
 
 /** What the file's name and place say about the article: its slug, and Jekyll's date. */

@@ -6,6 +6,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
+import { compareCodeUnits } from '../lists.ts';
 import { analyseArticleFile, MARKDOWN_RE, namingOf } from './markdown-file.ts';
 import {
   type ArticleInput,
@@ -15,14 +16,10 @@ import {
   type ReadOptions,
   type TagInput,
 } from './records.ts';
-import {
-  type ArticleOutcome,
-  compareCodeUnits,
-  type Ctx,
-  mergeDuplicates,
-  sortByLine,
-  validateTagList,
-} from './validate.ts';
+import { type ArticleOutcome } from './article-rules.ts';
+import { mergeDuplicates } from './duplicate-slugs.ts';
+import { type Ctx, sortByLine } from './check-kit.ts';
+import { validateTagList } from './tag-rules.ts';
 import { stripBom, toPlain, yamlErrorProblems, yamlLocator } from './yaml-lines.ts';
 
 export function parseTagsYaml(

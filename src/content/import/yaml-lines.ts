@@ -3,7 +3,7 @@
 import type { Document, Scalar } from 'yaml';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { ImportProblem } from './records.ts';
-import type { Path } from './validate.ts';
+import type { Path } from './check-kit.ts';
 
 /** Maps a field path to the line of its key (or list item) in the YAML source, falling back to the nearest known ancestor. */
 export function yamlLocator(

@@ -3,7 +3,7 @@
 // per database, only their parameters change, and each reads one row by a unique key (the status
 // is judged here, so that no plan can prefer the status index and filter a project's articles by
 // slug).
-import { reportedStatus } from '../../../content/article-status.ts';
+import { reportedStatus } from '../../../content/public.ts';
 import type { Db } from '../../../db/database.ts';
 import type { StoredArticleStatus } from '../../../db/schema.ts';
 import { type Compiled, compiledFor } from '../../compiled-query.ts';

@@ -1,0 +1,15 @@
+// What other features may use of content: the one module seo/ and analytics/ import from it
+// (the ESLint floors refuse any other), so that content's files can change without them.
+
+/** The reported status of an article (`scheduled` derived from a future publishedAt), in code and as SQL. */
+export { hasReportedStatus, type ReportedStatus, reportedStatus } from './article-status.ts';
+/** Each article's tag names, ordered by name: the keywords of its SEO metadata and feed categories. */
+export { findTagNamesByArticle } from './article-queries.ts';
+/** An article's Markdown as sanitised HTML (a feed makes its links absolute). */
+export { sanitizedHtml } from './html.ts';
+/** Text cut at a word boundary with `…`, as article summaries are. */
+export { summarize } from './text-stats.ts';
+/** Whether a stored URL may become a link (http(s) or a site path, never `javascript:`). */
+export { isWebLink } from './web-link.ts';
+/** The error answers of a read and what public keys see of articles, said in SEO's route descriptions. */
+export { errorResponses, publishedOnlyRule } from './routes.ts';

@@ -1,0 +1,6 @@
+// The OpenAPI prose of the tracker script's route: how to embed it, what it sends, how it is cached.
+
+export const scriptDescription = [
+  'Embed with `<script defer src="https://API/v1/analytics/script.js" data-key="folio_pk_…"></script>`: it sends a page view per page (and per SPA navigation through the history API), then the visible time on the page, the deepest scroll (a page that fits the viewport is 100%) and custom events (`folio.track(type, element?)`) with `navigator.sendBeacon` when the page is hidden or left. The API origin is taken from the script URL. The slug is `data-slug` on the page that loaded the script, else the last path segment (decoded, without `.html`); a path without one is not tracked. `data-geo="false"` leaves the country out. A bot answer (202) or an error stops it quietly; a 404 (the page is not an article) skips only that page.',
+  'No key is needed and requests are not counted against any rate limit: the script is served from memory. `Cache-Control: public, max-age=86400` with a weak ETag (the version) for revalidation; with `?v=VERSION` of the current version, a year and `immutable`. Gzipped when the client accepts it; `Access-Control-Allow-Origin: *` so that `crossorigin` and subresource integrity work.',
+].join('\n\n');
