@@ -68,29 +68,8 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
   const lastTouched = new Map<string, number>();
   app.decorateRequest('auth', null as unknown as AuthContext);
 
-  // Plugins such as @fastify/swagger-ui cannot declare `access`: give their routes 'none' here.
-  app.addHook('onRoute', (route) => {
-    if (route.config?.access !== undefined) return;
-    if (publicPrefixes.some((prefix) => route.url === prefix || route.url.startsWith(`${prefix}/`))) {
-      route.config = { ...route.config, access: 'none' };
-    }
-  });
-  app.addHook('onRoute', (route) => {
-    const address = route.config?.rateLimitAddress;
-    if (address === undefined) return;
-    const existing = route.preValidation ?? [];
-    route.preValidation = [
-      ...(Array.isArray(existing) ? existing : [existing]),
-      (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
-        const { key } = request.auth ?? {};
-        if (key?.kind !== 'secret') return done();
-        const bucket = `key:${key.id}:${address(request) ?? request.ip}`;
-        const outcome = spend(rateLimits, reply, bucket, key.rate_limit ?? authenticatedLimit);
-        if (outcome instanceof Promise) outcome.then(() => done(), done);
-        else done();
-      },
-    ];
-  });
+  giveDocumentsNoAccess(app);
+  countAtForwardedAddress(app, rateLimits);
 
   // Callback style, and without a promise when the key is known and the limits are counted in
   // memory (measured with wrk on the cached list: the async hook's promises were ~5% of a hit).
@@ -133,7 +112,7 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
           throw new UnauthorizedError(presented === null ? 'Missing API key' : 'Invalid API key');
         });
       }
-      // Counted once the body names the address (the preValidation hook of onRoute above).
+      // Counted once the body names the address (countAtForwardedAddress).
       if (config.rateLimitAddress !== undefined && found.key.kind === 'secret') {
         return admit(request, found, access);
       }
@@ -247,4 +226,37 @@ function applyDecision(reply: FastifyReply, decision: Decision, limit: number): 
  */
 export function publishedOnly(request: FastifyRequest): boolean {
   return request.auth.key.kind === 'public';
+}
+
+/** Plugins such as @fastify/swagger-ui cannot declare `access`: their routes get 'none' here. */
+function giveDocumentsNoAccess(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (route.config?.access !== undefined) return;
+    if (publicPrefixes.some((prefix) => route.url === prefix || route.url.startsWith(`${prefix}/`))) {
+      route.config = { ...route.config, access: 'none' };
+    }
+  });
+}
+
+/**
+ * A route with `rateLimitAddress` counts a secret key's request once its body is read, per key and
+ * the address the body names (a visitor tracked on their behalf), else the caller's.
+ */
+function countAtForwardedAddress(app: FastifyInstance, rateLimits: RateLimitStore): void {
+  app.addHook('onRoute', (route) => {
+    const address = route.config?.rateLimitAddress;
+    if (address === undefined) return;
+    const existing = route.preValidation ?? [];
+    route.preValidation = [
+      ...(Array.isArray(existing) ? existing : [existing]),
+      (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+        const { key } = request.auth ?? {};
+        if (key?.kind !== 'secret') return done();
+        const bucket = `key:${key.id}:${address(request) ?? request.ip}`;
+        const outcome = spend(rateLimits, reply, bucket, key.rate_limit ?? authenticatedLimit);
+        if (outcome instanceof Promise) outcome.then(() => done(), done);
+        else done();
+      },
+    ];
+  });
 }

@@ -45,12 +45,23 @@ export interface SeoRouteOptions {
 }
 
 export function seoRoutes(fastify: FastifyInstance, db: Db, options: SeoRouteOptions = {}): void {
-  const app = fastify.withTypeProvider<TypeBoxRequestTypes>();
   const pageSize = options.sitemapPageSize ?? defaultSitemapPageSize;
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
     throw new RangeError(`sitemapPageSize must be a positive integer, got ${pageSize}`);
   }
 
+  articleSeoRoutes(fastify, db);
+  feedRoutes(fastify, db, pageSize);
+  answerPreflights(
+    fastify,
+    ['/v1/seo/article/:slug', '/v1/seo/structured-data', '/v1/seo/sitemap', '/v1/seo/rss'],
+    'GET',
+  );
+}
+
+/** One article's metadata and the JSON-LD of the published articles. */
+function articleSeoRoutes(fastify: FastifyInstance, db: Db): void {
+  const app = fastify.withTypeProvider<TypeBoxRequestTypes>();
   app.get(
     '/v1/seo/article/:slug',
     {
@@ -107,7 +118,11 @@ export function seoRoutes(fastify: FastifyInstance, db: Db, options: SeoRouteOpt
       return reply.type('application/json; charset=utf-8').send(answer.stream);
     },
   );
+}
 
+/** The sitemap and the RSS feed. */
+function feedRoutes(fastify: FastifyInstance, db: Db, pageSize: number): void {
+  const app = fastify.withTypeProvider<TypeBoxRequestTypes>();
   app.get(
     '/v1/seo/sitemap',
     {
@@ -161,12 +176,6 @@ export function seoRoutes(fastify: FastifyInstance, db: Db, options: SeoRouteOpt
       const feed = await rssFeed(db, request.auth.project, request.query);
       return reply.type('application/rss+xml; charset=utf-8').send(feed);
     },
-  );
-
-  answerPreflights(
-    app,
-    ['/v1/seo/article/:slug', '/v1/seo/structured-data', '/v1/seo/sitemap', '/v1/seo/rss'],
-    'GET',
   );
 }
 

@@ -100,7 +100,58 @@ async function open(api: DashboardApi, days: number): Promise<void> {
 }
 
 function render(api: DashboardApi, projectName: string, days: number, overview: Overview): void {
-  const periodPicker = h(
+  const chart = h('div', {
+    class: 'chart',
+    role: 'img',
+    'aria-label': `Views and visitors, ${describe(days)}`,
+  });
+  const detail = h('section', { class: 'panel article-detail', 'aria-live': 'polite', id: 'article-detail' });
+
+  root.replaceChildren(
+    topBar(projectName),
+    h(
+      'main',
+      { id: 'main' },
+      periodPicker(api, days),
+      summaryCards(overview),
+      h('section', { class: 'panel wide' }, h('h2', {}, 'Views and visitors'), chart),
+      h(
+        'section',
+        { class: 'panel wide' },
+        h('h2', {}, 'Top articles'),
+        overview.topArticles.length === 0
+          ? h('p', { class: 'empty' }, 'No page views in this period yet.')
+          : topArticlesTable(overview.topArticles, (article) =>
+              showArticle(api, article.slug, article.title, days, detail),
+            ),
+      ),
+      detail,
+      breakdownPanel('Sources', overview.sources, 'Source'),
+      breakdownPanel('Countries', overview.countries, 'Country', countryNote()),
+      breakdownPanel('Devices', overview.devices, 'Device'),
+    ),
+  );
+  detail.hidden = true;
+  timeSeriesChart(chart, overview.series);
+}
+
+function topBar(projectName: string): HTMLElement {
+  return h(
+    'header',
+    { class: 'top' },
+    h(
+      'div',
+      { class: 'brand' },
+      h('span', { class: 'logo', 'aria-hidden': 'true' }, 'F'),
+      h('span', {}, projectName),
+    ),
+    h('p', { class: 'realtime', id: 'realtime' }, '…'),
+    h('button', { type: 'button', class: 'quiet', onclick: signOut }, 'Sign out'),
+  );
+}
+
+function periodPicker(api: DashboardApi, days: number): HTMLElement {
+  return h(
     'div',
     { class: 'periods', role: 'group', 'aria-label': 'Period' },
     periods.map((period) =>
@@ -115,96 +166,46 @@ function render(api: DashboardApi, projectName: string, days: number, overview: 
       ),
     ),
   );
-  const { summary, engagement } = overview;
-  const chart = h('div', {
-    class: 'chart',
-    role: 'img',
-    'aria-label': `Views and visitors, ${describe(days)}`,
-  });
-  const detail = h('section', { class: 'panel article-detail', 'aria-live': 'polite', id: 'article-detail' });
+}
 
-  root.replaceChildren(
+function summaryCards({ summary, engagement }: Overview): HTMLElement {
+  return h(
+    'section',
+    { class: 'cards', 'aria-label': 'Summary' },
+    card('Views', format.count(summary.views)),
+    card('Visitors', format.count(summary.visitors)),
+    card('Views per visitor', format.decimal(summary.viewsPerVisitor)),
+    card('Time on page', format.seconds(engagement.avgTimeOnPage)),
+    card('Scroll depth', format.percent(engagement.avgScrollDepth)),
+    card('Bounce rate', format.percent(engagement.bounceRate)),
+  );
+}
+
+type TopArticle = Overview['topArticles'][number];
+
+function topArticlesTable(articles: TopArticle[], show: (article: TopArticle) => void): HTMLElement {
+  const head = h(
+    'thead',
+    {},
+    h('tr', {}, h('th', { scope: 'col' }, 'Article'), h('th', { scope: 'col', class: 'number' }, 'Views')),
+  );
+  const rows = articles.map((article) =>
     h(
-      'header',
-      { class: 'top' },
+      'tr',
+      {},
       h(
-        'div',
-        { class: 'brand' },
-        h('span', { class: 'logo', 'aria-hidden': 'true' }, 'F'),
-        h('span', {}, projectName),
+        'td',
+        {},
+        h(
+          'button',
+          { type: 'button', class: 'link', 'aria-controls': 'article-detail', onclick: () => show(article) },
+          article.title,
+        ),
       ),
-      h('p', { class: 'realtime', id: 'realtime' }, '…'),
-      h('button', { type: 'button', class: 'quiet', onclick: signOut }, 'Sign out'),
-    ),
-    h(
-      'main',
-      { id: 'main' },
-      periodPicker,
-      h(
-        'section',
-        { class: 'cards', 'aria-label': 'Summary' },
-        card('Views', format.count(summary.views)),
-        card('Visitors', format.count(summary.visitors)),
-        card('Views per visitor', format.decimal(summary.viewsPerVisitor)),
-        card('Time on page', format.seconds(engagement.avgTimeOnPage)),
-        card('Scroll depth', format.percent(engagement.avgScrollDepth)),
-        card('Bounce rate', format.percent(engagement.bounceRate)),
-      ),
-      h('section', { class: 'panel wide' }, h('h2', {}, 'Views and visitors'), chart),
-      h(
-        'section',
-        { class: 'panel wide' },
-        h('h2', {}, 'Top articles'),
-        overview.topArticles.length === 0
-          ? h('p', { class: 'empty' }, 'No page views in this period yet.')
-          : h(
-              'table',
-              { class: 'top-articles' },
-              h(
-                'thead',
-                {},
-                h(
-                  'tr',
-                  {},
-                  h('th', { scope: 'col' }, 'Article'),
-                  h('th', { scope: 'col', class: 'number' }, 'Views'),
-                ),
-              ),
-              h(
-                'tbody',
-                {},
-                overview.topArticles.map((article) =>
-                  h(
-                    'tr',
-                    {},
-                    h(
-                      'td',
-                      {},
-                      h(
-                        'button',
-                        {
-                          type: 'button',
-                          class: 'link',
-                          'aria-controls': 'article-detail',
-                          onclick: () => showArticle(api, article.slug, article.title, days, detail),
-                        },
-                        article.title,
-                      ),
-                    ),
-                    h('td', { class: 'number' }, format.count(article.views)),
-                  ),
-                ),
-              ),
-            ),
-      ),
-      detail,
-      breakdownPanel('Sources', overview.sources, 'Source'),
-      breakdownPanel('Countries', overview.countries, 'Country', countryNote()),
-      breakdownPanel('Devices', overview.devices, 'Device'),
+      h('td', { class: 'number' }, format.count(article.views)),
     ),
   );
-  detail.hidden = true;
-  timeSeriesChart(chart, overview.series);
+  return h('table', { class: 'top-articles' }, head, h('tbody', {}, rows));
 }
 
 async function showArticle(api: DashboardApi, slug: string, title: string, days: number, panel: HTMLElement) {
