@@ -27,6 +27,8 @@ import {
 } from '../projects/service.ts';
 import { startServer } from '../server.ts';
 import { resolveDatabaseUrl } from '../db/database-location.ts';
+import { backupCommand } from './backup.ts';
+import { exportCommand } from './export.ts';
 import { createProgress } from './progress.ts';
 
 interface Output {
@@ -121,7 +123,10 @@ export function buildCli(): Command {
   jsonOption(keys.command('create').description('create a key; it is shown only this once'))
     .requiredOption('--project <slug>', 'project slug')
     .addOption(
-      new Option('--kind <kind>', 'secret: every endpoint; public: tracking only')
+      new Option(
+        '--kind <kind>',
+        'secret: every endpoint; public: tracking and published content, from browsers',
+      )
         .choices(['secret', 'public'])
         .default('secret'),
     )
@@ -258,6 +263,10 @@ export function buildCli(): Command {
         `Rebuilt the rollups of ${rebuilt.length} project${rebuilt.length === 1 ? '' : 's'} from ${fromDay} on (retention ${retention.days} days, ${source}).`,
       );
     });
+
+  const tools = { databaseUrl: () => loadCliConfig().databaseUrl, print, jsonOption, withDatabase };
+  program.addCommand(backupCommand(tools));
+  program.addCommand(exportCommand(tools));
 
   return program;
 }

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import {
@@ -15,89 +13,20 @@ import {
 import { openDatabase } from '../../src/db/database.ts';
 import { factoryRow } from '../analytics/support.ts';
 import { createTestDatabase, postgresUrl } from '../helpers.ts';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = join(root, 'src', 'cli', 'main.ts');
+import {
+  children,
+  cli,
+  cliEnv,
+  type CliResult,
+  newDatabase,
+  root,
+  runCli,
+  startCli,
+  tempDir,
+} from './support.ts';
 const keyPattern = /^folio_sk_[0-9A-Za-z]{32,}$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-const tempDirs: string[] = [];
-const children = new Set<ChildProcess>();
-
-after(() => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'folio-cli-'));
-  tempDirs.push(dir);
-  return dir;
-}
-
-/** A path for a new SQLite database that the CLI creates on first use. */
-function newDatabase(): string {
-  return join(tempDir(), 'folio.db');
-}
-
-function cliEnv(databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, ...extra };
-  for (const name of [
-    'REDIS_URL',
-    'TRUST_PROXY',
-    'PORT',
-    'HOST',
-    'LOG_LEVEL',
-    'GEOIP_DATABASE',
-    'ANALYTICS_RETENTION_DAYS',
-    'NODE_TEST_CONTEXT',
-  ]) {
-    if (!(name in extra)) delete env[name];
-  }
-  return env;
-}
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function startCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, [cli, ...args], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-function runCli(databaseUrl: string, ...args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = startCli(args, cliEnv(databaseUrl));
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`folio ${args.join(' ')} did not finish: ${stdout}${stderr}`));
-    }, 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /** Runs a command that must succeed and print one JSON document; returns that document. */
 async function cliJson(databaseUrl: string, ...args: string[]): Promise<any> {
