@@ -3,8 +3,7 @@
 // the closed-day cache (closed-day-views.ts); each request adds those of yesterday and today from
 // the rollups. A year of a thousand articles is then a thousand additions instead of 365,000
 // rollup rows.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.ts';
+import type { Executor } from '../../db/schema.ts';
 import type { ClosedDayViews } from '../rollups/closed-day-views.ts';
 import { articleViews } from '../rollups/queries/article-views.ts';
 import { type ArticleName, articlesById } from './queries/articles-by-id.ts';
@@ -17,9 +16,9 @@ export interface TopArticle {
   views: number;
 }
 
-/** `closedDays`: the closed-day cache of the database handle that `db` (a transaction) reads. */
+/** `closedDays`: the closed-day cache of the database handle that `executor` (a transaction) reads. */
 export async function topArticles(
-  db: Kysely<Database>,
+  executor: Executor,
   closedDays: ClosedDayViews,
   projectId: string,
   firstDay: string,
@@ -28,12 +27,14 @@ export async function topArticles(
 ): Promise<TopArticle[]> {
   const closedEnd = lastClosedDay(lastDay);
   const views =
-    firstDay <= closedEnd ? new Map(await closedDays.get(db, projectId, firstDay, closedEnd)) : new Map();
+    firstDay <= closedEnd
+      ? new Map(await closedDays.get(executor, projectId, firstDay, closedEnd))
+      : new Map();
   const liveFrom = firstDay <= closedEnd ? shiftDay(closedEnd, 1) : firstDay;
-  for (const [id, count] of await articleViews(db, projectId, liveFrom, lastDay)) {
+  for (const [id, count] of await articleViews(executor, projectId, liveFrom, lastDay)) {
     views.set(id, (views.get(id) ?? 0) + count);
   }
-  return rankArticles(views, (ids) => articlesById(db, projectId, ids), limit);
+  return rankArticles(views, (ids) => articlesById(executor, projectId, ids), limit);
 }
 
 /**

@@ -4,9 +4,8 @@
 // bumps the project's content version, which the kept sums are keyed by, so every instance sums
 // them again on its next request; a roll-up that summed page views of a closed day (written by
 // tests and tools, never by the API) tells the cache of its handle through `forgetClosedDays`.
-import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { Database } from '../../db/schema.ts';
+import type { Executor } from '../../db/schema.ts';
 import { articleViews } from './queries/article-views.ts';
 import { contentVersion } from './queries/content-version.ts';
 
@@ -18,7 +17,7 @@ export class ClosedDayViews {
 
   /** `db`: the handle or the transaction to read the rollups with. */
   async get(
-    db: Kysely<Database>,
+    db: Executor,
     projectId: string,
     firstDay: string,
     lastDay: string,

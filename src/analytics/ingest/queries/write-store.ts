@@ -4,10 +4,9 @@
 // statement for the new page views, so that a batch costs a round trip or two whatever its size.
 // A batch writes the raw page views and one rollup-queue entry per write; the rollups and view
 // counts are summed later, in large batches, by rollup-queue.ts.
-import type { Kysely } from 'kysely';
-import type { Database, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
+import type { Executor, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
 
-export type Executor = Kysely<Database>;
+export type { Executor };
 
 /** The columns of a page view that an update reads and writes. */
 export type StoredPageView = Pick<
@@ -60,14 +59,14 @@ export interface WriteStore {
    */
   readonly createsInOneStatement: boolean;
   /** Reads the page views to update, locked against other instances until the commit. */
-  lockPageViews(db: Executor, ids: string[]): Promise<StoredPageView[]>;
+  lockPageViews(executor: Executor, ids: string[]): Promise<StoredPageView[]>;
   /** Writes updated page views, each with its rollup-queue entry. */
-  updatePageViews(db: Executor, updates: PageViewUpdate[]): Promise<void>;
+  updatePageViews(executor: Executor, updates: PageViewUpdate[]): Promise<void>;
   /**
    * Inserts the new page views whose article exists, each with its rollup-queue entry. Returns the
    * ids inserted, each with the id of its article.
    */
-  insertPageViews(db: Executor, views: NewPageView[]): Promise<Map<string, string>>;
+  insertPageViews(executor: Executor, views: NewPageView[]): Promise<Map<string, string>>;
 }
 
 /** A page view as it was stored and as an update leaves it. */

@@ -1,6 +1,5 @@
 // The id, title and estimated reading time of a project's article with a slug.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import type { Executor } from '../../../db/schema.ts';
 
 export interface ArticleEstimate {
   id: string;
@@ -10,12 +9,12 @@ export interface ArticleEstimate {
 }
 
 export async function articleEstimate(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
   slug: string,
 ): Promise<ArticleEstimate | null> {
   if (slug.includes('\u0000')) return null;
-  const row = await db
+  const row = await executor
     .selectFrom('articles')
     .select(['id', 'slug', 'title', 'read_time_minutes'])
     .where('project_id', '=', projectId)

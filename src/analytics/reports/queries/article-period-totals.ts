@@ -1,17 +1,16 @@
 // The counters of one article over a range of days: one rollup row a day, found by the
 // (project, article, day) index.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import type { Executor } from '../../../db/schema.ts';
 import { type Contribution, contributionFields } from '../../contribution.ts';
 
 export async function articlePeriodTotals(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
   articleId: string,
   firstDay: string,
   lastDay: string,
 ): Promise<Contribution> {
-  const row = await db
+  const row = await executor
     .selectFrom('analytics_daily_articles')
     .where('project_id', '=', projectId)
     .where('article_id', '=', articleId)

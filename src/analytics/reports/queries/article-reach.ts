@@ -1,17 +1,16 @@
 // How many page views of an article reached each decile of its text (the furthest point of each
 // view, in [10·N, 10·N + 10) percent, 100 in the last), over a range of days.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import type { Executor } from '../../../db/schema.ts';
 import { reachColumns } from '../../rollups/insight-changes.ts';
 
 export async function articleReach(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
   articleId: string,
   firstDay: string,
   lastDay: string,
 ): Promise<number[]> {
-  const row = await db
+  const row = await executor
     .selectFrom('analytics_reading')
     .where('project_id', '=', projectId)
     .where('article_id', '=', articleId)

@@ -1,7 +1,6 @@
 // An article's page views by time on page (buckets named by their lower bound in seconds, see
 // readTimeBucket), with those that also reached 90% of the text, over a range of days, shortest first.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import type { Executor } from '../../../db/schema.ts';
 
 export interface ReadTimeBucket {
   seconds: number;
@@ -10,13 +9,13 @@ export interface ReadTimeBucket {
 }
 
 export async function articleReadTimes(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
   articleId: string,
   firstDay: string,
   lastDay: string,
 ): Promise<ReadTimeBucket[]> {
-  const rows = await db
+  const rows = await executor
     .selectFrom('analytics_read_times')
     .where('project_id', '=', projectId)
     .where('article_id', '=', articleId)

@@ -1,6 +1,5 @@
 // The id, slug and title of those of a project's articles that still exist, among the ids given.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import type { Executor } from '../../../db/schema.ts';
 
 export interface ArticleName {
   id: string;
@@ -11,7 +10,7 @@ export interface ArticleName {
 const chunkSize = 500;
 
 export async function articlesById(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
   ids: string[],
 ): Promise<ArticleName[]> {
@@ -19,7 +18,7 @@ export async function articlesById(
   for (let start = 0; start < ids.length; start += chunkSize) {
     const chunk = ids.slice(start, start + chunkSize);
     found.push(
-      ...(await db
+      ...(await executor
         .selectFrom('articles')
         .select(['id', 'slug', 'title'])
         .where('project_id', '=', projectId)

@@ -1,8 +1,8 @@
 // The values of one breakdown dimension over a range of days, with their views, visitors (the sum
 // of each day's distinct visitors) and events, most viewed first, ties by value in byte order; with
 // the number of distinct values, for paging.
-import { type Kysely, sql } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import { sql } from 'kysely';
+import type { Executor } from '../../../db/schema.ts';
 
 export interface BreakdownValue {
   value: string;
@@ -12,14 +12,14 @@ export interface BreakdownValue {
 }
 
 export async function breakdownValues(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
   dimension: string,
   firstDay: string,
   lastDay: string,
   page: { limit: number; offset: number } | null,
 ): Promise<{ values: BreakdownValue[]; total: number }> {
-  let query = db
+  let query = executor
     .selectFrom('analytics_breakdowns')
     .where('project_id', '=', projectId)
     .where('dimension', '=', dimension)
@@ -41,7 +41,7 @@ export async function breakdownValues(
   let total = rows.length > 0 ? Number(rows[0].total) : 0;
   // A page past the end has no row to carry the total: count the values alone.
   if (rows.length === 0 && page !== null && page.offset > 0) {
-    const counted = await db
+    const counted = await executor
       .selectFrom((eb) =>
         eb
           .selectFrom('analytics_breakdowns')

@@ -1,7 +1,6 @@
 // The counters of a whole project over a range of days, and its unique visitors (the sum of each
 // day's distinct visitor ids: ids change every day). One rollup row a day is read.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import type { Executor } from '../../../db/schema.ts';
 import { type Contribution, contributionFields } from '../../contribution.ts';
 
 export interface PeriodTotals extends Contribution {
@@ -11,12 +10,12 @@ export interface PeriodTotals extends Contribution {
 const fields = ['visitors', ...contributionFields] as const;
 
 export async function periodTotals(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
   firstDay: string,
   lastDay: string,
 ): Promise<PeriodTotals> {
-  const row = await db
+  const row = await executor
     .selectFrom('analytics_daily_totals')
     .where('project_id', '=', projectId)
     .where('day', '>=', firstDay)

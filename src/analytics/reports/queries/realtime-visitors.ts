@@ -1,16 +1,15 @@
 // Distinct visitors and page views of a project between two instants: read from the raw page
 // views, through the (project_id, created_at) index, since the window is a few minutes. The upper
 // bound keeps out page views stamped later than now (a clock that stepped back, imported rows).
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import type { Executor } from '../../../db/schema.ts';
 
 export async function realtimeVisitors(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
   since: string,
   until: string,
 ): Promise<{ visitors: number; pageViews: number }> {
-  const row = await db
+  const row = await executor
     .selectFrom('page_views')
     .where('project_id', '=', projectId)
     .where('created_at', '>=', since)

@@ -1,7 +1,6 @@
 // The stored hours or days of a series (the project's, or one article's) between two buckets; the
 // buckets without page views have no row.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import type { Executor } from '../../../db/schema.ts';
 
 export interface SeriesPoint {
   bucket: string;
@@ -12,14 +11,14 @@ export interface SeriesPoint {
 }
 
 export async function seriesPoints(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
   articleId: string,
   granularity: 'h' | 'd',
   firstBucket: string,
   lastBucket: string,
 ): Promise<SeriesPoint[]> {
-  const rows = await db
+  const rows = await executor
     .selectFrom('analytics_series')
     .select(['bucket', 'views', 'visitors', 'time_on_page_ms', 'scroll_depth_centi'])
     .where('project_id', '=', projectId)

@@ -1,7 +1,6 @@
 // The countries with the most page views of a project over a range of days, ties by country code.
 // Page views without a country have no rollup row and are left out.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import type { Executor } from '../../../db/schema.ts';
 
 export interface TopCountry {
   country: string;
@@ -9,13 +8,13 @@ export interface TopCountry {
 }
 
 export async function topCountries(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
   firstDay: string,
   lastDay: string,
   limit: number,
 ): Promise<TopCountry[]> {
-  const rows = await db
+  const rows = await executor
     .selectFrom('analytics_daily_countries')
     .where('project_id', '=', projectId)
     .where('day', '>=', firstDay)

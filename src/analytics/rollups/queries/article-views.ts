@@ -1,15 +1,15 @@
 // The page views of each article of a project over a range of days, summed from the daily rollups,
 // and the view counts recounted from them after a rebuild.
-import { type Kysely, sql } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import { sql } from 'kysely';
+import type { Executor } from '../../../db/schema.ts';
 
 export async function articleViews(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
   firstDay: string,
   lastDay: string,
 ): Promise<Map<string, number>> {
-  const rows = await db
+  const rows = await executor
     .selectFrom('analytics_daily_articles')
     .where('project_id', '=', projectId)
     .where('day', '>=', firstDay)
@@ -30,14 +30,14 @@ const articlesPerRecount = 500;
  * differ are written, so that PostgreSQL notifies the answers showing those alone.
  */
 export async function recountArticleViews(
-  db: Kysely<Database>,
+  executor: Executor,
   projectId: string,
-  inTransaction: (work: (trx: Kysely<Database>) => Promise<void>) => Promise<void>,
+  inTransaction: (work: (trx: Executor) => Promise<void>) => Promise<void>,
 ): Promise<void> {
   let afterId = '';
   for (;;) {
     const ids = (
-      await db
+      await executor
         .selectFrom('articles')
         .select('id')
         .where('project_id', '=', projectId)

@@ -3,8 +3,8 @@
 // statement. A single `delete … where day < ?` over millions of rows outlives the request timeout
 // and deletes nothing; batches each finish in milliseconds and never hold a lock or a transaction
 // for long, so tracking keeps writing between them.
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import { PostgresAdapter, sql } from 'kysely';
+import type { Executor } from '../../../db/schema.ts';
 
 /**
  * The tables emptied by day, with the columns after project_id of the index a batch walks: the
@@ -26,16 +26,16 @@ export interface DayBatch {
 
 /** Deletes one batch, starting after the key `after` (PostgreSQL) or at the first row left. */
 export function deleteDayBatch(
-  db: Kysely<Database>,
+  executor: Executor,
   table: DayKeyedTable,
   projectId: string,
   beforeDay: string,
   limit: number,
   after: string[] | null = null,
 ): Promise<DayBatch> {
-  return isPostgres(db)
-    ? deletePostgresBatch(db, table, projectId, beforeDay, limit, after)
-    : deleteSqliteBatch(db, table, projectId, beforeDay, limit);
+  return isPostgres(executor)
+    ? deletePostgresBatch(executor, table, projectId, beforeDay, limit, after)
+    : deleteSqliteBatch(executor, table, projectId, beforeDay, limit);
 }
 
 /**
@@ -43,7 +43,7 @@ export function deleteDayBatch(
  * The rows are named by their rowid, or by the primary key of a WITHOUT ROWID table.
  */
 async function deleteSqliteBatch(
-  db: Kysely<Database>,
+  executor: Executor,
   table: DayKeyedTable,
   projectId: string,
   beforeDay: string,
@@ -52,7 +52,7 @@ async function deleteSqliteBatch(
   const key = table === 'page_views' ? 'rowid' : ['project_id', ...indexKeys[table]].join(', ');
   const result = await sql`delete from ${sql.table(table)} where (${sql.raw(key)}) in (
     select ${sql.raw(key)} from ${sql.table(table)}
-    where project_id = ${projectId} and day < ${beforeDay} order by day limit ${limit})`.execute(db);
+    where project_id = ${projectId} and day < ${beforeDay} order by day limit ${limit})`.execute(executor);
   const deleted = Number(result.numAffectedRows ?? 0);
   return { deleted, after: deleted === 0 ? null : [] };
 }
@@ -67,7 +67,7 @@ async function deleteSqliteBatch(
  * 200,000 rows). The rows are deleted by their addresses (a TID scan).
  */
 async function deletePostgresBatch(
-  db: Kysely<Database>,
+  executor: Executor,
   table: DayKeyedTable,
   projectId: string,
   beforeDay: string,
@@ -78,7 +78,7 @@ async function deletePostgresBatch(
   const columns = sql.raw(indexKeys[table].join(', '));
   const descending = sql.raw(indexKeys[table].map((column) => `${column} desc`).join(', '));
   const start = after === null ? sql`` : sql`and (${columns}) > (${sql.join(after)})`;
-  return db.transaction().execute(async (trx) => {
+  return executor.transaction().execute(async (trx) => {
     await sql`select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`.execute(
       trx,
     );
@@ -97,12 +97,12 @@ async function deletePostgresBatch(
 
 /** The oldest day of a project's rows in `table`, or null when it has none. */
 export async function oldestDay(
-  db: Kysely<Database>,
+  executor: Executor,
   table: DayKeyedTable,
   projectId: string,
 ): Promise<string | null> {
   // Ordered and limited rather than min(): the first entry of the (project_id, day) index.
-  const row = await db
+  const row = await executor
     .selectFrom(table)
     .select('day')
     .where('project_id', '=', projectId)
@@ -112,6 +112,6 @@ export async function oldestDay(
   return row?.day ?? null;
 }
 
-function isPostgres(db: Kysely<Database>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
+function isPostgres(executor: Executor): boolean {
+  return executor.getExecutor().adapter instanceof PostgresAdapter;
 }

@@ -5,8 +5,8 @@
 // and go through the same InsightChanges as the writes: rows are read in pages, so the day's
 // distinct visitors are counted in memory and the memory used stays bounded. The visitor sets are
 // written again for the days whose ids can still arrive (yesterday, today).
-import { type Kysely, sql } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import { sql } from 'kysely';
+import type { Executor } from '../../../db/schema.ts';
 import { breakdownColumns, InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
 import { breakdownDimensions } from '../../insight-rules.ts';
 import { deepViewSql, hourSql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
@@ -26,7 +26,7 @@ const columns = ['id', 'article_id', ...breakdownColumns] as const;
  * (which starts with the article, not the day) rather than a scan of all the project's rows.
  */
 export async function rebuildInsightsOfDay(
-  trx: Kysely<Database>,
+  trx: Executor,
   projectId: string,
   day: string,
   articleIds: string[],
@@ -39,7 +39,7 @@ export async function rebuildInsightsOfDay(
 
 /** Deletes the insights rollups and visitor sets of `day` (see rebuildInsightsOfDay). */
 async function deleteInsightsOfDay(
-  trx: Kysely<Database>,
+  trx: Executor,
   projectId: string,
   day: string,
   articleIds: string[],
@@ -93,7 +93,7 @@ async function deleteInsightsOfDay(
  * a page at a time; the distinct visitors of each breakdown value are counted in memory.
  */
 async function sumBreakdowns(
-  trx: Kysely<Database>,
+  trx: Executor,
   projectId: string,
   day: string,
   withSets: boolean,
@@ -132,7 +132,7 @@ async function sumBreakdowns(
 
 /** The series, reading and read-time rollups, and the series' visitor sets of the recent days. */
 async function sumInDatabase(
-  trx: Kysely<Database>,
+  trx: Executor,
   projectId: string,
   day: string,
   withSets: boolean,

@@ -11,16 +11,14 @@
 // later roll-up of its queued entry (committed after), never both and never neither. On PostgreSQL
 // that view is a REPEATABLE READ snapshot, taken after the roll-up lock (so no roll-up is half
 // done in it); on SQLite the write transaction itself, which no other write interleaves.
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import { PostgresAdapter, sql } from 'kysely';
+import type { Executor } from '../../../db/schema.ts';
 import { contributionFields } from '../../contribution.ts';
 import { shiftDay } from '../../days.ts';
 import { recountArticleViews } from './article-views.ts';
 import { contributionSums } from './contribution-sql.ts';
 import { rebuildInsightsOfDay } from './rebuild-insights.ts';
 import { lockRollupsForTransaction, rollupLockKey } from './rollup-queue-entries.ts';
-
-type Executor = Kysely<Database>;
 
 const dailyTables = [
   'analytics_daily_articles',
@@ -50,12 +48,12 @@ export interface RebuildSummary {
 }
 
 export async function rebuildRollups(
-  db: Executor,
+  executor: Executor,
   projectId: string,
   today: string,
   fromDay = '0000-00-00',
 ): Promise<RebuildSummary> {
-  const [firstDay, lastDay] = await dayRange(db, projectId, today, fromDay);
+  const [firstDay, lastDay] = await dayRange(executor, projectId, today, fromDay);
   // The visitor ids of a day can only be recounted into its sets while its salt lives.
   const setsFromDay = shiftDay(today, -1);
   let days = 0;
@@ -66,7 +64,7 @@ export async function rebuildRollups(
     const from = next;
     const transactionStarted = performance.now();
     let rebuilt = 0;
-    await inDayTransaction(db, async (trx) => {
+    await inDayTransaction(executor, async (trx) => {
       // From the same day again when a transaction is tried again.
       next = from;
       rebuilt = 0;
@@ -78,13 +76,13 @@ export async function rebuildRollups(
       } while (next <= lastDay && performance.now() - started < transactionMs);
     });
     days += rebuilt;
-    if (!isPostgres(db)) {
+    if (!isPostgres(executor)) {
       const pauseMs = Math.max(sqliteMinPauseMs, performance.now() - transactionStarted);
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   }
-  await recountArticleViews(db, projectId, (work) => inRollupTransaction(db, work));
-  await announceRebuilt(db, projectId);
+  await recountArticleViews(executor, projectId, (work) => inRollupTransaction(executor, work));
+  await announceRebuilt(executor, projectId);
   return { firstDay, lastDay, days };
 }
 
@@ -94,8 +92,8 @@ export async function rebuildRollups(
  * (closed-day-views.ts) are keyed by, and its change is seen by every instance on its next request
  * (PostgreSQL notifies the change of a project, SQLite's change stamp moves).
  */
-async function announceRebuilt(db: Executor, projectId: string): Promise<void> {
-  await db
+async function announceRebuilt(executor: Executor, projectId: string): Promise<void> {
+  await executor
     .updateTable('projects')
     .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
     .where('id', '=', projectId)
@@ -104,7 +102,7 @@ async function announceRebuilt(db: Executor, projectId: string): Promise<void> {
 
 /** The first and last day with anything to rebuild: raw page views, or rollups to remove. */
 async function dayRange(
-  db: Executor,
+  executor: Executor,
   projectId: string,
   today: string,
   fromDay: string,
@@ -117,7 +115,7 @@ async function dayRange(
       union all select min(substr(bucket, 1, 10)), max(substr(bucket, 1, 10)) from analytics_series
         where project_id = ${projectId} and bucket >= ${fromDay}
       union all select min(day), max(day) from analytics_breakdowns where project_id = ${projectId} and day >= ${fromDay}
-    ) as bounds`.execute(db);
+    ) as bounds`.execute(executor);
   const { first, last } = bounds.rows[0] ?? { first: null, last: null };
   if (first === null || last === null) return [null, null];
   return [first, last > today ? last : today];
@@ -163,8 +161,8 @@ async function rebuildDay(trx: Executor, projectId: string, day: string, withSet
   );
 }
 
-function isPostgres(db: Executor): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
+function isPostgres(executor: Executor): boolean {
+  return executor.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /**
@@ -174,14 +172,14 @@ function isPostgres(db: Executor): boolean {
  * roll-up committed before; a transaction that meets a concurrent update (the daily forgetting of
  * visitor sets) is tried again. SQLite: a write transaction, which no other write interleaves.
  */
-async function inDayTransaction(db: Executor, work: (trx: Executor) => Promise<void>): Promise<void> {
-  if (!isPostgres(db)) {
-    await db.transaction().execute(work);
+async function inDayTransaction(executor: Executor, work: (trx: Executor) => Promise<void>): Promise<void> {
+  if (!isPostgres(executor)) {
+    await executor.transaction().execute(work);
     return;
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      await db.connection().execute(async (connection) => {
+      await executor.connection().execute(async (connection) => {
         await sql`select pg_advisory_lock(${rollupLockKey})`.execute(connection);
         try {
           await connection.transaction().setIsolationLevel('repeatable read').execute(work);
@@ -198,8 +196,8 @@ async function inDayTransaction(db: Executor, work: (trx: Executor) => Promise<v
 }
 
 /** A transaction that no roll-up interleaves (READ COMMITTED: each statement sees every commit). */
-async function inRollupTransaction<T>(db: Executor, work: (trx: Executor) => Promise<T>): Promise<T> {
-  return db.transaction().execute(async (trx) => {
+async function inRollupTransaction<T>(executor: Executor, work: (trx: Executor) => Promise<T>): Promise<T> {
+  return executor.transaction().execute(async (trx) => {
     if (isPostgres(trx)) await lockRollupsForTransaction(trx);
     return work(trx);
   });

@@ -2,8 +2,8 @@
 // the rollups, which must start where the raw page views are still complete. Besides the number of
 // days, the first day that a shorter earlier setting may already have trimmed past is kept: raising
 // the retention does not bring back the page views deleted under the old one.
-import { type Kysely, sql } from 'kysely';
-import type { Database } from '../../../db/schema.ts';
+import { sql } from 'kysely';
+import type { Executor } from '../../../db/schema.ts';
 import { firstRetainedDay } from '../retention.ts';
 
 export interface RecordedRetention {
@@ -14,8 +14,8 @@ export interface RecordedRetention {
 }
 
 /** What a server records at start: its retention, and where an earlier, shorter one left off. */
-export async function recordRetentionDays(db: Kysely<Database>, days: number, now: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+export async function recordRetentionDays(executor: Executor, days: number, now: Date): Promise<void> {
+  await executor.transaction().execute(async (trx) => {
     const previous = await recordedRetention(trx);
     let completeFrom = previous?.completeFrom ?? null;
     if (previous !== null && previous.days < days) {
@@ -38,10 +38,10 @@ export async function recordRetentionDays(db: Kysely<Database>, days: number, no
 }
 
 /** The retention last recorded by a server; null when none has started since migration 0012. */
-export async function recordedRetention(db: Kysely<Database>): Promise<RecordedRetention | null> {
+export async function recordedRetention(executor: Executor): Promise<RecordedRetention | null> {
   const { rows } = await sql<{ name: string; value: string; updated_at: string }>`
     select name, value, updated_at from analytics_settings
-    where name in ('retention_days', 'retention_complete_from')`.execute(db);
+    where name in ('retention_days', 'retention_complete_from')`.execute(executor);
   const days = rows.find((row) => row.name === 'retention_days');
   if (days === undefined) return null;
   return {

@@ -2,10 +2,10 @@
 // they did not hold yet are the new distinct visitors), then every rollup row once, in key order
 // (two instances then lock shared rows in the same order), as upserts that add the
 // changes to the stored sums.
-import { CompiledQuery, type Kysely, PostgresAdapter } from 'kysely';
+import { CompiledQuery, PostgresAdapter } from 'kysely';
+import type { Executor } from '../../../db/schema.ts';
 import { preparedOnPostgres } from '../../../db/database.ts';
 import { columnArrays, unnestArrays } from '../../../db/dialect-sql.ts';
-import type { Database } from '../../../db/schema.ts';
 import { contributionFields } from '../../contribution.ts';
 import {
   type InsightChanges,
@@ -16,31 +16,44 @@ import {
 import type { KnownVisitors } from '../known-visitors.ts';
 import type { RollupChanges, VisitorKey } from '../rollup-changes.ts';
 
-type Executor = Kysely<Database>;
-
 /** The candidates whose visitor id was not yet in the set of their scope and day; adds them. */
 export async function addToVisitorSets(
-  db: Executor,
+  executor: Executor,
   candidates: VisitorCandidate[],
 ): Promise<VisitorCandidate[]> {
-  if (!isPostgres(db)) {
-    return addEach(db, visitorSetInsert, candidates, (c) => [c.project_id, c.day, c.scope, c.visitor_id]);
+  if (!isPostgres(executor)) {
+    return addEach(executor, visitorSetInsert, candidates, (c) => [
+      c.project_id,
+      c.day,
+      c.scope,
+      c.visitor_id,
+    ]);
   }
-  return addByArrays(db, 'analytics_visitor_sets', ['project_id', 'day', 'scope', 'visitor_id'], candidates);
+  return addByArrays(
+    executor,
+    'analytics_visitor_sets',
+    ['project_id', 'day', 'scope', 'visitor_id'],
+    candidates,
+  );
 }
 
 /** The keys whose visitor id was not yet in the day's set of the project; adds them. */
-async function addToDailyVisitors(db: Executor, keys: VisitorKey[]): Promise<VisitorKey[]> {
-  if (!isPostgres(db))
-    return addEach(db, dailyVisitorInsert, keys, (k) => [k.project_id, k.day, k.visitor_id]);
-  return addByArrays(db, 'analytics_daily_visitors', ['project_id', 'day', 'visitor_id'], keys);
+async function addToDailyVisitors(executor: Executor, keys: VisitorKey[]): Promise<VisitorKey[]> {
+  if (!isPostgres(executor))
+    return addEach(executor, dailyVisitorInsert, keys, (k) => [k.project_id, k.day, k.visitor_id]);
+  return addByArrays(executor, 'analytics_daily_visitors', ['project_id', 'day', 'visitor_id'], keys);
 }
 
 /**
  * PostgreSQL: inserts the items' `columns` (all text) from one array parameter per column, skipping
  * those stored already; the items it added, found by the rows it returns.
  */
-async function addByArrays<T extends object>(db: Executor, table: string, columns: string[], items: T[]) {
+async function addByArrays<T extends object>(
+  executor: Executor,
+  table: string,
+  columns: string[],
+  items: T[],
+) {
   if (items.length === 0) return [];
   const values = items as Array<Record<string, unknown>>;
   const keyOf = (item: Record<string, unknown>) => columns.map((column) => item[column]).join('\u0000');
@@ -51,7 +64,7 @@ async function addByArrays<T extends object>(db: Executor, table: string, column
       columns,
     )} on conflict do nothing returning ${columns.join(', ')}`,
   );
-  const result = await db.executeQuery<Record<string, unknown>>(
+  const result = await executor.executeQuery<Record<string, unknown>>(
     CompiledQuery.raw(text, columnArrays(values, columns)),
   );
   return result.rows.map((row) => byKey.get(keyOf(row))!);
@@ -63,17 +76,17 @@ const dailyVisitorInsert =
   'insert into analytics_daily_visitors (project_id, day, visitor_id) values (?, ?, ?) on conflict do nothing';
 
 /** SQLite: inserts each item by one cached prepared statement; the items it added. */
-async function addEach<T>(db: Executor, text: string, items: T[], parameters: (item: T) => unknown[]) {
+async function addEach<T>(executor: Executor, text: string, items: T[], parameters: (item: T) => unknown[]) {
   const added: T[] = [];
   for (const item of items) {
-    const result = await db.executeQuery(CompiledQuery.raw(text, parameters(item)));
+    const result = await executor.executeQuery(CompiledQuery.raw(text, parameters(item)));
     if (Number(result.numAffectedRows ?? 0) > 0) added.push(item);
   }
   return added;
 }
 
-function isPostgres(db: Executor): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
+function isPostgres(executor: Executor): boolean {
+  return executor.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /**
@@ -82,7 +95,7 @@ function isPostgres(db: Executor): boolean {
  * once the batch is committed.
  */
 export async function writeRollups(
-  db: Executor,
+  executor: Executor,
   daily: RollupChanges,
   insights: InsightChanges,
   options: { known?: KnownVisitors } = {},
@@ -100,14 +113,14 @@ export async function writeRollups(
     });
   };
   const dailyKeys = unknown(daily.visitors, (item) => visitorKey(item, dailyScope));
-  for (const key of await addToDailyVisitors(db, dailyKeys)) daily.addNewVisitor(key);
+  for (const key of await addToDailyVisitors(executor, dailyKeys)) daily.addNewVisitor(key);
   await insights.countVisitors((candidates) =>
     addToVisitorSets(
-      db,
+      executor,
       unknown(candidates, (candidate) => candidate.key),
     ),
   );
-  await writeSums(db, [...dailyTables(daily), ...insightTables(insights)]);
+  await writeSums(executor, [...dailyTables(daily), ...insightTables(insights)]);
   return stored;
 }
 
@@ -120,8 +133,8 @@ function visitorKey(item: { project_id: string; day: string; visitor_id: string 
 }
 
 /** The insights rollup rows of `changes`, added to those stored (visitors already counted). */
-export async function writeInsightRollups(db: Executor, changes: InsightChanges): Promise<void> {
-  await writeSums(db, insightTables(changes));
+export async function writeInsightRollups(executor: Executor, changes: InsightChanges): Promise<void> {
+  await writeSums(executor, insightTables(changes));
 }
 
 /**
@@ -132,8 +145,8 @@ export async function writeInsightRollups(db: Executor, changes: InsightChanges)
  * tables have rows: a named prepared statement, parsed and planned once per connection (a
  * multi-row VALUES of a 500-entry batch had ~40,000 parameters to build, send, parse and plan).
  */
-async function writeSums(db: Executor, tables: SummedTable[]): Promise<void> {
-  if (!isPostgres(db)) {
+async function writeSums(executor: Executor, tables: SummedTable[]): Promise<void> {
+  if (!isPostgres(executor)) {
     for (const { table, rows, key, counted } of tables) {
       if (rows.length === 0) continue;
       const columns = Object.keys(rows[0]);
@@ -146,7 +159,7 @@ async function writeSums(db: Executor, tables: SummedTable[]): Promise<void> {
             const values = row as Record<string, unknown>;
             for (const column of columns) parameters.push(values[column]);
           }
-          await db.executeQuery(CompiledQuery.raw(text, parameters));
+          await executor.executeQuery(CompiledQuery.raw(text, parameters));
         }
       }
     }
@@ -171,7 +184,7 @@ async function writeSums(db: Executor, tables: SummedTable[]): Promise<void> {
     clauses.length === 1
       ? clauses[0]
       : `with ${clauses.map((clause, index) => `u${index} as (${clause})`).join(', ')} select 1`;
-  await db.executeQuery(CompiledQuery.raw(preparedOnPostgres(text), parameters));
+  await executor.executeQuery(CompiledQuery.raw(preparedOnPostgres(text), parameters));
 }
 
 /** SQLite: rows per statement; the rest of a table's rows go one by one, so that two texts per
