@@ -67,6 +67,20 @@ export function buildCli(): Command {
     .showHelpAfterError()
     .exitOverride();
 
+  serverCommands(program);
+  projectCommands(program);
+  keyCommands(program);
+  importCommand(program);
+  analyticsCommands(program);
+  const tools = { databaseUrl: () => loadCliConfig().databaseUrl, print, jsonOption, withDatabase };
+  program.addCommand(backupCommand(tools));
+  program.addCommand(exportCommand(tools));
+
+  return program;
+}
+
+/** serve and migrate. */
+function serverCommands(program: Command): void {
   jsonOption(program.command('serve').description('serve the API (what npm start runs)'))
     .option('--no-demo', 'do not create the demo project on an empty database')
     .action(async (options: { demo: boolean }) => {
@@ -88,7 +102,9 @@ export function buildCli(): Command {
       }
     },
   );
+}
 
+function projectCommands(program: Command): void {
   const projects = program.command('projects').description('create and list projects');
   jsonOption(projects.command('create').description('create a project'))
     .requiredOption('--name <name>', 'display name')
@@ -118,7 +134,9 @@ export function buildCli(): Command {
       rows.length ? rows.map((row) => `${row.slug}\t${row.name}\t${row.id}`).join('\n') : 'No projects yet.',
     );
   });
+}
 
+function keyCommands(program: Command): void {
   const keys = program.command('keys').description('create, list and revoke API keys');
   jsonOption(keys.command('create').description('create a key; it is shown only this once'))
     .requiredOption('--project <slug>', 'project slug')
@@ -180,7 +198,9 @@ export function buildCli(): Command {
       const row = await withDatabase((db) => revokeApiKey(db, keyId));
       print(options, keyView(row), `Revoked ${row.id}.`);
     });
+}
 
+function importCommand(program: Command): void {
   jsonOption(
     program
       .command('import')
@@ -225,7 +245,9 @@ export function buildCli(): Command {
         `${summary.dryRun ? 'Dry run (nothing written): ' : ''}${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.removed} removed; ${summary.tagsCreated} tags created, ${summary.tagsUpdated} updated, ${summary.tagsRemoved} removed; storage ${summary.storageUsed}.${warnings.length > 0 ? ` ${warnings.length} warning(s).` : ''}${lists}`,
       );
     });
+}
 
+function analyticsCommands(program: Command): void {
   const analytics = program.command('analytics').description('maintain the analytics rollups');
   jsonOption(
     analytics
@@ -263,12 +285,6 @@ export function buildCli(): Command {
         `Rebuilt the rollups of ${rebuilt.length} project${rebuilt.length === 1 ? '' : 's'} from ${fromDay} on (retention ${retention.days} days, ${source}).`,
       );
     });
-
-  const tools = { databaseUrl: () => loadCliConfig().databaseUrl, print, jsonOption, withDatabase };
-  program.addCommand(backupCommand(tools));
-  program.addCommand(exportCommand(tools));
-
-  return program;
 }
 
 type RetentionToFollow = Omit<RecordedRetention, 'recordedAt'> & { recordedAt: string | null };
