@@ -14,10 +14,16 @@ import { formatBytes } from '../projects/size.ts';
 import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { sanitizedHtml } from './html.ts';
-import { type ArticleInput, type ContentSource, ImportValidationError } from './import/records.ts';
+import {
+  type ArticleInput,
+  type ContentSource,
+  ImportValidationError,
+  type TagInput,
+} from './import/records.ts';
 import { compareCodeUnits } from './lists.ts';
 import { rememberRemoved, removedBySlug, restoreRemoved } from './removed-articles.ts';
 import { searchTextOf } from './search-text.ts';
+import { freeSlug, slugOfTagName } from './tag-slugs.ts';
 import { summarize, textStats } from './text-stats.ts';
 
 export interface ImportOptions {
@@ -370,7 +376,11 @@ function articleRow(
   };
 }
 
-/** Creates and updates the tags of tags.yaml and of the articles; returns name key → tag id. */
+/**
+ * Creates and updates the tags of tags.yaml and of the articles; returns name key → tag id. A new
+ * tag's slug is the source's, else derived from its name, with `-2`, `-3` … when another tag of
+ * the project holds it; a declared slug replaces a stored one when no other tag holds it.
+ */
 async function upsertTags(
   trx: Executor,
   projectId: string,
@@ -385,52 +395,54 @@ async function upsertTags(
       tag,
     ]),
   );
-  const ids = new Map<string, string>();
+  const takenSlugs = new Set([...existing.values()].map((tag) => tag.slug));
+  const insert = async (tag: TagInput) => {
+    const slug = freeSlug(tag.slug ?? slugOfTagName(tag.name), takenSlugs);
+    const row: TagTable = {
+      id: randomUUID(),
+      project_id: projectId,
+      name: tag.name,
+      name_key: tag.name.toLowerCase(),
+      slug,
+      color: tag.color,
+      icon: tag.icon,
+      created_at: now,
+      updated_at: now,
+    };
+    await trx.insertInto('tags').values(row).execute();
+    existing.set(row.name_key, row);
+    takenSlugs.add(slug);
+    summary.tagsCreated++;
+  };
   for (const tag of source.tags) {
-    const key = tag.name.toLowerCase();
-    const current = existing.get(key);
+    const current = existing.get(tag.name.toLowerCase());
     if (current === undefined) {
-      const row: TagTable = {
-        id: randomUUID(),
-        project_id: projectId,
-        name: tag.name,
-        name_key: key,
-        color: tag.color,
-        icon: tag.icon,
-        created_at: now,
-        updated_at: now,
-      };
-      await trx.insertInto('tags').values(row).execute();
-      existing.set(key, row);
-      summary.tagsCreated++;
-    } else if (current.name !== tag.name || current.color !== tag.color || current.icon !== tag.icon) {
+      await insert(tag);
+      continue;
+    }
+    const slug = tag.slug && tag.slug !== current.slug && !takenSlugs.has(tag.slug) ? tag.slug : current.slug;
+    if (
+      current.name !== tag.name ||
+      current.color !== tag.color ||
+      current.icon !== tag.icon ||
+      slug !== current.slug
+    ) {
       await trx
         .updateTable('tags')
-        .set({ name: tag.name, color: tag.color, icon: tag.icon, updated_at: now })
+        .set({ name: tag.name, slug, color: tag.color, icon: tag.icon, updated_at: now })
         .where('id', '=', current.id)
         .execute();
+      takenSlugs.delete(current.slug);
+      takenSlugs.add(slug);
       summary.tagsUpdated++;
     }
   }
   for (const article of prepared) {
     for (const name of article.input.tags) {
-      const key = name.toLowerCase();
-      if (existing.has(key)) continue;
-      const row: TagTable = {
-        id: randomUUID(),
-        project_id: projectId,
-        name,
-        name_key: key,
-        color: null,
-        icon: null,
-        created_at: now,
-        updated_at: now,
-      };
-      await trx.insertInto('tags').values(row).execute();
-      existing.set(key, row);
-      summary.tagsCreated++;
+      if (!existing.has(name.toLowerCase())) await insert({ name, color: null, icon: null });
     }
   }
+  const ids = new Map<string, string>();
   for (const [key, tag] of existing) ids.set(key, tag.id);
   return ids;
 }
