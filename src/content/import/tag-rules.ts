@@ -95,7 +95,7 @@ export function validateTagList(
 ): TagInput[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) {
-    report(listCtx, [], `tags must be a list of { name, slug, color, icon } objects, got ${describe(value)}`);
+    report(listCtx, [], `tags must be a list of { name, color, icon } objects, got ${describe(value)}`);
     return [];
   }
   const tags: TagInput[] = [];
@@ -135,7 +135,9 @@ export function validateTagList(
     }
     const icon = optionalText(ctx, item['icon'], ['icon'], ICON_MAX);
     const slug = tagSlug(ctx, item['slug']);
-    if (ctx.problems.length === before && name !== null) tags.push({ name, slug, color, icon });
+    if (ctx.problems.length === before && name !== null) {
+      tags.push(slug === null ? { name, color, icon } : { name, slug, color, icon });
+    }
   });
   return tags;
 }
