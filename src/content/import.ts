@@ -345,6 +345,8 @@ function articleRow(
   // A published article without a date is published from its first import on, and keeps that date.
   const publishedAt =
     input.publishedAt ?? (input.status === 'published' ? (previous?.published_at ?? now) : null);
+  // The publication date orders an imported blog's posts as they were written, not as imported.
+  const createdAt = input.createdAt ?? publishedAt ?? previous?.created_at ?? now;
   return {
     id: previous?.id ?? randomUUID(),
     project_id: project.id,
@@ -357,9 +359,11 @@ function articleRow(
     html,
     status: input.status,
     published_at: publishedAt,
-    // The publication date orders an imported blog's posts as they were written, not as imported.
-    created_at: input.createdAt ?? publishedAt ?? previous?.created_at ?? now,
-    updated_at: input.updatedAt ?? now,
+    created_at: createdAt,
+    // The source's own date, else (first import) the publication or creation date: an old post is
+    // not "modified today" in the sitemap and JSON-LD. A re-import only writes an article whose
+    // content changed, and without a source date that edit happened now.
+    updated_at: input.updatedAt ?? (previous ? now : (publishedAt ?? createdAt)),
     word_count: stats.wordCount,
     character_count: stats.characterCount,
     read_time_minutes: stats.readTimeMinutes,
