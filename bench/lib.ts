@@ -226,6 +226,7 @@ export async function insertTopics(
         project_id: projectId,
         name: `Topic ${i}`,
         name_key: `topic ${i}`,
+        slug: `topic-${i}`,
         color: null,
         icon: null,
         created_at: now,

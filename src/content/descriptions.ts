@@ -9,4 +9,4 @@ export const getArticleDescription = `Any status for a secret key; published onl
 
 export const listTagsDescription = `\`meta.total\` is the number of tags of the project, whatever \`limit\` is. Ties are broken by name (ascending). For a public key \`articleCount\` counts published articles only (as with \`published=true\`); tags themselves are listed whatever they carry, as Ghost's Content API does.`;
 
-export const getTagDescription = `The name is URL-decoded, trimmed and matched case-insensitively. 404 \`Tag not found\` otherwise. For a public key \`articleCount\` counts published articles only.`;
+export const getTagDescription = `Finds the tag by name or by slug: the parameter is URL-decoded, trimmed and matched against names case-insensitively, else against slugs exactly (\`/v1/tags/Safety%20Weather\` and \`/v1/tags/safety-weather\` are one tag); a tag whose name matches wins over another whose slug does. 404 \`Tag not found\` otherwise. For a public key \`articleCount\` counts published articles only.`;

@@ -14,10 +14,16 @@ import { formatBytes } from '../projects/size.ts';
 import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { sanitizedHtml } from './html.ts';
-import { type ArticleInput, type ContentSource, ImportValidationError } from './import/records.ts';
+import {
+  type ArticleInput,
+  type ContentSource,
+  ImportValidationError,
+  type TagInput,
+} from './import/records.ts';
 import { compareCodeUnits } from './lists.ts';
 import { rememberRemoved, removedBySlug, restoreRemoved } from './removed-articles.ts';
 import { searchTextOf } from './search-text.ts';
+import { freeSlug, slugOfTagName } from './tag-slugs.ts';
 import { summarize, textStats } from './text-stats.ts';
 
 export interface ImportOptions {
@@ -339,6 +345,8 @@ function articleRow(
   // A published article without a date is published from its first import on, and keeps that date.
   const publishedAt =
     input.publishedAt ?? (input.status === 'published' ? (previous?.published_at ?? now) : null);
+  // The publication date orders an imported blog's posts as they were written, not as imported.
+  const createdAt = input.createdAt ?? publishedAt ?? previous?.created_at ?? now;
   return {
     id: previous?.id ?? randomUUID(),
     project_id: project.id,
@@ -351,9 +359,11 @@ function articleRow(
     html,
     status: input.status,
     published_at: publishedAt,
-    // The publication date orders an imported blog's posts as they were written, not as imported.
-    created_at: input.createdAt ?? publishedAt ?? previous?.created_at ?? now,
-    updated_at: input.updatedAt ?? now,
+    created_at: createdAt,
+    // The source's own date, else (first import) the publication or creation date: an old post is
+    // not "modified today" in the sitemap and JSON-LD. A re-import only writes an article whose
+    // content changed, and without a source date that edit happened now.
+    updated_at: input.updatedAt ?? (previous ? now : (publishedAt ?? createdAt)),
     word_count: stats.wordCount,
     character_count: stats.characterCount,
     read_time_minutes: stats.readTimeMinutes,
@@ -370,7 +380,11 @@ function articleRow(
   };
 }
 
-/** Creates and updates the tags of tags.yaml and of the articles; returns name key → tag id. */
+/**
+ * Creates and updates the tags of tags.yaml and of the articles; returns name key → tag id. A new
+ * tag's slug is the source's, else derived from its name, with `-2`, `-3` … when another tag of
+ * the project holds it; a declared slug replaces a stored one when no other tag holds it.
+ */
 async function upsertTags(
   trx: Executor,
   projectId: string,
@@ -385,52 +399,54 @@ async function upsertTags(
       tag,
     ]),
   );
-  const ids = new Map<string, string>();
+  const takenSlugs = new Set([...existing.values()].map((tag) => tag.slug));
+  const insert = async (tag: TagInput) => {
+    const slug = freeSlug(tag.slug ?? slugOfTagName(tag.name), takenSlugs);
+    const row: TagTable = {
+      id: randomUUID(),
+      project_id: projectId,
+      name: tag.name,
+      name_key: tag.name.toLowerCase(),
+      slug,
+      color: tag.color,
+      icon: tag.icon,
+      created_at: now,
+      updated_at: now,
+    };
+    await trx.insertInto('tags').values(row).execute();
+    existing.set(row.name_key, row);
+    takenSlugs.add(slug);
+    summary.tagsCreated++;
+  };
   for (const tag of source.tags) {
-    const key = tag.name.toLowerCase();
-    const current = existing.get(key);
+    const current = existing.get(tag.name.toLowerCase());
     if (current === undefined) {
-      const row: TagTable = {
-        id: randomUUID(),
-        project_id: projectId,
-        name: tag.name,
-        name_key: key,
-        color: tag.color,
-        icon: tag.icon,
-        created_at: now,
-        updated_at: now,
-      };
-      await trx.insertInto('tags').values(row).execute();
-      existing.set(key, row);
-      summary.tagsCreated++;
-    } else if (current.name !== tag.name || current.color !== tag.color || current.icon !== tag.icon) {
+      await insert(tag);
+      continue;
+    }
+    const slug = tag.slug && tag.slug !== current.slug && !takenSlugs.has(tag.slug) ? tag.slug : current.slug;
+    if (
+      current.name !== tag.name ||
+      current.color !== tag.color ||
+      current.icon !== tag.icon ||
+      slug !== current.slug
+    ) {
       await trx
         .updateTable('tags')
-        .set({ name: tag.name, color: tag.color, icon: tag.icon, updated_at: now })
+        .set({ name: tag.name, slug, color: tag.color, icon: tag.icon, updated_at: now })
         .where('id', '=', current.id)
         .execute();
+      takenSlugs.delete(current.slug);
+      takenSlugs.add(slug);
       summary.tagsUpdated++;
     }
   }
   for (const article of prepared) {
     for (const name of article.input.tags) {
-      const key = name.toLowerCase();
-      if (existing.has(key)) continue;
-      const row: TagTable = {
-        id: randomUUID(),
-        project_id: projectId,
-        name,
-        name_key: key,
-        color: null,
-        icon: null,
-        created_at: now,
-        updated_at: now,
-      };
-      await trx.insertInto('tags').values(row).execute();
-      existing.set(key, row);
-      summary.tagsCreated++;
+      if (!existing.has(name.toLowerCase())) await insert({ name, color: null, icon: null });
     }
   }
+  const ids = new Map<string, string>();
   for (const [key, tag] of existing) ids.set(key, tag.id);
   return ids;
 }

@@ -126,7 +126,7 @@ export function contentRoutes(fastify: FastifyInstance, db: Db): void {
       config: { cache: true, ...browserRead },
       schema: {
         tags: ['Tags'],
-        summary: 'Get one tag by name',
+        summary: 'Get one tag by name or slug',
         description: `${getTagDescription}\n\n${publicKeyRule}`,
         params: Type.Object({ name: Type.String({ maxLength: 1000 }) }),
         querystring: TagQuery,

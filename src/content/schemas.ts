@@ -165,6 +165,10 @@ export const Tag = Type.Object(
   {
     id: Type.String(),
     name: Type.String(),
+    slug: Type.String({
+      description:
+        "unique within the project: the source's own (a Ghost tag's, a declared tag's `slug`), else derived from the name as an article slug is written (`Safety Weather` → `safety-weather`); when another tag already holds it, `-2`, `-3` … is appended",
+    }),
     icon: Nullable(Type.String()),
     color: Nullable(Type.String({ description: '#RRGGBB' })),
     articleCount: Type.Integer({

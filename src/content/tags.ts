@@ -68,9 +68,12 @@ export async function getTag(
   const published = countedPublished(publishedParam, publishedOnly);
   // No stored name can hold NUL (PostgreSQL refuses it as a parameter).
   if (name.includes('\u0000')) throw new NotFoundError('Tag not found');
-  const row = await tagsWithCounts(db.kysely, project.id, published, new Date().toISOString())
-    .where('tags.name_key', '=', name.trim().toLowerCase())
-    .executeTakeFirst();
+  const nameKey = name.trim().toLowerCase();
+  const rows = await tagsWithCounts(db.kysely, project.id, published, new Date().toISOString())
+    .where((eb) => eb.or([eb('tags.name_key', '=', nameKey), eb('tags.slug', '=', name.trim())]))
+    .execute();
+  // A name is what a reader typed; a slug another tag derived may equal it ("news" and "News!").
+  const row = rows.find((tag) => tag.name_key === nameKey) ?? rows[0];
   if (!row) throw new NotFoundError('Tag not found');
   return toView(row);
 }
@@ -88,6 +91,7 @@ function toView(row: TagWithCount) {
   return {
     id: row.id,
     name: row.name,
+    slug: row.slug,
     icon: row.icon,
     color: row.color,
     articleCount: Number(row.article_count),

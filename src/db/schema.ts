@@ -40,6 +40,8 @@ export interface TagTable {
   name: string;
   /** Lower-cased name: tag names are unique and matched case-insensitively. */
   name_key: string;
+  /** Unique within the project: the source's, else derived from the name. */
+  slug: string;
   color: string | null;
   icon: string | null;
   created_at: string;

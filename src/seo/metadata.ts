@@ -65,19 +65,12 @@ export interface SeoSite {
 
 export function seoSite(baseUrl: string, project: Pick<Project, 'name' | 'logo_url'>): SeoSite {
   const directoryUrl = `${baseUrl}/`;
-  const logo = nonBlank(project.logo_url);
-  return {
-    baseUrl,
-    directoryUrl,
-    publisher: {
-      '@type': 'Organization',
-      name: project.name,
-      logo: {
-        '@type': 'ImageObject',
-        url: webLink(logo, directoryUrl) ?? `${baseUrl}/logo.png`,
-      },
-    },
-  };
+  const logo = webLink(nonBlank(project.logo_url), directoryUrl);
+  // A project without a logo has none in its JSON-LD: an invented URL would point search engines
+  // at a file the site may not have.
+  const publisher: ArticleJsonLdView['publisher'] = { '@type': 'Organization', name: project.name };
+  if (logo) publisher.logo = { '@type': 'ImageObject', url: logo };
+  return { baseUrl, directoryUrl, publisher };
 }
 
 /** The metadata of one article, its JSON-LD included. */

@@ -109,7 +109,12 @@ export const ArticleJsonLd = Type.Object(
     publisher: Type.Object({
       '@type': Type.Literal('Organization'),
       name: Type.String({ description: 'the project name' }),
-      logo: ImageObject,
+      logo: Type.Optional(
+        Type.Object(ImageObject.properties, {
+          description:
+            "the project's logo URL (`folio projects create --logo-url`), made absolute against `baseUrl`; left out when the project has none",
+        }),
+      ),
     }),
   },
   {

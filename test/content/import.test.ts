@@ -195,8 +195,9 @@ describeEachDialect('importContent', (ctx) => {
         Number(row.view_count),
       ]),
       [
-        ['alpha', 'Alpha', 'published', PUBLISHED, T1.toISOString(), 0],
-        ['beta', 'Beta', 'published', PUBLISHED, T1.toISOString(), 0],
+        // updatedAt without a source date: publishedAt, else createdAt (here the import time).
+        ['alpha', 'Alpha', 'published', PUBLISHED, PUBLISHED, 0],
+        ['beta', 'Beta', 'published', PUBLISHED, PUBLISHED, 0],
         ['gamma', 'Gamma', 'draft', T1.toISOString(), T1.toISOString(), 0],
       ],
     );
@@ -254,7 +255,7 @@ describeEachDialect('importContent', (ctx) => {
         row.view_count,
       ]),
       [
-        ['alpha', before[0].id, PUBLISHED, T1.toISOString(), 42],
+        ['alpha', before[0].id, PUBLISHED, PUBLISHED, 42],
         ['beta', before[1].id, PUBLISHED, T2.toISOString(), 7],
         ['gamma', before[2].id, T1.toISOString(), T2.toISOString(), 1],
       ],
@@ -269,7 +270,7 @@ describeEachDialect('importContent', (ctx) => {
     assert.deepEqual([again.created, again.updated, again.unchanged], [0, 0, 3]);
     assert.deepEqual(
       (await articleRows(ctx.db, project)).map((row) => row.updated_at),
-      [T1, T2, T2].map((t) => t.toISOString()),
+      [PUBLISHED, T2.toISOString(), T2.toISOString()],
     );
   });
 
@@ -668,7 +669,7 @@ describeEachDialect('importContent', (ctx) => {
     );
   });
 
-  test('front matter defaults: slug from the file name, status from publishedAt, null excerpt and cover, createdAt from publishedAt, else import time', async () => {
+  test('front matter defaults: slug from the file name, status from publishedAt, null excerpt and cover, createdAt and updatedAt from publishedAt, else import time', async () => {
     const { project } = await createTestProject(ctx.db);
     const dir = await makeContentFolder({
       'plain-draft.md': '---\ntitle: Plain\n---\nText.\n',
@@ -701,7 +702,7 @@ describeEachDialect('importContent', (ctx) => {
           null,
           null,
           '2025-01-01T00:00:00.000Z',
-          T1.toISOString(),
+          '2025-01-01T00:00:00.000Z',
         ],
         [
           'dated',
@@ -711,7 +712,7 @@ describeEachDialect('importContent', (ctx) => {
           null,
           null,
           '2026-01-15T09:00:00.000Z',
-          T1.toISOString(),
+          '2026-01-15T09:00:00.000Z',
         ],
         [
           'draft-dated',
@@ -721,7 +722,7 @@ describeEachDialect('importContent', (ctx) => {
           null,
           null,
           '2025-01-01T00:00:00.000Z',
-          T1.toISOString(),
+          '2025-01-01T00:00:00.000Z',
         ],
         [
           'future',
@@ -731,7 +732,7 @@ describeEachDialect('importContent', (ctx) => {
           null,
           null,
           '2099-01-01T00:00:00.000Z',
-          T1.toISOString(),
+          '2099-01-01T00:00:00.000Z',
         ],
         [
           'other-slug',

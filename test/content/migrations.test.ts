@@ -3,7 +3,8 @@
 //   are found by it, no longer by their Markdown syntax;
 // - 0008: view counts move to their own table, kept, and go on counting;
 // - 0010: articles get ordinals and their projects article sets, which count the list's filters
-//   exactly, and which the next import keeps in step.
+//   exactly, and which the next import keeps in step;
+// - 0014: tags get slugs derived from their names, unique per project.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { type Kysely, Migrator, sql } from 'kysely';
@@ -341,5 +342,64 @@ for (const dialect of configuredDialects()) {
     cleanups.unshift(() => app.close());
     const response = await getJson(app, '/v1/articles?search=kept', { 'x-api-key': key });
     assert.equal(response.body.meta.total, 1);
+  });
+}
+
+for (const dialect of configuredDialects()) {
+  test(`migration 0014 [${dialect}]: tags stored before it get slugs from their names, unique per project, and are found by them`, async () => {
+    const db = await emptyDatabase(dialect);
+    await migrateBefore(db, dialect, '0014');
+    const old = db.kysely as Kysely<any>;
+    const keys: Record<string, string> = {};
+    for (const slug of ['old', 'other']) {
+      const project = await createProject(db, { name: slug, slug, siteUrl: null });
+      const tag = (name: string, minute: number) => ({
+        id: `${slug}-${name}`,
+        project_id: project.id,
+        name,
+        name_key: name.toLowerCase(),
+        color: null,
+        icon: null,
+        created_at: `2026-01-01T00:0${minute}:00.000Z`,
+        updated_at: `2026-01-01T00:0${minute}:00.000Z`,
+      });
+      // "Safety: Weather" is the younger of the two names deriving safety-weather.
+      await old
+        .insertInto('tags')
+        .values([tag('Safety: Weather', 2), tag('Safety Weather', 1), tag('Café', 3)])
+        .execute();
+      keys[slug] = (await createApiKey(db, slug, { kind: 'secret' })).key;
+    }
+
+    assert.deepEqual(await migrateToLatest(db), migrationsFrom('0014-tag-slugs'));
+    const app = await buildApp({ db });
+    cleanups.unshift(() => app.close());
+    for (const slug of ['old', 'other']) {
+      const headers = { 'x-api-key': keys[slug] };
+      const list = await getJson(app, '/v1/tags', headers);
+      assert.deepEqual(
+        list.body.data.map((tag: { name: string; slug: string }) => [tag.name, tag.slug]),
+        [
+          ['Café', 'cafe'],
+          ['Safety Weather', 'safety-weather'],
+          ['Safety: Weather', 'safety-weather-2'],
+        ],
+      );
+      for (const [path, name] of [
+        ['safety-weather', 'Safety Weather'],
+        ['safety-weather-2', 'Safety: Weather'],
+        ['cafe', 'Café'],
+        ['Caf%C3%A9', 'Café'],
+      ]) {
+        const one = await getJson(app, `/v1/tags/${path}`, headers);
+        assert.equal(one.status, 200, path);
+        assert.equal(one.body.data.name, name);
+      }
+    }
+    // The next import's new tag takes the next free slug of its project.
+    const [project] = await db.kysely.selectFrom('projects').selectAll().where('slug', '=', 'old').execute();
+    await importArticles(db, project, [articleInput({ slug: 'one', tags: ['Safety -- Weather'] })]);
+    const added = await getJson(app, '/v1/tags/safety-weather-3', { 'x-api-key': keys['old'] });
+    assert.equal(added.body.data?.name, 'Safety -- Weather');
   });
 }

@@ -14,7 +14,7 @@ import {
 const future = '2099-01-01T00:00:00.000Z';
 const firstImport = new Date('2026-02-01T10:00:00.000Z');
 
-const tagFields = ['articleCount', 'color', 'createdAt', 'icon', 'id', 'name', 'updatedAt'];
+const tagFields = ['articleCount', 'color', 'createdAt', 'icon', 'id', 'name', 'slug', 'updatedAt'];
 
 /** Tags as tags.yaml would declare them; the articles below also use names missing from here. */
 const declaredTags: TagInput[] = [
@@ -427,7 +427,7 @@ describeEachDialect('GET /v1/tags/:name', (ctx) => {
     }
   });
 
-  test('returns id, name, icon, color, articleCount, createdAt and updatedAt', async () => {
+  test('returns id, name, slug, icon, color, articleCount, createdAt and updatedAt', async () => {
     const { headers } = await seed(ctx);
     const { status, body } = await getJson(ctx.app, '/v1/tags/JavaScript', headers);
     assert.equal(status, 200);
@@ -436,6 +436,7 @@ describeEachDialect('GET /v1/tags/:name', (ctx) => {
     assert.equal(typeof id, 'string');
     assert.deepEqual(rest, {
       name: 'JavaScript',
+      slug: 'javascript',
       icon: 'square-js',
       color: '#F7DF1E',
       articleCount: 4,
@@ -513,6 +514,86 @@ describeEachDialect('GET /v1/tags/:name', (ctx) => {
       assert.deepEqual(body, { error: 'Not Found', message: 'Tag not found', statusCode: 404 });
     });
   }
+
+  test('each tag has a slug derived from its name, unique in the project: a second one deriving it gets -2', async () => {
+    const { headers } = await seed(ctx);
+    const { body } = await getJson(ctx.app, '/v1/tags', headers);
+    const slugs = new Map(body.data.map((tag: { name: string; slug: string }) => [tag.name, tag.slug]));
+    // Declared tags are created in their order, then the articles' new names in theirs.
+    assert.deepEqual(Object.fromEntries(slugs), {
+      JavaScript: 'javascript',
+      'C++': 'c',
+      'Machine Learning': 'machine-learning',
+      Café: 'cafe',
+      apple: 'apple',
+      Banana: 'banana',
+      cherry: 'cherry',
+      日本語: 'tag',
+      Русский: 'tag-2',
+      'C#': 'c-2',
+      '100%': '100',
+      'Node.js': 'node-js',
+      'CI/CD': 'ci-cd',
+      'Q&A?': 'q-a',
+      Rust: 'rust',
+    });
+  });
+
+  for (const [slug, name] of [
+    ['machine-learning', 'Machine Learning'],
+    ['cafe', 'Café'],
+    ['c-2', 'C#'],
+    ['node-js', 'Node.js'],
+    ['tag-2', 'Русский'],
+  ] as const) {
+    test(`/v1/tags/${slug} finds ${JSON.stringify(name)} by its slug, with the same body as by its name`, async () => {
+      const { headers } = await seed(ctx);
+      const bySlug = await getJson(ctx.app, `/v1/tags/${slug}`, headers);
+      assert.equal(bySlug.status, 200);
+      assert.equal(bySlug.body.data.name, name);
+      assert.equal(bySlug.body.data.slug, slug);
+      const byName = await getJson(ctx.app, `/v1/tags/${encodeURIComponent(name)}`, headers);
+      assert.deepEqual(bySlug.body, byName.body);
+    });
+  }
+
+  test("a name wins over another tag's slug; a declared slug is kept; slugs match exactly", async () => {
+    const { project, headers } = await createTestProject(ctx.db);
+    await importArticles(
+      ctx.db,
+      project,
+      [articleInput({ slug: 'one', tags: ['Safety Weather', 'news', 'News!'] })],
+      [{ name: 'Storms', slug: 'news-2', color: null, icon: null }],
+    );
+    const slugOf = async (path: string) => {
+      const { status, body } = await getJson(ctx.app, `/v1/tags/${path}`, headers);
+      assert.equal(status, 200, path);
+      return [body.data.name, body.data.slug];
+    };
+    assert.deepEqual(await slugOf('safety-weather'), ['Safety Weather', 'safety-weather']);
+    assert.deepEqual(await slugOf('Safety%20Weather'), ['Safety Weather', 'safety-weather']);
+    assert.deepEqual(await slugOf('news-2'), ['Storms', 'news-2']);
+    // "News!" derives news, held by "news": it takes the next free one, news-3.
+    assert.deepEqual(await slugOf('News!'), ['News!', 'news-3']);
+    assert.deepEqual(await slugOf('news'), ['news', 'news']);
+    assert.equal((await getJson(ctx.app, '/v1/tags/SAFETY-WEATHER', headers)).status, 404);
+  });
+
+  test('a re-import with a declared slug moves the tag to it; an unknown slug is a 404', async () => {
+    const { project, headers } = await createTestProject(ctx.db);
+    await importArticles(ctx.db, project, [articleInput({ slug: 'one', tags: ['Night Trains'] })]);
+    assert.equal((await getJson(ctx.app, '/v1/tags/night-trains', headers)).status, 200);
+    await importArticles(
+      ctx.db,
+      project,
+      [articleInput({ slug: 'one', tags: ['Night Trains'] })],
+      [{ name: 'Night Trains', slug: 'sleepers', color: null, icon: null }],
+    );
+    const { status, body } = await getJson(ctx.app, '/v1/tags/sleepers', headers);
+    assert.equal(status, 200);
+    assert.deepEqual([body.data.name, body.data.slug], ['Night Trains', 'sleepers']);
+    assert.equal((await getJson(ctx.app, '/v1/tags/night-trains', headers)).status, 404);
+  });
 
   test('a tag of another project is a 404, even when its articles would match', async () => {
     const mine = await createTestProject(ctx.db);

@@ -81,11 +81,8 @@ describeEachDialect('seo article metadata', (ctx) => {
             url: 'https://blog.example.com/feeds',
             mainEntityOfPage: { '@type': 'WebPage', '@id': 'https://blog.example.com/feeds' },
             keywords: ['Alpha', 'zeta'],
-            publisher: {
-              '@type': 'Organization',
-              name: project.name,
-              logo: { '@type': 'ImageObject', url: 'https://blog.example.com/logo.png' },
-            },
+            // No logo URL: no publisher logo.
+            publisher: { '@type': 'Organization', name: project.name },
           },
         },
         project: { name: project.name, slug: project.slug, description: 'A test project' },
@@ -230,7 +227,8 @@ describeEachDialect('seo article metadata', (ctx) => {
     assert.equal(seo.canonicalUrl, 'https://blog.example.com/my%20blog/based');
     assert.equal(seo.ogImage, 'https://blog.example.com/my%20blog/img/cover.png');
     assert.equal(seo.structuredData.author.image, 'https://blog.example.com/ada.png');
-    assert.equal(seo.structuredData.publisher.logo.url, 'https://blog.example.com/my%20blog/logo.png');
+    // Without a logo URL the publisher has none: no invented siteUrl/logo.png.
+    assert.deepEqual(seo.structuredData.publisher, { '@type': 'Organization', name: project.name });
   });
 
   test("seo/article: unknown slug, another project's slug and a slug with a NUL are 404 with the contract message", async () => {

@@ -117,7 +117,7 @@ describeEachDialect('SEO output of a hostile article', (ctx) => {
     assert.equal(seo.twitterCard, 'summary');
     assert.equal(seo.structuredData.image, undefined);
     assert.equal(seo.structuredData.author.image, undefined);
-    assert.equal(seo.structuredData.publisher.logo.url, 'https://blog.example.com/logo.png');
+    assert.equal(seo.structuredData.publisher.logo, undefined, 'a project without a logo has none');
   });
 
   test('article SEO: a rejected ogImage falls back to the cover image, a site-relative canonical is made absolute', async () => {

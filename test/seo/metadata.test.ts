@@ -191,11 +191,24 @@ describe('JSON-LD', () => {
       dateModified: '2026-01-02T00:00:00.000Z',
       url: 'https://blog.example.com/post',
       mainEntityOfPage: { '@type': 'WebPage', '@id': 'https://blog.example.com/post' },
-      publisher: {
-        '@type': 'Organization',
-        name: 'Blog',
-        logo: { '@type': 'ImageObject', url: 'https://blog.example.com/logo.png' },
-      },
+      publisher: { '@type': 'Organization', name: 'Blog' },
     });
+  });
+
+  test("the publisher's logo is the project's logo URL, made absolute, and absent without one", () => {
+    const minimal = { ...row, summary: '', published_at: null };
+    const publisherWith = (logo_url: string | null) =>
+      articleJsonLd(minimal, [], seoSite('https://blog.example.com/b', { name: 'Blog', logo_url })).publisher;
+    assert.deepEqual(publisherWith('https://cdn.example.com/l.svg').logo, {
+      '@type': 'ImageObject',
+      url: 'https://cdn.example.com/l.svg',
+    });
+    assert.deepEqual(publisherWith('img/logo.png').logo, {
+      '@type': 'ImageObject',
+      url: 'https://blog.example.com/b/img/logo.png',
+    });
+    for (const none of [null, '', '   ', 'javascript:alert(1)']) {
+      assert.deepEqual(publisherWith(none), { '@type': 'Organization', name: 'Blog' }, String(none));
+    }
   });
 });

@@ -225,6 +225,7 @@ function ghostTagList(
   return validateTagList(
     publicTags.map(({ tag }) => ({
       name: tag['name'],
+      slug: tag['slug'],
       color:
         typeof tag['accent_color'] === 'string' && COLOR_RE.test(tag['accent_color'])
           ? tag['accent_color']

@@ -3,6 +3,8 @@
 
 export interface TagInput {
   name: string;
+  /** The source's own slug (Ghost's, a JSON file's); null: derived from the name. */
+  slug?: string | null;
   color: string | null;
   icon: string | null;
 }

@@ -17,7 +17,9 @@ import type { TagInput } from './records.ts';
 export const COLOR_RE = /^#[0-9A-Fa-f]{6}$/;
 const TAG_NAME_MAX = 100;
 const ICON_MAX = 64;
-const TAG_FIELDS = ['name', 'color', 'icon'] as const;
+const TAG_FIELDS = ['name', 'slug', 'color', 'icon'] as const;
+const TAG_SLUG_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const TAG_SLUG_MAX = 200;
 
 export function validateTagName(ctx: Ctx, value: unknown, path: Path): string | null {
   if (typeof value !== 'string') {
@@ -132,7 +134,24 @@ export function validateTagList(
       );
     }
     const icon = optionalText(ctx, item['icon'], ['icon'], ICON_MAX);
-    if (ctx.problems.length === before && name !== null) tags.push({ name, color, icon });
+    const slug = tagSlug(ctx, item['slug']);
+    if (ctx.problems.length === before && name !== null) {
+      tags.push(slug === null ? { name, color, icon } : { name, slug, color, icon });
+    }
   });
   return tags;
+}
+
+/** A declared tag's own slug, as an article's slug is written; absent or null: derived from the name. */
+function tagSlug(ctx: Ctx, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !TAG_SLUG_RE.test(value) || value.length > TAG_SLUG_MAX) {
+    report(
+      ctx,
+      ['slug'],
+      `slug must be lowercase letters, digits and single hyphens (at most ${TAG_SLUG_MAX} characters) or null, got ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`,
+    );
+    return null;
+  }
+  return value;
 }

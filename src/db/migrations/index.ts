@@ -15,6 +15,7 @@ import { articleSets } from './0010-article-sets.ts';
 import { batchedViewNotifications } from './0011-batched-view-notifications.ts';
 import { analyticsSettings } from './0012-analytics-settings.ts';
 import { removedArticles } from './0013-removed-articles.ts';
+import { tagSlugs } from './0014-tag-slugs.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -32,6 +33,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0011-batched-view-notifications': batchedViewNotifications,
   '0012-analytics-settings': analyticsSettings,
   '0013-removed-articles': removedArticles,
+  '0014-tag-slugs': tagSlugs,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

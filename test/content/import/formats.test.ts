@@ -688,6 +688,20 @@ describe('parseTagsYaml', () => {
     });
   });
 
+  test('a tag may give its own slug, written as an article slug is', () => {
+    assert.deepEqual(parseTagsYaml('tags.yaml', '- name: Night Trains\n  slug: sleepers\n'), {
+      tags: [{ name: 'Night Trains', slug: 'sleepers', color: null, icon: null }],
+      problems: [],
+    });
+    assert.deepEqual(parseTagsYaml('tags.yaml', '- name: Bad\n  slug: Not A Slug\n').problems, [
+      problem(
+        'tags.yaml',
+        2,
+        'slug must be lowercase letters, digits and single hyphens (at most 200 characters) or null, got "Not A Slug"',
+      ),
+    ]);
+  });
+
   test('not a list', () => {
     assert.deepEqual(parseTagsYaml('tags.yaml', 'name: News\n').problems, [
       problem('tags.yaml', 1, 'tags must be a list of { name, color, icon } objects, got an object'),

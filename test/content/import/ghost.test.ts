@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,7 @@ import {
 after(removeContentFolders);
 
 const fixture = fileURLToPath(new URL('../fixtures/ghost-export.json', import.meta.url));
+const realBlog = fileURLToPath(new URL('../fixtures/real-blogs/ghost/', import.meta.url));
 
 async function problemsOf(json: string) {
   const root = await makeContentFolder({ 'ghost.json': json });
@@ -51,8 +53,8 @@ describe('Ghost export', () => {
   test('is detected by its shape and read into posts with slugs, dates, status, images, excerpt, tags and authors', async () => {
     const source = await readContentSource(fixture);
     assert.deepEqual(source.tags, [
-      { name: 'Getting Started', color: '#ff5733', icon: null },
-      { name: 'Writing', color: null, icon: null },
+      { name: 'Getting Started', slug: 'getting-started', color: '#ff5733', icon: null },
+      { name: 'Writing', slug: 'writing', color: null, icon: null },
     ]);
     assert.deepEqual(
       source.articles.map((a) => [a.slug, a.status, a.publishedAt, a.createdAt, a.updatedAt]),
@@ -247,5 +249,42 @@ describeEachDialect('Ghost import into a project', (ctx) => {
       tags.body.data.map((tag: { name: string }) => tag.name),
       ['Getting Started', 'Writing'],
     );
+  });
+});
+
+describeEachDialect('Ghost tags keep their slugs', (ctx) => {
+  test("a tag's slug is Ghost's own, not one derived from its name, and finds the tag", async () => {
+    const expected = JSON.parse(await readFile(join(realBlog, 'expected.json'), 'utf8')) as {
+      files: { tags?: { name: string; slug: string }[] }[];
+    };
+    const expectedTags = new Map(
+      expected.files.flatMap((file) => file.tags ?? []).map((tag) => [tag.name, tag.slug]),
+    );
+    assert.deepEqual(
+      [...expectedTags],
+      [
+        ['Night Trains', 'sleepers'],
+        ['Routes', 'routes'],
+      ],
+    );
+    const { project, headers } = await createTestProject(ctx.db);
+    await importContent(ctx.db, project.slug, await readContentSource(join(realBlog, 'export.json')));
+    const list = await getJson(ctx.app, '/v1/tags', headers);
+    assert.equal(list.status, 200);
+    assert.deepEqual(
+      new Map(list.body.data.map((tag: { name: string; slug: string }) => [tag.name, tag.slug])),
+      expectedTags,
+    );
+    for (const [name, slug] of expectedTags) {
+      const bySlug = await getJson(ctx.app, `/v1/tags/${slug}`, headers);
+      assert.equal(bySlug.status, 200, slug);
+      assert.equal(bySlug.body.data.name, name);
+      assert.deepEqual(
+        bySlug.body,
+        (await getJson(ctx.app, `/v1/tags/${encodeURIComponent(name)}`, headers)).body,
+      );
+    }
+    // The derived slug of "Night Trains" is not the tag's.
+    assert.equal((await getJson(ctx.app, '/v1/tags/night-trains', headers)).status, 404);
   });
 });
