@@ -140,9 +140,9 @@ export default tseslint.config(
     rules: {
       'import-x/no-restricted-paths': ['error', { zones: floorZones }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      // A function past ~80 lines usually holds two ideas: split it, or say why not in a disable
-      // comment's reason.
-      'max-lines-per-function': ['warn', { max: 80, skipBlankLines: true, skipComments: true }],
+      // A function past ~80 lines usually holds two ideas: split it, or say why not in the reason
+      // of a disable comment.
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
 );

@@ -263,6 +263,62 @@ async function toViews(
   );
 }
 
+interface ViewSource {
+  row: ArticleRow;
+  status: ReturnType<typeof reportedStatus>;
+  project: Project;
+  tags: ArticleTagRow[];
+  variants: ArticleVariantTable[];
+  tagColor: boolean;
+  tagIcon: boolean;
+}
+
+/**
+ * Each selectable field's value in an article's API shape, from its row (a table, not branches).
+ * `tagColor` and `tagIcon` are no fields of their own: they add members to each of `tags`.
+ */
+const fieldValues: Record<
+  Exclude<(typeof selectableFields)[number], 'tagColor' | 'tagIcon'>,
+  (source: ViewSource) => unknown
+> = {
+  title: ({ row }) => row.title,
+  slug: ({ row }) => row.slug,
+  content: ({ row }) => row.content,
+  html: ({ row }) => row.html ?? null,
+  excerpt: ({ row }) => row.excerpt,
+  coverImage: ({ row }) => row.cover_image,
+  published: ({ status }) => status === 'published',
+  status: ({ status }) => status,
+  viewCount: ({ row }) => Number(row.view_count),
+  wordCount: ({ row }) => row.word_count,
+  characterCount: ({ row }) => row.character_count,
+  readTimeMinutes: ({ row }) => row.read_time_minutes,
+  author: ({ row }) => ({ name: row.author_name, image: row.author_image }),
+  lastUpdatedBy: ({ row }) =>
+    row.last_updated_by_name === null
+      ? null
+      : { name: row.last_updated_by_name, image: row.last_updated_by_image },
+  tags: ({ tags, tagColor, tagIcon }) =>
+    tags.map((tag) => ({
+      id: tag.id,
+      name: tag.name,
+      ...(tagColor ? { color: tag.color } : {}),
+      ...(tagIcon ? { icon: tag.icon } : {}),
+    })),
+  variants: ({ variants }) =>
+    variants.map((variant) => ({
+      id: variant.id,
+      key: variant.key,
+      title: variant.title,
+      excerpt: variant.excerpt,
+      content: variant.content,
+    })),
+  project: ({ project }) => ({ id: project.id, name: project.name, slug: project.slug }),
+  createdAt: ({ row }) => row.created_at,
+  updatedAt: ({ row }) => row.updated_at,
+  publishedAt: ({ row }) => row.published_at,
+};
+
 function toView(
   row: ArticleRow,
   { fields, tagColor, tagIcon }: FieldSet,
@@ -271,86 +327,20 @@ function toView(
   tags: ArticleTagRow[],
   variants: ArticleVariantTable[],
 ): ArticleView {
-  const status = reportedStatus(row.status, row.published_at, now);
-  const view: ArticleView = { id: row.id };
+  const source: ViewSource = {
+    row,
+    status: reportedStatus(row.status, row.published_at, now),
+    project,
+    tags,
+    variants,
+    tagColor,
+    tagIcon,
+  };
+  const view: Record<string, unknown> = { id: row.id };
+  // In the order of selectableFields, as the answers have always listed them.
   for (const field of selectableFields) {
-    if (!fields.has(field)) continue;
-    switch (field) {
-      case 'title':
-        view.title = row.title;
-        break;
-      case 'slug':
-        view.slug = row.slug;
-        break;
-      case 'content':
-        view.content = row.content;
-        break;
-      case 'html':
-        view.html = row.html ?? null;
-        break;
-      case 'excerpt':
-        view.excerpt = row.excerpt;
-        break;
-      case 'coverImage':
-        view.coverImage = row.cover_image;
-        break;
-      case 'published':
-        view.published = status === 'published';
-        break;
-      case 'status':
-        view.status = status;
-        break;
-      case 'viewCount':
-        view.viewCount = Number(row.view_count);
-        break;
-      case 'wordCount':
-        view.wordCount = row.word_count;
-        break;
-      case 'characterCount':
-        view.characterCount = row.character_count;
-        break;
-      case 'readTimeMinutes':
-        view.readTimeMinutes = row.read_time_minutes;
-        break;
-      case 'author':
-        view.author = { name: row.author_name, image: row.author_image };
-        break;
-      case 'lastUpdatedBy':
-        view.lastUpdatedBy =
-          row.last_updated_by_name === null
-            ? null
-            : { name: row.last_updated_by_name, image: row.last_updated_by_image };
-        break;
-      case 'tags':
-        view.tags = tags.map((tag) => ({
-          id: tag.id,
-          name: tag.name,
-          ...(tagColor ? { color: tag.color } : {}),
-          ...(tagIcon ? { icon: tag.icon } : {}),
-        }));
-        break;
-      case 'variants':
-        view.variants = variants.map((variant) => ({
-          id: variant.id,
-          key: variant.key,
-          title: variant.title,
-          excerpt: variant.excerpt,
-          content: variant.content,
-        }));
-        break;
-      case 'project':
-        view.project = { id: project.id, name: project.name, slug: project.slug };
-        break;
-      case 'createdAt':
-        view.createdAt = row.created_at;
-        break;
-      case 'updatedAt':
-        view.updatedAt = row.updated_at;
-        break;
-      case 'publishedAt':
-        view.publishedAt = row.published_at;
-        break;
-    }
+    if (field === 'tagColor' || field === 'tagIcon' || !fields.has(field)) continue;
+    view[field] = fieldValues[field](source);
   }
-  return view;
+  return view as ArticleView;
 }

@@ -153,6 +153,7 @@ export async function importContent(
   return summary;
 }
 
+// eslint-disable-next-line max-lines-per-function -- the import's one pass over the prepared articles: the stored rows, tag ids, ordinals and set changes it keeps between articles are its state; the storage check, the relations and the prune are apart.
 async function writeContent(
   trx: Executor,
   dialect: DialectName,
@@ -174,12 +175,7 @@ async function writeContent(
     ).map((row) => [row.slug, row]),
   );
   const importedSlugs = new Set(prepared.map((article) => article.input.slug));
-  let storage = prepared.reduce((sum, article) => sum + article.storageBytes, 0);
-  for (const [slug, row] of existing)
-    if (!importedSlugs.has(slug) && !options.prune) storage += Number(row.storage_bytes);
-  const limit = Number(project.storage_limit_bytes);
-  if (storage > limit) throw new StorageLimitError(storage, limit);
-  summary.storageUsed = formatBytes(storage);
+  summary.storageUsed = formatBytes(storageAfter(project, prepared, existing, importedSlugs, options));
 
   const tagIds = await upsertTags(trx, project.id, source, prepared, now, summary);
   const removed = prepared.some((article) => !existing.has(article.input.slug))
@@ -239,22 +235,8 @@ async function writeContent(
           summary.created++;
           summary.changes.created.push(row.slug);
         }
-        const articleId = row.id;
         const articleTagIds = article.input.tags.map((name) => tagIds.get(name.toLowerCase())!);
-        const tagRows = articleTagIds.map((tagId) => ({ article_id: articleId, tag_id: tagId }));
-        if (tagRows.length > 0) await trx.insertInto('article_tags').values(tagRows).execute();
-        if (article.input.variants.length > 0) {
-          await trx
-            .insertInto('article_variants')
-            .values(
-              article.input.variants.map((variant) => ({
-                id: randomUUID(),
-                article_id: articleId,
-                ...variant,
-              })),
-            )
-            .execute();
-        }
+        await writeTagsAndVariants(trx, row.id, articleTagIds, article.input.variants);
         sets.article(
           row.ordinal,
           previous ? before.get(previous.id)! : null,
@@ -268,20 +250,64 @@ async function writeContent(
 
   if (options.prune) {
     const goneRows = [...existing.values()].filter((row) => !importedSlugs.has(row.slug));
-    for (let start = 0; start < goneRows.length; start += articleBatch) {
-      const batch = goneRows.slice(start, start + articleBatch);
-      const ids = batch.map((row) => row.id);
-      const before = await storedSetKeys(trx, ids);
-      for (const row of batch) sets.article(row.ordinal, before.get(row.id)!, null);
-      await rememberRemoved(trx, project.id, ids, now);
-      await trx.deleteFrom('articles').where('id', 'in', ids).execute();
-      if (sets.size >= perWrite) await applySetChanges(trx, dialect, project.id, sets);
-    }
+    await removeGone(trx, dialect, project.id, goneRows, sets, perWrite, now);
     summary.removed = goneRows.length;
     summary.changes.removed = goneRows.map((row) => row.slug).sort(compareCodeUnits);
   }
   await applySetChanges(trx, dialect, project.id, sets);
   if (options.prune) await pruneEmptyTags(trx, project.id, source, summary);
+}
+
+/** The project's storage once the import is written; past its limit the import is refused. */
+function storageAfter(
+  project: Project,
+  prepared: PreparedArticle[],
+  existing: Map<string, { storage_bytes: number | string | bigint }>,
+  importedSlugs: Set<string>,
+  options: ImportOptions,
+): number {
+  let storage = prepared.reduce((sum, article) => sum + article.storageBytes, 0);
+  for (const [slug, row] of existing)
+    if (!importedSlugs.has(slug) && !options.prune) storage += Number(row.storage_bytes);
+  const limit = Number(project.storage_limit_bytes);
+  if (storage > limit) throw new StorageLimitError(storage, limit);
+  return storage;
+}
+
+async function writeTagsAndVariants(
+  trx: Executor,
+  articleId: string,
+  tagIds: string[],
+  variants: PreparedArticle['input']['variants'],
+): Promise<void> {
+  const tagRows = tagIds.map((tagId) => ({ article_id: articleId, tag_id: tagId }));
+  if (tagRows.length > 0) await trx.insertInto('article_tags').values(tagRows).execute();
+  if (variants.length === 0) return;
+  await trx
+    .insertInto('article_variants')
+    .values(variants.map((variant) => ({ id: randomUUID(), article_id: articleId, ...variant })))
+    .execute();
+}
+
+/** --prune: the articles whose files are gone leave their sets and are removed (remembered, for a restore). */
+async function removeGone(
+  trx: Executor,
+  dialect: DialectName,
+  projectId: string,
+  goneRows: Array<{ id: string; ordinal: number }>,
+  sets: SetChanges,
+  perWrite: number,
+  now: string,
+): Promise<void> {
+  for (let start = 0; start < goneRows.length; start += articleBatch) {
+    const batch = goneRows.slice(start, start + articleBatch);
+    const ids = batch.map((row) => row.id);
+    const before = await storedSetKeys(trx, ids);
+    for (const row of batch) sets.article(row.ordinal, before.get(row.id)!, null);
+    await rememberRemoved(trx, projectId, ids, now);
+    await trx.deleteFrom('articles').where('id', 'in', ids).execute();
+    if (sets.size >= perWrite) await applySetChanges(trx, dialect, projectId, sets);
+  }
 }
 
 /** Articles written (or removed) between two reads of their previous sets. */

@@ -52,6 +52,12 @@ export const publishedOnlyRule =
 const publicKeyRule = `${publishedOnlyRule} For a public key, \`status=\` other than \`published\`, or \`published=false\`, is a 400. ${browserRule}`;
 
 export function contentRoutes(fastify: FastifyInstance, db: Db): void {
+  articleRoutes(fastify, db);
+  tagRoutes(fastify, db);
+  answerPreflights(fastify, ['/v1/articles', '/v1/articles/:slug', '/v1/tags', '/v1/tags/:name'], 'GET');
+}
+
+function articleRoutes(fastify: FastifyInstance, db: Db): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
@@ -101,6 +107,10 @@ export function contentRoutes(fastify: FastifyInstance, db: Db): void {
       return { data: await getArticle(db, request.auth.project, slug, select, publishedOnly(request)) };
     },
   );
+}
+
+function tagRoutes(fastify: FastifyInstance, db: Db): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
     '/v1/tags',
@@ -139,6 +149,4 @@ export function contentRoutes(fastify: FastifyInstance, db: Db): void {
       return { data: await getTag(db, request.auth.project, name, published, publishedOnly(request)) };
     },
   );
-
-  answerPreflights(app, ['/v1/articles', '/v1/articles/:slug', '/v1/tags', '/v1/tags/:name'], 'GET');
 }
