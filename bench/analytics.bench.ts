@@ -19,7 +19,7 @@ import { createApiKey } from '../src/projects/service.ts';
 import { seedAnalytics } from './analytics-data.ts';
 import { forkServer, load, type LoadResult, report, withPostgresDatabase } from './lib.ts';
 
-// The insights endpoints (issue 10), each at its heaviest usual period.
+// The insights endpoints, each at its heaviest usual period.
 const insightPaths = [
   '/v1/analytics/timeseries?days=2',
   '/v1/analytics/timeseries?days=365',

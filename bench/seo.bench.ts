@@ -167,7 +167,7 @@ const scenarios: Array<[name: string, path: string]> = [
 
 /**
  * Sequential renders of `path` by an app whose answer cache keeps nothing (an unknown query
- * parameter, which once made each answer-cache key new, is a 400 since contract §12). `get`
+ * parameter, which once made each answer-cache key new, is a 400 now). `get`
  * returns the status and the body's size.
  */
 async function timeRenders(

@@ -1,6 +1,6 @@
 // GET /v1/articles and GET /v1/articles/:slug through the HTTP surface: default fields, pagination,
 // sorting with ties, status and published filters, search, tag filters, select, text statistics and
-// the 400/404 answers of the contract (§3, §4).
+// the API's 400 and 404 answers.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -1275,7 +1275,7 @@ describeEachDialect('articles', (ctx: DialectContext) => {
     assert.deepEqual(tooLong.details.issues.map((issue: any) => issue.field).sort(), ['limit', 'select']);
   });
 
-  test('validation: unknown query parameters are a 400 naming each of them (contract §12)', async () => {
+  test('validation: unknown query parameters are a 400 naming each of them', async () => {
     const p = await setup([articleInput({ slug: 'one' }), articleInput({ slug: 'two' })]);
     const response = await get(p, '/v1/articles', {
       foo: 'bar',

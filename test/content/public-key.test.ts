@@ -1,4 +1,4 @@
-// Public keys read published content (contract §12): for them drafts, scheduled and archived
+// Public keys read published content: for them drafts, scheduled and archived
 // articles do not exist, on every content and SEO GET, in every count; browsers get CORS headers,
 // error answers included; secret keys are unchanged, and a cached answer never crosses key kinds.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Tenancy of the content endpoints (contract §1, §4, §5, §6): two projects with the same slugs and
+// Tenancy of the content endpoints: two projects with the same slugs and
 // tag names; a key of one never sees the other's articles, tags or counts, whatever it sends.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -143,7 +143,7 @@ describeEachDialect('authentication', (ctx) => {
     assert.equal((await getJson(ctx.app, '/v1/project', headers)).status, 200);
   });
 
-  test('a public key gets 403 Forbidden on statistics and the funnel, and reads content (contract §12)', async () => {
+  test('a public key gets 403 Forbidden on statistics and the funnel, and reads content', async () => {
     const { project } = await createTestProject(ctx.db);
     const publicKey = await createTestKey(ctx.db, project, { kind: 'public' });
     assert.match(publicKey.key, /^folio_pk_[0-9A-Za-z]{32,}$/);

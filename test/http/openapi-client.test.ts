@@ -1,4 +1,4 @@
-// The OpenAPI document makes a usable generated client (issue 9 §4): openapi-typescript, a
+// The OpenAPI document makes a usable generated client: openapi-typescript, a
 // well-kept generator, turns it into types, and the TypeScript compiler accepts calls that leave
 // every parameter with a default out (page, limit, sort, order, days, ...), while still refusing
 // a value the schema does not allow.

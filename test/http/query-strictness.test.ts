@@ -1,4 +1,4 @@
-// Query strings are taken as sent (contract §3 and §12): every integer parameter of every endpoint
+// Query strings are taken as sent: every integer parameter of every endpoint
 // refuses what is not plain decimal digits (Infinity, 1e309, 0x10, +1, ...) with a 400 naming it,
 // and every endpoint refuses unknown parameters by name. The tables come from the OpenAPI document,
 // so an endpoint added later is covered too.

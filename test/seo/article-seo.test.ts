@@ -1,5 +1,5 @@
 // GET /v1/seo/article/:slug and GET /v1/seo/structured-data through the HTTP surface: every
-// fallback of contract §9, front-matter overrides, absolute URLs, JSON-LD, and the 400/404 answers.
+// fallbacks (title, description, image, dates), front-matter overrides, absolute URLs, JSON-LD, and the 400/404 answers.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
@@ -32,7 +32,7 @@ const badBaseUrls: Array<[string, string]> = [
 const seoEndpoints = ['/v1/seo/article/post', '/v1/seo/structured-data', '/v1/seo/sitemap', '/v1/seo/rss'];
 
 describeEachDialect('seo article metadata', (ctx) => {
-  test('seo/article: without overrides every field falls back as contract §9 says', async () => {
+  test('seo/article: without overrides every field falls back to the article fields', async () => {
     const { project, headers } = await createTestProject(ctx.db, { siteUrl: 'https://blog.example.com' });
     await importArticles(ctx.db, project, [
       articleInput({

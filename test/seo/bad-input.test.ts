@@ -1,5 +1,5 @@
 // Whatever the query string or slug, the SEO endpoints answer 200, 400 naming known fields, or 404:
-// never a 500 (contract §3). Arbitrary values, malformed percent-encodings and NULs included.
+// never a 500. Arbitrary values, malformed percent-encodings and NULs included.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';

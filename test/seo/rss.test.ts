@@ -20,7 +20,7 @@ async function readFeed(body: string) {
 }
 
 describeEachDialect('seo rss', (ctx) => {
-  test('rss: an RSS 2.0 feed whose channel and items hold what contract §9 lists', async () => {
+  test('rss: an RSS 2.0 feed whose channel and items hold the title, link, description, dates and categories they should', async () => {
     const { project, headers } = await createTestProject(ctx.db, { siteUrl: 'https://blog.example.com/' });
     await importArticles(
       ctx.db,

@@ -1,4 +1,4 @@
-// The tracker in a real browser (issue 9 §3): Debian's Chromium, driven by playwright-core, loads a
+// The tracker in a real browser: Debian's Chromium, driven by playwright-core, loads a
 // page from another origin that embeds the one-line snippet; the real app listens on a loopback
 // port, and what the page did must show in the stats and funnel API. Skipped when Chromium is not
 // installed, except under CI=true, where that is a failure (.ci/run installs it).

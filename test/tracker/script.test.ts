@@ -1,4 +1,4 @@
-// GET /v1/analytics/script.js (issue 9 §3): served without a key or rate limit, small, cacheable
+// GET /v1/analytics/script.js: served without a key or rate limit, small, cacheable
 // (ETag, a day; a year with the current version in the URL), gzipped when accepted.
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
