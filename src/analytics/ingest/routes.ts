@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { publishedOnly } from '../../http/auth.ts';
 import { answerPreflights } from '../../http/cors.ts';
 import { HttpError, ValidationError } from '../../errors.ts';
-import { errorAnswers as errors } from '../error-answers.ts';
+import { errorSchemas as errors } from '../../http/errors.ts';
 import {
   BotIgnored,
   KeyQuery,

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { toCsv, wantsCsv } from './csv.ts';
-import { errorAnswers as errors } from '../error-answers.ts';
+import { errorSchemas as errors } from '../../http/errors.ts';
 import {
   breakdownDescription,
   readingDescription,

@@ -2,7 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/database.ts';
-import { errorAnswers as errors } from '../error-answers.ts';
+import { errorSchemas as errors } from '../../http/errors.ts';
 import { funnelDescription, statsDescription } from './descriptions.ts';
 import { defaultPeriodDays, FunnelAnswer, FunnelQuery, StatsAnswer, StatsQuery } from './schemas.ts';
 import { projectStats, scrollFunnel } from './stats.ts';
