@@ -21,20 +21,10 @@ import {
 import { reportedStatus } from './article-status.ts';
 import { groupBy } from './lists.ts';
 import type { ArticleListQueryType, ArticleView, SelectableField } from './schemas.ts';
-import { articleListDefaults, selectableFields } from './schemas.ts';
+import { articleListDefaults, listDefaultFields, selectableFields, singleDefaultFields } from './schemas.ts';
 
-const listDefaults: SelectableField[] = [
-  'title',
-  'slug',
-  'excerpt',
-  'coverImage',
-  'published',
-  'viewCount',
-  'readTimeMinutes',
-  'createdAt',
-  'publishedAt',
-];
-const singleDefaults: SelectableField[] = [...listDefaults, 'content', 'wordCount', 'author'];
+const listDefaults: SelectableField[] = [...listDefaultFields];
+const singleDefaults: SelectableField[] = [...singleDefaultFields];
 
 export interface FieldSet {
   fields: Set<SelectableField>;

@@ -30,6 +30,26 @@ export const selectableFields = [
 ] as const;
 export type SelectableField = (typeof selectableFields)[number];
 
+/** The fields of each item of an article list when `select` does not change them. */
+export const listDefaultFields = [
+  'title',
+  'slug',
+  'excerpt',
+  'coverImage',
+  'published',
+  'viewCount',
+  'readTimeMinutes',
+  'createdAt',
+  'publishedAt',
+] as const satisfies readonly SelectableField[];
+/** The fields of a single article when `select` does not change them. */
+export const singleDefaultFields = [
+  ...listDefaultFields,
+  'content',
+  'wordCount',
+  'author',
+] as const satisfies readonly SelectableField[];
+
 export const articleSortFields = [
   'createdAt',
   'updatedAt',

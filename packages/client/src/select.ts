@@ -2,26 +2,14 @@
 // list or of a single article by default, plus each field selected `true`, minus each one selected
 // `false`; `id` is always there. A `select` given as a JSON string cannot be read by the type
 // checker, so it gives the article with every field possibly absent.
-import type { ArticleFields, SelectableField } from './server-types.ts';
+import type { ArticleFields, ListField, SelectableField, SingleField } from './server-types.ts';
 
 /** `select` as the object it stands for (the client sends its JSON). */
 export type SelectObject = Partial<Record<SelectableField, boolean>>;
 /** `select` as an object, or the JSON string itself. */
 export type Select = SelectObject | string;
 
-/** The fields of each item of an article list when `select` does not change them. */
-export type ListField =
-  | 'title'
-  | 'slug'
-  | 'excerpt'
-  | 'coverImage'
-  | 'published'
-  | 'viewCount'
-  | 'readTimeMinutes'
-  | 'createdAt'
-  | 'publishedAt';
-/** The fields of a single article when `select` does not change them. */
-export type SingleField = ListField | 'content' | 'wordCount' | 'author';
+export type { ListField, SingleField };
 
 type Full = Required<ArticleFields>;
 // `tagColor` and `tagIcon` are not fields: they add `color` and `icon` to each tag, and `tags`.

@@ -20,6 +20,8 @@ import type {
   SelectableField,
   Tag,
   articleSortFields,
+  listDefaultFields,
+  singleDefaultFields,
   tagSortFields,
 } from '../../../src/content/schemas.ts';
 import type { ProjectInfo } from '../../../src/projects/schemas.ts';
@@ -49,5 +51,9 @@ export type BreakdownDimension = (typeof breakdownDimensions)[number];
 export type ArticleReading = Static<typeof ReadingAnswer>['data'];
 export type Realtime = Static<typeof RealtimeAnswer>['data'];
 export type { SelectableField };
+/** The fields of each item of an article list when `select` does not change them. */
+export type ListField = (typeof listDefaultFields)[number];
+/** The fields of a single article when `select` does not change them. */
+export type SingleField = (typeof singleDefaultFields)[number];
 export type ArticleSortField = (typeof articleSortFields)[number];
 export type TagSortField = (typeof tagSortFields)[number];
