@@ -109,6 +109,12 @@ async function seed(db: Db, projectId: string): Promise<void> {
           storage_bytes: markdown.length,
           content_hash: String(i),
           ordinal: i,
+          path: null,
+          aliases: '[]',
+          guid: null,
+          visibility: 'public',
+          tiers: '[]',
+          authors: '[]',
         });
         // Tags skewed like real ones: topic 0 on half the articles, the others rarer.
         const tags = new Set([tagIds[i % 2 === 0 ? 0 : 1 + (i % 7)], tagIds[(i * 7 + 3) % tagCount]]);

@@ -108,6 +108,12 @@ async function seed(db: Db, projectId: string): Promise<void> {
           storage_bytes: content.length,
           content_hash: String(i),
           ordinal: i,
+          path: null,
+          aliases: '[]',
+          guid: null,
+          visibility: 'public',
+          tiers: '[]',
+          authors: '[]',
         });
         links.push(
           { article_id: id, tag_id: tagIds[i % 30] },

@@ -373,8 +373,9 @@ function articleRow(
     input.publishedAt ?? (input.status === 'published' ? (previous?.published_at ?? now) : null);
   // The publication date orders an imported blog's posts as they were written, not as imported.
   const createdAt = input.createdAt ?? publishedAt ?? previous?.created_at ?? now;
+  const id = previous?.id ?? randomUUID();
   return {
-    id: previous?.id ?? randomUUID(),
+    id,
     project_id: project.id,
     slug: input.slug,
     title: input.title,
@@ -403,6 +404,12 @@ function articleRow(
     storage_bytes: storageBytes,
     content_hash: hash,
     ordinal,
+    path: input.path ?? null,
+    aliases: JSON.stringify(input.aliases ?? []),
+    guid: input.guid ?? id,
+    visibility: input.visibility ?? 'public',
+    tiers: JSON.stringify(input.tiers ?? []),
+    authors: JSON.stringify(input.authors ?? []),
   };
 }
 

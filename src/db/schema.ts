@@ -9,6 +9,12 @@ export interface ProjectTable {
   description: string;
   site_url: string | null;
   logo_url: string | null;
+  /** Article paths: tokens :slug, :year, :month, :day, :section (contract §13); default `/:slug`. */
+  url_pattern: string;
+  /** IANA time zone in which the pattern's date tokens are read; default `UTC`. */
+  time_zone: string;
+  /** JSON `{ name, image }` given to articles without an author, or null. */
+  default_author: string | null;
   storage_limit_bytes: number;
   /** Incremented by every write that changes an answer of the project (see http/answer-cache.ts). */
   content_version: Generated<number>;
@@ -90,6 +96,17 @@ export interface ArticleTable {
    * new article): its bit in the project's article sets (migration 0010, content/article-sets.ts).
    */
   ordinal: number;
+  /** The article's own public path (from permalink, url, the generator's rules), or null: the project's URL pattern. */
+  path: string | null;
+  /** JSON array of former paths (aliases, redirect_from, old slugs). */
+  aliases: string;
+  /** The feed id, fixed when the article is first stored (contract §13). */
+  guid: string | null;
+  visibility: 'public' | 'members' | 'paid';
+  /** JSON array of the source's tiers of a paid article. */
+  tiers: string;
+  /** JSON array `[{ name, slug, image, title, url }]` in the source's order; empty: the one author of author_name. */
+  authors: string;
 }
 
 export interface ArticleTagTable {

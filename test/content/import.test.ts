@@ -861,7 +861,9 @@ describeEachDialect('importContent', (ctx) => {
     const comparable = async (project: ProjectRef) => {
       const state = await snapshot(ctx.db, project);
       return {
-        articles: state.articles.map(({ id: _id, project_id: _p, search_rowid: _s, ...row }) => row),
+        articles: state.articles.map(
+          ({ id: _id, guid: _g, project_id: _p, search_rowid: _s, ...row }) => row,
+        ),
         tags: state.tags.map(({ id: _id, project_id: _p, ...tag }) => tag),
         links: state.links.map((link) => [link.slug, link.name_key]),
         variants: state.variants.map(({ id: _id, article_id: _a, ...variant }) => variant),

@@ -10,11 +10,12 @@ import { after, test } from 'node:test';
 import { type Kysely, Migrator, sql } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import type { Db, DialectName } from '../../src/db/database.ts';
+import type { Project } from '../../src/db/schema.ts';
 import { content } from '../../src/db/migrations/0001-content.ts';
 import { analytics } from '../../src/db/migrations/0002-analytics.ts';
 import { changeNotifications } from '../../src/db/migrations/0003-change-notifications.ts';
 import { migrateToLatest, migrations } from '../../src/db/migrations/index.ts';
-import { createApiKey, createProject } from '../../src/projects/service.ts';
+import { createApiKey } from '../../src/projects/service.ts';
 import { track } from '../analytics/support.ts';
 import { articleInput, configuredDialects, createTestDatabase, getJson, importArticles } from '../helpers.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
@@ -23,6 +24,25 @@ const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
   for (const cleanup of cleanups) await cleanup();
 });
+
+/** A project row as migrations 0001 to 0014 store it (the columns of 0015 do not exist yet). */
+async function oldProject(db: Db, name: string, slug: string): Promise<Project> {
+  const now = '2026-01-01T00:00:00.000Z';
+  const project = {
+    id: `project-${slug}`,
+    name,
+    slug,
+    description: '',
+    site_url: null,
+    logo_url: null,
+    storage_limit_bytes: 100_000_000,
+    created_at: now,
+    updated_at: now,
+  };
+  await (db.kysely as Kysely<any>).insertInto('projects').values(project).execute();
+  // As the project reads once the migrations have run.
+  return { ...project, url_pattern: '/:slug', time_zone: 'UTC', default_author: null, content_version: 0 };
+}
 
 /** An article row as migrations 0001 to 0009 store it (columns added later have defaults). */
 function oldArticle(
@@ -109,7 +129,7 @@ for (const dialect of configuredDialects()) {
     });
     const { error } = await before.migrateToLatest();
     assert.equal(error, undefined);
-    const project = await createProject(db, { name: 'Old', slug: 'old', siteUrl: null });
+    const project = await oldProject(db, 'Old', 'old');
     await (db.kysely as Kysely<any>)
       .insertInto('articles')
       .values([
@@ -157,7 +177,7 @@ for (const dialect of configuredDialects()) {
   test(`migration 0008 [${dialect}]: view counts stored in articles are kept, sorted by and counted on`, async () => {
     const db = await emptyDatabase(dialect);
     await migrateBefore(db, dialect, '0008');
-    const project = await createProject(db, { name: 'Old', slug: 'old', siteUrl: null });
+    const project = await oldProject(db, 'Old', 'old');
     // Rows as the schema of 0007 holds them (the import writes the columns of the latest one).
     await (db.kysely as Kysely<any>)
       .insertInto('articles')
@@ -212,7 +232,7 @@ for (const dialect of configuredDialects()) {
     const old = db.kysely as Kysely<any>;
     const projects = [];
     for (const slug of ['first', 'second']) {
-      const project = await createProject(db, { name: slug, slug, siteUrl: null });
+      const project = await oldProject(db, slug, slug);
       projects.push(project);
       const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
       await old
@@ -321,7 +341,7 @@ for (const dialect of configuredDialects()) {
   test(`migration 0010 [${dialect}]: a failure part-way leaves the database as it was, and it runs again`, async () => {
     const db = await emptyDatabase(dialect);
     await migrateBefore(db, dialect, '0010');
-    const project = await createProject(db, { name: 'Old', slug: 'old', siteUrl: null });
+    const project = await oldProject(db, 'Old', 'old');
     await (db.kysely as Kysely<any>)
       .insertInto('articles')
       .values(oldArticle(project.id, { id: 'a1', slug: 'one', search_text: 'kept words' }))
@@ -352,7 +372,7 @@ for (const dialect of configuredDialects()) {
     const old = db.kysely as Kysely<any>;
     const keys: Record<string, string> = {};
     for (const slug of ['old', 'other']) {
-      const project = await createProject(db, { name: slug, slug, siteUrl: null });
+      const project = await oldProject(db, slug, slug);
       const tag = (name: string, minute: number) => ({
         id: `${slug}-${name}`,
         project_id: project.id,

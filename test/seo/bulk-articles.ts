@@ -49,6 +49,12 @@ export async function insertPublishedArticles(
           storage_bytes: 0,
           content_hash: String(i),
           ordinal: i,
+          path: null,
+          aliases: '[]',
+          guid: null,
+          visibility: 'public',
+          tiers: '[]',
+          authors: '[]',
         });
       }
       await trx.insertInto('articles').values(rows).execute();

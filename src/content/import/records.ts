@@ -14,6 +14,34 @@ export interface PersonInput {
   image: string | null;
 }
 
+/** One of an article's authors (contract §13), in the source's order; the first is its `author`. */
+export interface AuthorInput extends PersonInput {
+  /** The source's key or slug (Docusaurus authors.yml key, Ghost slug), else derived from the name. */
+  slug: string;
+  title: string | null;
+  url: string | null;
+}
+
+export type Visibility = 'public' | 'members' | 'paid';
+
+/** What a site's configuration says about the project (contract §13); null: the source does not say. */
+export interface SiteSettings {
+  siteUrl: string | null;
+  /** Tokens :slug, :year, :month, :day, :section. */
+  urlPattern: string | null;
+  /** IANA name, e.g. Europe/Lisbon. */
+  timeZone: string | null;
+  defaultAuthor: PersonInput | null;
+  logoUrl: string | null;
+}
+
+/** How the import treated one file of a site (contract §13: imported, skipped with a reason, or refused). */
+export interface FileReport {
+  file: string;
+  kind: 'post' | 'draft' | 'excluded' | 'page' | 'skipped';
+  reason?: string;
+}
+
 export interface SeoInput {
   metaTitle: string | null;
   metaDescription: string | null;
@@ -47,6 +75,16 @@ export interface ArticleInput {
   seo: SeoInput | null;
   variants: VariantInput[];
   content: string;
+  /** The article's own public path, or null/absent: the project's URL pattern gives it. */
+  path?: string | null;
+  /** Former paths, kept for redirects. */
+  aliases?: string[];
+  /** The feed id the old feed used (a front-matter guid, Ghost's id, a migrated article's URL). */
+  guid?: string | null;
+  visibility?: Visibility;
+  tiers?: string[];
+  /** Every author in the source's order; absent: just `author`. */
+  authors?: AuthorInput[];
 }
 
 export interface ContentSource {
@@ -54,12 +92,20 @@ export interface ContentSource {
   articles: ArticleInput[];
   /** Things ignored or filled in, reported but not refused (unknown fields, a publishedAt supplied). */
   warnings?: ImportProblem[];
+  /** The generator whose layout was read (`folio`, `hugo`, `jekyll`, `eleventy`, `astro`, `nextjs`, `docusaurus`, `ghost`). */
+  generator?: string;
+  /** Project settings the site's configuration gives. */
+  settings?: Partial<SiteSettings>;
+  /** Every file of the site that holds content or was looked at, and what became of it. */
+  files?: FileReport[];
 }
 
 export interface ImportProblem {
   file: string;
   line: number;
   message: string;
+  /** A warning's kind, counted in the import's summary (`default-author`, `unknown-shortcode` …). */
+  kind?: string;
 }
 
 export interface ReadOptions {

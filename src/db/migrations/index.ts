@@ -16,6 +16,7 @@ import { batchedViewNotifications } from './0011-batched-view-notifications.ts';
 import { analyticsSettings } from './0012-analytics-settings.ts';
 import { removedArticles } from './0013-removed-articles.ts';
 import { tagSlugs } from './0014-tag-slugs.ts';
+import { sitePaths } from './0015-site-paths.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -34,6 +35,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0012-analytics-settings': analyticsSettings,
   '0013-removed-articles': removedArticles,
   '0014-tag-slugs': tagSlugs,
+  '0015-site-paths': sitePaths,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
