@@ -109,6 +109,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
           content_hash: String(i),
           ordinal: i,
           path: null,
+          section: null,
           aliases: '[]',
           guid: null,
           visibility: 'public',

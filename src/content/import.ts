@@ -405,6 +405,7 @@ function articleRow(
     content_hash: hash,
     ordinal,
     path: input.path ?? null,
+    section: input.section ?? null,
     aliases: JSON.stringify(input.aliases ?? []),
     guid: input.guid ?? id,
     visibility: input.visibility ?? 'public',

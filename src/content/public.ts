@@ -13,3 +13,5 @@ export { summarize } from './text-stats.ts';
 export { isWebLink } from './web-link.ts';
 /** The error answers of a read and what public keys see of articles, said in SEO's route descriptions. */
 export { errorResponses, publishedOnlyRule } from './routes.ts';
+/** Where an article lives: its own path or the project's URL pattern, and links resolved against its URL. */
+export { articlePath, articleUrl, resolveAgainstArticle, type UrlArticle } from './article-url.ts';

@@ -98,6 +98,8 @@ export interface ArticleTable {
   ordinal: number;
   /** The article's own public path (from permalink, url, the generator's rules), or null: the project's URL pattern. */
   path: string | null;
+  /** The first folder of the source file under the content root (Hugo's section): the pattern's :section. */
+  section: string | null;
   /** JSON array of former paths (aliases, redirect_from, old slugs). */
   aliases: string;
   /** The feed id, fixed when the article is first stored (contract §13). */

@@ -50,6 +50,7 @@ export async function insertPublishedArticles(
           content_hash: String(i),
           ordinal: i,
           path: null,
+          section: null,
           aliases: '[]',
           guid: null,
           visibility: 'public',

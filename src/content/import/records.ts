@@ -77,6 +77,8 @@ export interface ArticleInput {
   content: string;
   /** The article's own public path, or null/absent: the project's URL pattern gives it. */
   path?: string | null;
+  /** The first folder of the source file under the content root (Hugo's section), for the pattern's :section. */
+  section?: string | null;
   /** Former paths, kept for redirects. */
   aliases?: string[];
   /** The feed id the old feed used (a front-matter guid, Ghost's id, a migrated article's URL). */

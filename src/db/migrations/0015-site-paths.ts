@@ -19,6 +19,8 @@ async function addColumns(db: Kysely<any>, dialect: DialectName): Promise<void> 
   const articles = db.schema.alterTable('articles');
   // A path of its own (from permalink, url, the generator's rules), or null: the project's pattern.
   await articles.addColumn('path', key).execute();
+  // The first folder of the source file under the content root (Hugo's section): the :section token.
+  await articles.addColumn('section', 'text').execute();
   // JSON arrays: former paths (aliases, redirect_from), tiers, and authors
   // ([{ name, slug, image, title, url }]; empty: the one author of author_name / author_image).
   await articles.addColumn('aliases', 'text', (col) => col.notNull().defaultTo('[]')).execute();
