@@ -113,6 +113,8 @@ export interface ImportProblem {
 export interface ReadOptions {
   /** Refuse unknown fields instead of warning about them and ignoring them. */
   strict?: boolean;
+  /** The site layout to read (`folio`, `hugo`, `jekyll`, `eleventy`, `astro`, `nextjs`, `docusaurus`), instead of detecting it. */
+  format?: string;
 }
 
 export function formatProblem(problem: ImportProblem): string {
