@@ -6,8 +6,14 @@
 import { parseMarkdown } from '../content/public.ts';
 
 const embedTag = /<(?:iframe|script)\b/i;
-const iframe = /<iframe\b([^>]*)>(?:[\s\S]*?<\/iframe\s*>)?/gi;
-const script = /<script\b([^>]*)>[\s\S]*?<\/script\s*>/gi;
+// A start tag's attributes, where a quoted value may hold `>`. An element's body is looked for
+// only up to the next start tag of its kind, so that many unclosed tags cost linear time.
+const attributes = String.raw`((?:[^>"']|"[^"]*"|'[^']*')*)`;
+const iframe = new RegExp(
+  String.raw`<iframe\b${attributes}>(?:(?:(?!<iframe\b)[\s\S])*?<\/iframe\s*>)?`,
+  'gi',
+);
+const script = new RegExp(String.raw`<script\b${attributes}>(?:(?!<script\b)[\s\S])*?<\/script\s*>`, 'gi');
 
 /** `markdown` with each embed of its raw HTML replaced by a link to the embedded page. */
 export function embedsAsLinks(markdown: string): string {
