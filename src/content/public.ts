@@ -15,3 +15,9 @@ export { isWebLink } from './web-link.ts';
 export { errorResponses, publishedOnlyRule } from './routes.ts';
 /** Where an article lives: its own path or the project's URL pattern, and links resolved against its URL. */
 export { articlePath, articleUrl, resolveAgainstArticle, type UrlArticle } from './article-url.ts';
+/** Whether a stored time zone is one Intl knows: SEO reads any other as UTC rather than fail. */
+export { isTimeZone } from './article-url.ts';
+/** The shared markdown-it token stream: the feed finds the HTML blocks that hold embeds in it. */
+export { parseMarkdown } from './markdown.ts';
+/** Markdown as plain text: a members-only article's summary is made of its teaser alone. */
+export { plainTextOf } from './text-stats.ts';

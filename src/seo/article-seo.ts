@@ -7,11 +7,17 @@ import { NotFoundError } from '../errors.ts';
 import { resolveBaseUrl } from './base-url.ts';
 import { seoMetadata, seoSite } from './metadata.ts';
 import { findArticleWithContent } from './queries.ts';
+import { isPublic, teaserOf, withTeaserSummaries } from './visibility.ts';
 
 export function seoProject(project: Project) {
   return { name: project.name, slug: project.slug, description: project.description };
 }
 
+/**
+ * `publishedOnly` is a public key's read: only published articles exist, and a members-only or
+ * paid article's content is its teaser. Its metadata is the same for every key kind (a secret key
+ * renders the same public page with it), so that a description never carries the members' part.
+ */
 export async function getArticleSeo(
   db: Db,
   project: Project,
@@ -20,19 +26,20 @@ export async function getArticleSeo(
   publishedOnly = false,
 ) {
   const baseUrl = resolveBaseUrl(baseUrlParam, project);
-  const row = await findArticleWithContent(db.kysely, project.id, slug);
+  const stored = await findArticleWithContent(db.kysely, project.id, slug);
   // Previews of unpublished articles need a secret key: for a public key only published ones exist.
   const hidden =
     publishedOnly &&
-    row !== undefined &&
-    reportedStatus(row.status, row.published_at, new Date().toISOString()) !== 'published';
-  if (row === undefined || hidden) throw new NotFoundError(`Article '${slug}' not found`);
+    stored !== undefined &&
+    reportedStatus(stored.status, stored.published_at, new Date().toISOString()) !== 'published';
+  if (stored === undefined || hidden) throw new NotFoundError(`Article '${slug}' not found`);
+  const [row] = withTeaserSummaries([stored]);
   const tagNames = await findTagNamesByArticle(db.kysely, [row.id]);
   return {
     id: row.id,
     title: row.title,
     slug: row.slug,
-    content: row.content,
+    content: publishedOnly && !isPublic(row) ? teaserOf(row.content) : row.content,
     seo: seoMetadata(row, tagNames.get(row.id) ?? [], seoSite(baseUrl, project)),
     project: seoProject(project),
   };

@@ -1,5 +1,7 @@
 // The base URL every SEO answer builds its links on: the `baseUrl` parameter, else the project's
-// siteUrl; article URLs and relative URLs (images, links) are made absolute against it.
+// siteUrl. An article's URL is the base URL plus the article's path (contract §13), and an
+// article's relative links and images are made absolute against that URL.
+import { articlePath, isTimeZone, type UrlArticle } from '../content/public.ts';
 import type { Project } from '../db/schema.ts';
 import { ValidationError } from '../errors.ts';
 
@@ -43,7 +45,7 @@ export function baseUrlProblem(value: string): string | null {
   const problem = httpUrlProblem(value);
   if (problem !== null) return problem;
   if (value.includes('?') || value.includes('#')) {
-    return 'must not have a query string or a fragment: article URLs are built by appending /SLUG';
+    return "must not have a query string or a fragment: article URLs are built by appending each article's path";
   }
   if (normalizeBaseUrl(value).length > baseUrlMaxLength)
     return `must be at most ${baseUrlMaxLength} characters`;
@@ -65,8 +67,26 @@ function normalizeBaseUrl(value: string): string {
   return (url.origin + url.pathname).replace(/\/+$/, '');
 }
 
-export function articleUrl(baseUrl: string, slug: string): string {
-  return `${baseUrl}/${slug}`;
+/** What a project's article URLs are made of: its URL pattern and the time zone of its dates. */
+export type UrlSettings = Pick<Project, 'url_pattern' | 'time_zone'>;
+
+/**
+ * The settings as `articlePath` may use them: a time zone Intl does not know (only a hand-edited
+ * row can hold one) reads as UTC, so that no stored value can turn an answer into a 500.
+ */
+export function urlSettingsOf(project: UrlSettings): UrlSettings {
+  const timeZone = isTimeZone(project.time_zone) ? project.time_zone : 'UTC';
+  return { url_pattern: project.url_pattern, time_zone: timeZone };
+}
+
+/**
+ * An article's URL: `baseUrl` plus its path (its own, else the project's URL pattern filled in),
+ * percent-encoded as a URL must be (a path with spaces or non-ASCII letters stays a valid `loc`).
+ */
+export function articleUrl(baseUrl: string, settings: UrlSettings, article: UrlArticle): string {
+  const path = articlePath(settings, article);
+  const joined = baseUrl + (path.startsWith('/') ? path : `/${path}`);
+  return URL.parse(joined)?.href ?? joined;
 }
 
 /**

@@ -1,10 +1,12 @@
 // Per-article SEO metadata and schema.org JSON-LD, each value with its fallbacks:
 // overrides from the article's `seo` front matter first, then the article's own fields.
+// Links use the article's own URL (contract §13), and its images resolve against it.
 import { isWebLink, summarize } from '../content/public.ts';
 import type { Project } from '../db/schema.ts';
-import { absoluteUrl, articleUrl } from './base-url.ts';
+import { absoluteUrl, articleUrl, type UrlSettings, urlSettingsOf } from './base-url.ts';
 import type { MetadataRow } from './queries.ts';
 import type { ArticleJsonLdView, SeoMetadataView } from './schemas.ts';
+import { isPublic } from './visibility.ts';
 
 export interface SeoOverrides {
   metaTitle: string | null;
@@ -55,22 +57,27 @@ export function parseSeoOverrides(stored: string | null): SeoOverrides {
   };
 }
 
-/** What every article of one answer shares: the base URL and the publisher. */
+/** What every article of one answer shares: the base URL, the URL settings and the publisher. */
 export interface SeoSite {
   baseUrl: string;
-  /** `baseUrl/`: relative URLs of the site resolve against it. */
+  /** `baseUrl/`: the site's own relative URLs (logo, author pictures) resolve against it. */
   directoryUrl: string;
+  /** The project's URL pattern and time zone, which give an article without a path its URL. */
+  settings: UrlSettings;
   publisher: ArticleJsonLdView['publisher'];
 }
 
-export function seoSite(baseUrl: string, project: Pick<Project, 'name' | 'logo_url'>): SeoSite {
+export function seoSite(
+  baseUrl: string,
+  project: Pick<Project, 'name' | 'logo_url' | 'url_pattern' | 'time_zone'>,
+): SeoSite {
   const directoryUrl = `${baseUrl}/`;
   const logo = webLink(nonBlank(project.logo_url), directoryUrl);
   // A project without a logo has none in its JSON-LD: an invented URL would point search engines
   // at a file the site may not have.
   const publisher: ArticleJsonLdView['publisher'] = { '@type': 'Organization', name: project.name };
   if (logo) publisher.logo = { '@type': 'ImageObject', url: logo };
-  return { baseUrl, directoryUrl, publisher };
+  return { baseUrl, directoryUrl, settings: urlSettingsOf(project), publisher };
 }
 
 /** The metadata of one article, its JSON-LD included. */
@@ -81,6 +88,8 @@ export function seoMetadata(row: MetadataRow, tagNames: string[], site: SeoSite)
     metaDescription: resolved.metaDescription,
     ogTitle: resolved.metaTitle,
     ogDescription: resolved.metaDescription,
+    // Open Graph's og:url is the object's canonical URL: the article's own URL unless overridden.
+    ogUrl: resolved.canonicalUrl,
     ogType: 'article',
     twitterCard: resolved.image === undefined ? 'summary' : 'summary_large_image',
     canonicalUrl: resolved.canonicalUrl,
@@ -116,15 +125,16 @@ interface ResolvedArticle {
 
 function resolveArticle(row: MetadataRow, tagNames: string[], site: SeoSite): ResolvedArticle {
   const overrides = parseSeoOverrides(row.seo);
-  const url = articleUrl(site.baseUrl, row.slug);
+  const url = articleUrl(site.baseUrl, site.settings, row);
   // A URL that is neither http(s) nor a site path (`javascript:`, `data:`) is left out, as if absent.
+  // Images resolve against the article's own URL, as its content's do (page bundles); a relative
+  // canonical URL is a URL of the site, so it resolves against the base URL as before.
   return {
     url,
     canonicalUrl: webLink(overrides.canonicalUrl, site.directoryUrl) ?? url,
     metaTitle: overrides.metaTitle ?? row.title,
     metaDescription: metaDescriptionOf(row, overrides),
-    image:
-      webLink(overrides.ogImage, site.directoryUrl) ?? webLink(nonBlank(row.cover_image), site.directoryUrl),
+    image: webLink(overrides.ogImage, url) ?? webLink(nonBlank(row.cover_image), url),
     keywords: overrides.keywords.length > 0 ? overrides.keywords : tagNames,
   };
 }
@@ -132,9 +142,10 @@ function resolveArticle(row: MetadataRow, tagNames: string[], site: SeoSite): Re
 export const headlineMaxLength = 110;
 
 function jsonLd(row: MetadataRow, site: SeoSite, resolved: ResolvedArticle): ArticleJsonLdView {
-  const author: ArticleJsonLdView['author'] = { '@type': 'Person', name: row.author_name };
-  const authorImage = webLink(nonBlank(row.author_image), site.directoryUrl);
-  if (authorImage !== undefined) author.image = authorImage;
+  const people = authorsOf(row).map((person) => personJsonLd(person, site));
+  // One author stays one Person, as before; co-authors are an array in the source's order, as
+  // Google's documentation writes several authors.
+  const author: ArticleJsonLdView['author'] = people.length === 1 ? people[0] : people;
   // Members in the order of Google's documentation (JSON.stringify keeps it); empty ones left out.
   const data = {
     '@context': 'https://schema.org',
@@ -149,8 +160,52 @@ function jsonLd(row: MetadataRow, site: SeoSite, resolved: ResolvedArticle): Art
   data.url = resolved.url;
   data.mainEntityOfPage = { '@type': 'WebPage', '@id': resolved.canonicalUrl };
   if (resolved.keywords.length > 0) data.keywords = resolved.keywords;
+  // Members-only and paid articles: how Google tells paywalled content from cloaking.
+  if (!isPublic(row)) data.isAccessibleForFree = false;
   data.publisher = site.publisher;
   return data;
+}
+
+type Person = Exclude<ArticleJsonLdView['author'], unknown[]>;
+
+interface AuthorFields {
+  name: string;
+  image: string | null;
+  url: string | null;
+}
+
+/**
+ * Every author of the article in the source's order (its stored `authors`), else its one author
+ * (`author_name`, `author_image`): rows stored before authors were kept, and imports of one author,
+ * hold an empty list. Malformed entries are skipped, as a malformed list is, never a 500.
+ */
+export function authorsOf(
+  row: Pick<MetadataRow, 'authors' | 'author_name' | 'author_image'>,
+): AuthorFields[] {
+  let stored: unknown;
+  try {
+    stored = JSON.parse(row.authors);
+  } catch {
+    stored = [];
+  }
+  const authors: AuthorFields[] = [];
+  for (const entry of Array.isArray(stored) ? stored : []) {
+    if (entry === null || typeof entry !== 'object') continue;
+    const record = entry as Record<string, unknown>;
+    const text = (value: unknown) => (typeof value === 'string' ? nonBlank(value) : null);
+    const name = text(record.name);
+    if (name !== null) authors.push({ name, image: text(record.image), url: text(record.url) });
+  }
+  return authors.length > 0 ? authors : [{ name: row.author_name, image: row.author_image, url: null }];
+}
+
+function personJsonLd(person: AuthorFields, site: SeoSite): Person {
+  const json: Person = { '@type': 'Person', name: person.name };
+  const url = webLink(person.url, site.directoryUrl);
+  if (url !== undefined) json.url = url;
+  const image = webLink(nonBlank(person.image), site.directoryUrl);
+  if (image !== undefined) json.image = image;
+  return json;
 }
 
 /** `value` made absolute against `against`, or undefined when absent or not a web link. */

@@ -17,6 +17,12 @@ export const metadataColumns = [
   'articles.author_image',
   'articles.summary',
   'articles.seo',
+  'articles.created_at',
+  'articles.path',
+  'articles.section',
+  'articles.guid',
+  'articles.visibility',
+  'articles.authors',
 ] as const;
 
 export type MetadataRow = Pick<
@@ -32,7 +38,22 @@ export type MetadataRow = Pick<
   | 'author_image'
   | 'summary'
   | 'seo'
+  | 'created_at'
+  | 'path'
+  | 'section'
+  | 'guid'
+  | 'visibility'
+  | 'authors'
 >;
+
+/** What an article's URL is made of (its own path, else the project's pattern filled in). */
+export const urlColumns = [
+  'articles.slug',
+  'articles.path',
+  'articles.section',
+  'articles.published_at',
+  'articles.created_at',
+] as const;
 
 export type ContentRow = MetadataRow & Pick<ArticleTable, 'content'>;
 
@@ -122,14 +143,19 @@ export async function countPublishedArticles(
   return { total: Number(row.total), dated: Number(row.dated) };
 }
 
+export type SitemapEntry = Pick<
+  ArticleTable,
+  'slug' | 'path' | 'section' | 'published_at' | 'created_at' | 'updated_at'
+>;
+
 export function findSitemapEntries(
   executor: Executor,
   projectId: string,
   now: string,
   page: { offset: number; limit: number },
   counts: PublishedCounts,
-): Promise<Array<{ slug: string; updated_at: string }>> {
-  const columns = ['articles.slug', 'articles.updated_at'] as const;
+): Promise<Array<SitemapEntry>> {
+  const columns = [...urlColumns, 'articles.updated_at'] as const;
   return newestFirstPage(
     page,
     (offset, limit) => dated(executor, projectId, now).select(columns).limit(limit).offset(offset).execute(),

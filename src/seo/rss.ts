@@ -1,14 +1,17 @@
 // The RSS 2.0 feed of a project's newest published articles, with the content, dc and atom
-// namespaces: full HTML in content:encoded, the author in dc:creator, one category per tag.
+// namespaces: full HTML in content:encoded, the authors in dc:creator, one category per tag.
+// Feeds are public whatever key reads them: a members-only or paid item has its teaser and no
+// content:encoded (contract §13).
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { ValidationError } from '../errors.ts';
 import { findTagNamesByArticle } from '../content/public.ts';
-import { articleUrl, httpUrlProblem, resolveBaseUrl } from './base-url.ts';
+import { articleUrl, httpUrlProblem, resolveBaseUrl, urlSettingsOf } from './base-url.ts';
 import { feedHtml } from './feed-html.ts';
-import { metaDescriptionOf, parseSeoOverrides } from './metadata.ts';
-import { findNewestPublished } from './queries.ts';
+import { authorsOf, metaDescriptionOf, parseSeoOverrides } from './metadata.ts';
+import { type ContentRow, findNewestPublished } from './queries.ts';
 import { rssDefaults, type RssQueryType } from './schemas.ts';
+import { isPublic, teaserOf, withTeaserSummaries } from './visibility.ts';
 import { xmlAttribute, xmlDeclaration, xmlText } from './xml.ts';
 
 export const generator = 'Folio';
@@ -28,7 +31,7 @@ export async function rssFeed(db: Db, project: Project, params: RssQueryType): P
     }
   }
   const now = new Date().toISOString();
-  const rows = await findNewestPublished(db.kysely, project.id, now, query.limit);
+  const rows = withTeaserSummaries(await findNewestPublished(db.kysely, project.id, now, query.limit));
   const tagNames = await findTagNamesByArticle(
     db.kysely,
     rows.map((row) => row.id),
@@ -60,21 +63,43 @@ export async function rssFeed(db: Db, project: Project, params: RssQueryType): P
     `<lastBuildDate>${rfc822(lastChange ?? project.updated_at)}</lastBuildDate>\n`,
     `<generator>${generator}</generator>\n`,
   );
+  const settings = urlSettingsOf(project);
   for (const row of rows) {
-    const url = articleUrl(baseUrl, row.slug);
-    parts.push(
-      '<item>\n',
-      `<title>${xmlText(row.title)}</title>\n`,
-      `<link>${xmlText(url)}</link>\n`,
-      `<guid isPermaLink="false">${xmlText(row.id)}</guid>\n`,
-      `<pubDate>${rfc822(row.published_at ?? row.updated_at)}</pubDate>\n`,
-      `<description>${xmlText(metaDescriptionOf(row, parseSeoOverrides(row.seo)))}</description>\n`,
-      `<content:encoded>${xmlText(feedHtml(row.content, url))}</content:encoded>\n`,
-      `<dc:creator>${xmlText(row.author_name)}</dc:creator>\n`,
-    );
-    for (const name of tagNames.get(row.id) ?? []) parts.push(`<category>${xmlText(name)}</category>\n`);
-    parts.push('</item>\n');
+    parts.push(rssItem(row, articleUrl(baseUrl, settings, row), tagNames.get(row.id) ?? []));
   }
   parts.push('</channel>\n</rss>\n');
   return parts.join('');
+}
+
+function rssItem(row: ContentRow, url: string, tagNames: string[]): string {
+  const parts = [
+    '<item>\n',
+    `<title>${xmlText(row.title)}</title>\n`,
+    `<link>${xmlText(url)}</link>\n`,
+    // The feed id the article was first stored with (its old feed's guid, after a move), so that
+    // no reader sees an old item as new; rows from before it was kept have their id.
+    `<guid isPermaLink="false">${xmlText(nonBlank(row.guid) ?? row.id)}</guid>\n`,
+    `<pubDate>${rfc822(row.published_at ?? row.updated_at)}</pubDate>\n`,
+  ];
+  const metaDescription = metaDescriptionOf(row, parseSeoOverrides(row.seo));
+  if (isPublic(row)) {
+    parts.push(
+      `<description>${xmlText(metaDescription)}</description>\n`,
+      `<content:encoded>${xmlText(feedHtml(row.content, url))}</content:encoded>\n`,
+    );
+  } else {
+    // The teaser as HTML; without one, the meta description, which is public (excerpt or SEO
+    // field, else the teaser's empty summary): never the members' part.
+    const teaser = teaserOf(row.content);
+    const description = teaser.trim() === '' ? metaDescription : feedHtml(teaser, url);
+    parts.push(`<description>${xmlText(description)}</description>\n`);
+  }
+  for (const author of authorsOf(row)) parts.push(`<dc:creator>${xmlText(author.name)}</dc:creator>\n`);
+  for (const name of tagNames) parts.push(`<category>${xmlText(name)}</category>\n`);
+  parts.push('</item>\n');
+  return parts.join('');
+}
+
+function nonBlank(value: string | null): string | null {
+  return value === null || value.trim() === '' ? null : value;
 }

@@ -4,7 +4,7 @@ import { type Static, Type } from 'typebox';
 import { StringEnum, Timestamp } from '../http/schema-helpers.ts';
 
 const baseUrlDescription =
-  "Absolute http(s) URL the links are built on, without query or fragment; default: the project's siteUrl (400 when neither exists). Normalised as WHATWG URL does (lower-case scheme and host, punycode, percent-encoding), trailing slashes removed; an article's URL is `baseUrl/slug`.";
+  "Absolute http(s) URL the links are built on, without query or fragment; default: the project's siteUrl (400 when neither exists). Normalised as WHATWG URL does (lower-case scheme and host, punycode, percent-encoding), trailing slashes removed; an article's URL is `baseUrl` plus the article's path (its own, else the project's URL pattern, default `/:slug`).";
 
 const BaseUrl = Type.String({ maxLength: 2048, description: baseUrlDescription });
 
@@ -83,6 +83,13 @@ export const SeoProject = Type.Object({
 
 const ImageObject = Type.Object({ '@type': Type.Literal('ImageObject'), url: Type.String() });
 
+const Person = Type.Object({
+  '@type': Type.Literal('Person'),
+  name: Type.String(),
+  url: Type.Optional(Type.String({ description: "the author's page (absolute); left out when unknown" })),
+  image: Type.Optional(Type.String({ description: 'absolute URL; left out when unknown' })),
+});
+
 export const ArticleJsonLd = Type.Object(
   {
     '@context': Type.Literal('https://schema.org'),
@@ -92,20 +99,26 @@ export const ArticleJsonLd = Type.Object(
       description: 'the title, cut at a word boundary with `…` past 110 characters',
     }),
     description: Type.Optional(Type.String({ description: 'the meta description; left out when empty' })),
-    author: Type.Object({
-      '@type': Type.Literal('Person'),
-      name: Type.String(),
-      image: Type.Optional(Type.String({ description: 'absolute URL; left out when unknown' })),
+    author: Type.Union([Person, Type.Array(Person, { minItems: 2 })], {
+      description:
+        "the article's author as a `Person`; an article with several authors (`authors`) has an array of them in the source's order",
     }),
     datePublished: Type.Optional(Timestamp),
     dateModified: Timestamp,
     image: Type.Optional(Type.String({ description: 'the og image (absolute); left out when none' })),
-    url: Type.String({ description: '`baseUrl/slug`' }),
+    url: Type.String({
+      description: "the article's URL: `baseUrl` plus its own path, else the project's URL pattern filled in",
+    }),
     mainEntityOfPage: Type.Object({
       '@type': Type.Literal('WebPage'),
       '@id': Type.String({ description: 'the canonical URL' }),
     }),
     keywords: Type.Optional(Type.Array(Type.String(), { description: 'left out when empty' })),
+    isAccessibleForFree: Type.Optional(
+      Type.Literal(false, {
+        description: 'only for a members-only or paid article (`visibility` other than `public`)',
+      }),
+    ),
     publisher: Type.Object({
       '@type': Type.Literal('Organization'),
       name: Type.String({ description: 'the project name' }),
@@ -130,20 +143,24 @@ export const SeoMetadata = Type.Object(
     metaTitle: Type.String({ description: '`seo.metaTitle`, else the title' }),
     metaDescription: Type.String({
       description:
-        '`seo.metaDescription`, else the excerpt, else the plain text cut to 160 characters at a word boundary with `…` (empty for an article without text)',
+        "`seo.metaDescription`, else the excerpt, else the plain text cut to 160 characters at a word boundary with `…` (empty for an article without text); a members-only or paid article's plain text is its teaser's alone",
     }),
     ogTitle: Type.String({ description: 'the meta title' }),
     ogDescription: Type.String({ description: 'the meta description' }),
+    ogUrl: Type.String({ description: "the canonical URL: `seo.canonicalUrl`, else the article's URL" }),
     ogImage: Type.Optional(
       Type.String({
-        description: '`seo.ogImage`, else the cover image, made absolute; left out when neither exists',
+        description:
+          "`seo.ogImage`, else the cover image, made absolute against the article's URL (`/…` against the site root); left out when neither exists",
       }),
     ),
     ogType: Type.Literal('article'),
     twitterCard: StringEnum(['summary', 'summary_large_image'] as const, {
       description: '`summary_large_image` when there is an og image',
     }),
-    canonicalUrl: Type.String({ description: '`seo.canonicalUrl` (made absolute), else `baseUrl/slug`' }),
+    canonicalUrl: Type.String({
+      description: "`seo.canonicalUrl` (made absolute against `baseUrl`), else the article's URL",
+    }),
     keywords: Type.Array(Type.String(), {
       description: '`seo.keywords` when it holds any, else the tag names ordered by name',
     }),
@@ -157,7 +174,10 @@ export const SeoArticle = Type.Object({
   id: Type.String(),
   title: Type.String(),
   slug: Type.String(),
-  content: Type.String({ description: 'Markdown' }),
+  content: Type.String({
+    description:
+      'Markdown; for a public key, a members-only or paid article has only its teaser (the part before `<!--members-only-->`, empty without one)',
+  }),
   seo: SeoMetadata,
   project: SeoProject,
 });

@@ -2,7 +2,7 @@
 // of at most `pageSize` URLs (50,000, the protocol's limit), as XML or in the JSON envelope.
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
-import { articleUrl, resolveBaseUrl } from './base-url.ts';
+import { articleUrl, resolveBaseUrl, urlSettingsOf } from './base-url.ts';
 import { countPublishedArticles, findSitemapEntries } from './queries.ts';
 import { type SitemapJsonView, sitemapDefaults, type SitemapQueryType } from './schemas.ts';
 import { xmlDeclaration, xmlText } from './xml.ts';
@@ -31,8 +31,13 @@ export async function sitemapPage(
     offset >= counts.total
       ? []
       : await findSitemapEntries(db.kysely, project.id, now, { offset, limit: pageSize }, counts);
+  const settings = urlSettingsOf(project);
+  // Every published article has a page, members-only and paid ones too (their teaser is public).
   return {
-    urls: entries.map((entry) => ({ loc: articleUrl(baseUrl, entry.slug), lastmod: entry.updated_at })),
+    urls: entries.map((entry) => ({
+      loc: articleUrl(baseUrl, settings, entry),
+      lastmod: entry.updated_at,
+    })),
     page: query.page,
     totalPages: Math.ceil(counts.total / pageSize),
   };

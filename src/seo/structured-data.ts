@@ -18,6 +18,7 @@ import {
 } from './queries.ts';
 import type { StructuredDataQueryType } from './schemas.ts';
 import { scriptSafeJson } from './script-safe-json.ts';
+import { withTeaserSummariesOf } from './visibility.ts';
 
 /** Articles read and written per step of the stream. */
 const batchSize = 1000;
@@ -36,7 +37,8 @@ export type StructuredDataAnswer =
   | { kind: 'page'; body: StructuredDataPage }
   | { kind: 'stream'; etag: string; notModified: boolean; stream: Readable | null };
 
-async function entries(db: Db, rows: MetadataRow[], site: SeoSite) {
+async function entries(db: Db, stored: MetadataRow[], site: SeoSite) {
+  const rows = await withTeaserSummariesOf(db.kysely, stored);
   const names = await findTagNamesByArticle(
     db.kysely,
     rows.map((row) => row.id),

@@ -18,11 +18,11 @@ const badBaseUrls: Array<[string, string]> = [
   ['https://', 'must be an absolute http or https URL such as https://blog.example.com'],
   [
     'https://blog.example.com/?a=1',
-    'must not have a query string or a fragment: article URLs are built by appending /SLUG',
+    "must not have a query string or a fragment: article URLs are built by appending each article's path",
   ],
   [
     'https://blog.example.com/#top',
-    'must not have a query string or a fragment: article URLs are built by appending /SLUG',
+    "must not have a query string or a fragment: article URLs are built by appending each article's path",
   ],
   ['https://user:secret@blog.example.com', 'must not hold a user name or password'],
   [`https://blog.example.com/${'a'.repeat(1100)}`, 'must be at most 1024 characters'],
@@ -60,6 +60,7 @@ describeEachDialect('seo article metadata', (ctx) => {
           metaDescription: longSummary,
           ogTitle: 'Feeds & <you>',
           ogDescription: longSummary,
+          ogUrl: 'https://blog.example.com/feeds',
           ogImage: 'https://blog.example.com/images/cover.png',
           ogType: 'article',
           twitterCard: 'summary_large_image',

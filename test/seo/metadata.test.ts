@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { ValidationError } from '../../src/errors.ts';
-import { absoluteUrl, articleUrl, baseUrlProblem, resolveBaseUrl } from '../../src/seo/base-url.ts';
+import {
+  absoluteUrl,
+  articleUrl,
+  baseUrlProblem,
+  resolveBaseUrl,
+  urlSettingsOf,
+} from '../../src/seo/base-url.ts';
 import { articleJsonLd, parseSeoOverrides, seoMetadata, seoSite } from '../../src/seo/metadata.ts';
 import type { MetadataRow } from '../../src/seo/queries.ts';
 import { rfc822 } from '../../src/seo/rss.ts';
@@ -106,10 +112,38 @@ describe('base URLs', () => {
       assert.notEqual(baseUrlProblem(bad), null, bad);
     }
   });
-  test('articleUrl appends /slug', () => {
+  const urlArticle = {
+    slug: 'hello-world',
+    path: null,
+    section: 'posts',
+    published_at: '2026-03-31T23:30:00.000Z',
+    created_at: '2026-01-01T00:00:00.000Z',
+  };
+  test('articleUrl is the base URL and /slug under the default pattern', () => {
+    const settings = { url_pattern: '/:slug', time_zone: 'UTC' };
     assert.equal(
-      articleUrl('https://blog.example.com/posts', 'hello-world'),
+      articleUrl('https://blog.example.com/posts', settings, urlArticle),
       'https://blog.example.com/posts/hello-world',
+    );
+  });
+  test("articleUrl is the base URL and the article's own path when it has one, percent-encoded", () => {
+    const settings = { url_pattern: '/:year/:slug/', time_zone: 'UTC' };
+    assert.equal(
+      articleUrl('https://blog.example.com/b', settings, { ...urlArticle, path: '/guides/set up/é/' }),
+      'https://blog.example.com/b/guides/set%20up/%C3%A9/',
+    );
+  });
+  test("articleUrl fills the project's pattern with dates in its time zone, and reads an unknown time zone as UTC", () => {
+    const tokyo = { url_pattern: '/:section/:year/:month/:day/:slug/', time_zone: 'Asia/Tokyo' };
+    assert.equal(
+      articleUrl('https://blog.example.com', tokyo, urlArticle),
+      'https://blog.example.com/posts/2026/04/01/hello-world/',
+    );
+    const broken = urlSettingsOf({ url_pattern: '/:year/:month/:slug', time_zone: 'Mars/Olympus' });
+    assert.equal(broken.time_zone, 'UTC');
+    assert.equal(
+      articleUrl('https://blog.example.com', broken, urlArticle),
+      'https://blog.example.com/2026/03/hello-world',
     );
   });
   test('absoluteUrl resolves relative references and keeps absolute ones', () => {
@@ -161,8 +195,15 @@ describe('JSON-LD', () => {
     author_image: null,
     summary: 'Summary',
     seo: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    path: null,
+    section: null,
+    guid: 'id-1',
+    visibility: 'public',
+    authors: '[]',
   };
-  const site = seoSite('https://blog.example.com', { name: 'Blog', logo_url: null });
+  const urls = { url_pattern: '/:slug', time_zone: 'UTC' };
+  const site = seoSite('https://blog.example.com', { name: 'Blog', logo_url: null, ...urls });
 
   test('articleJsonLd is exactly the structuredData of seoMetadata', () => {
     const rows: MetadataRow[] = [
@@ -198,7 +239,8 @@ describe('JSON-LD', () => {
   test("the publisher's logo is the project's logo URL, made absolute, and absent without one", () => {
     const minimal = { ...row, summary: '', published_at: null };
     const publisherWith = (logo_url: string | null) =>
-      articleJsonLd(minimal, [], seoSite('https://blog.example.com/b', { name: 'Blog', logo_url })).publisher;
+      articleJsonLd(minimal, [], seoSite('https://blog.example.com/b', { name: 'Blog', logo_url, ...urls }))
+        .publisher;
     assert.deepEqual(publisherWith('https://cdn.example.com/l.svg').logo, {
       '@type': 'ImageObject',
       url: 'https://cdn.example.com/l.svg',

@@ -170,8 +170,10 @@ describeEachDialect('seo rss', (ctx) => {
     assert.equal(
       html,
       '<p>See <a href="https://blog.example.com/docs">the docs</a> and <a href="https://blog.example.com/blog/next-post">next</a> and <img src="https://blog.example.com/blog/img/chart.png" alt="a chart" />.</p>\n' +
-        // Each removed block (the script, then the style and iframe) leaves only its line break.
-        '\n<p>Styled <a>bad link</a> <img src="https://blog.example.com/blog/x.png" /></p>\n\n',
+        // The removed script block leaves only its line break; the style goes, and the iframe
+        // becomes a plain link to the page it framed (a feed shows no frames).
+        '\n<p>Styled <a>bad link</a> <img src="https://blog.example.com/blog/x.png" /></p>\n' +
+        '<p><a href="https://evil.example/">https://evil.example/</a></p>\n',
     );
   });
 
