@@ -5,6 +5,7 @@
 import type { ImportProblem } from '../records.ts';
 import { reporterFor } from './common.ts';
 import { expandHugo } from './hugo.ts';
+import { expandTags } from './tags.ts';
 
 export type TemplateDialect = 'hugo' | 'liquid' | 'nunjucks' | 'mdx';
 
@@ -47,6 +48,8 @@ export function expandTemplates(body: string, context: TemplateContext): Expande
     // Lines are counted in the text each dialect reads; the first dialect reads the body as written.
     const reporter = reporterFor(text, context.file, context.firstBodyLine, warnings);
     if (dialect === 'hugo') text = expandHugo(text, context, reporter);
+    else if (dialect === 'liquid' || dialect === 'nunjucks')
+      text = expandTags(text, dialect, context, reporter);
   }
   return { text, warnings };
 }

@@ -21,6 +21,9 @@ const decidedElsewhere = new Set([
 
 const sites: Array<{ site: string; dialects: (file: string) => TemplateDialect[]; options?: object }> = [
   { site: 'hugo', dialects: () => ['hugo'], options: { youtubePrivacyEnhanced: true } },
+  { site: 'jekyll', dialects: () => ['liquid'] },
+  // eleventy.config.js: markdownTemplateEngine 'njk'.
+  { site: 'eleventy', dialects: () => ['nunjucks'] },
 ];
 
 for (const { site, dialects, options } of sites) {

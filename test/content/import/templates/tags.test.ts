@@ -1,0 +1,112 @@
+// Liquid and Nunjucks tags beyond the fixtures: raw text in code, whitespace control, variables,
+// control flow and unknown tags reported at their line.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { TemplateContext, TemplateDialect } from '../../../../src/content/import/templates/expand.ts';
+import { expandTemplates } from '../../../../src/content/import/templates/expand.ts';
+
+function expand(dialect: TemplateDialect, body: string, extra: Partial<TemplateContext> = {}) {
+  return expandTemplates(body, {
+    file: '_posts/x.md',
+    firstBodyLine: 4,
+    dialects: [dialect],
+    resolveRef: (target) => (target.includes('known') ? '/known/' : null),
+    ...extra,
+  });
+}
+
+const kindsAndLines = (warnings: Array<{ kind?: string; line: number }>) =>
+  warnings.map((w) => [w.kind, w.line]);
+
+test('liquid: tags in fenced and inline code are kept, but raw markers there are removed as Jekyll does', () => {
+  const body =
+    'Write `{{ site.url }}`.\n\n```liquid\n{% raw %}{% if x %}{{ y }}{% endif %}{% endraw %}\n{{ z }}\n```\n';
+  const { text, warnings } = expand('liquid', body);
+  assert.equal(text, 'Write `{{ site.url }}`.\n\n```liquid\n{% if x %}{{ y }}{% endif %}\n{{ z }}\n```\n');
+  assert.deepEqual(warnings, []);
+});
+
+test('liquid: whitespace control dashes remove the whitespace on their side', () => {
+  const { text } = expand('liquid', 'a  \n{%- assign x = "b" -%}\n  {{ x }}');
+  assert.equal(text, 'ab');
+});
+
+test('liquid: assign and capture set variables that later outputs and filters read', () => {
+  const { text, warnings } = expand(
+    'liquid',
+    '{% assign name = "ada" %}{% capture greeting %}Hi {{ name | capitalize }}{% endcapture %}{{ greeting | append: "!" }}',
+  );
+  assert.equal(text, 'Hi Ada!');
+  assert.deepEqual(warnings, []);
+});
+
+test('liquid: an output reading site data is removed and reported as a template expression at its line', () => {
+  const { text, warnings } = expand('liquid', 'Title:\n{{ page.title | upcase }}.');
+  assert.equal(text, 'Title:\n.');
+  assert.deepEqual(kindsAndLines(warnings), [['template-expression', 5]]);
+});
+
+test('liquid: control flow keeps the text inside and reports the opening tag once', () => {
+  const { text, warnings } = expand('liquid', '{% if site.beta %}\nBeta\n{% else %}\nStable\n{% endif %}');
+  assert.equal(text, '\nBeta\n\nStable\n');
+  assert.deepEqual(kindsAndLines(warnings), [['template-logic', 4]]);
+});
+
+test('liquid: an unknown paired tag keeps its inner text; an include is reported and removed', () => {
+  const { text, warnings } = expand('liquid', '{% callout %}Look{% endcallout %}\n{% include note.html %}');
+  assert.equal(text, 'Look\n');
+  assert.deepEqual(kindsAndLines(warnings), [
+    ['unknown-shortcode', 4],
+    ['unknown-shortcode', 5],
+  ]);
+});
+
+test('liquid: a site tag is reported as a site shortcode; link and post_url with no article as unknown-link', () => {
+  const { text, warnings } = expand(
+    'liquid',
+    '{% gallery %}\n[a]({% link _posts/nope.md %}) [b]({% post_url known %})',
+    {
+      options: { siteShortcodes: ['gallery'] },
+    },
+  );
+  assert.equal(text, '\n[a](_posts/nope.md) [b](/known/)');
+  assert.deepEqual(kindsAndLines(warnings), [
+    ['site-shortcode', 4],
+    ['unknown-link', 5],
+  ]);
+});
+
+test('liquid: highlight options are reported as dropped and raw markers inside the code removed', () => {
+  const { text, warnings } = expand(
+    'liquid',
+    '{% highlight html linenos %}\n{% raw %}{{ x }}{% endraw %}\n{% endhighlight %}',
+  );
+  assert.equal(text, '```html\n{{ x }}\n```');
+  assert.deepEqual(kindsAndLines(warnings), [['shortcode-option-dropped', 4]]);
+});
+
+test('nunjucks: comments are removed, set blocks and filters with arguments are evaluated', () => {
+  const { text, warnings } = expand(
+    'nunjucks',
+    '{# note to self #}{% set who %}the {{ "LEEKS" | lower }}{% endset %}{{ who | title }} and {{ missing | default("x") }}',
+  );
+  assert.equal(text, 'The Leeks and ');
+  assert.deepEqual(kindsAndLines(warnings), [['template-expression', 4]]);
+});
+
+test('nunjucks: the paired syntax-highlight tag takes its language and reports highlighted lines as dropped', () => {
+  const { text, warnings } = expand('nunjucks', '{% highlight "js 1,3" %}\nlet a;\n{% endhighlight %}');
+  assert.equal(text, '```js\nlet a;\n```');
+  assert.deepEqual(kindsAndLines(warnings), [['shortcode-option-dropped', 4]]);
+});
+
+test('nunjucks: verbatim keeps its text literally, and a Liquid-only filter is reported', () => {
+  const { text, warnings } = expand('nunjucks', '{% verbatim %}{{ a }}{% endverbatim %} {{ "x" | upcase }}');
+  assert.equal(text, '{{ a }} ');
+  assert.deepEqual(kindsAndLines(warnings), [['template-expression', 4]]);
+});
+
+test('liquid: a delimiter that opens no valid tag is reported, but not inside raw text', () => {
+  const { warnings } = expand('liquid', '{% raw %}{% oops{% endraw %}\n{% 1 %}');
+  assert.deepEqual(kindsAndLines(warnings), [['unknown-shortcode', 5]]);
+});
