@@ -1,6 +1,7 @@
 // Helpers every dialect shares: file:line warnings, HTML escaping and the fenced code block a
 // highlight tag becomes.
 
+import { renderMarkdown } from '../../markdown.ts';
 import type { ImportProblem } from '../records.ts';
 
 export interface Reporter {
@@ -75,4 +76,11 @@ export function blockBreaks(before: string, after: string): { lead: string; trai
   const lead = before === '' || /^[ \t]*$/.test(lineStart) ? '' : '\n';
   const trail = after === '' || /^[ \t]*(\r?\n|$)/.test(after) ? '' : '\n';
   return { lead, trail };
+}
+
+/** Markdown rendered to HTML, a single paragraph without its <p> (Hugo's markdownify). */
+export function markdownify(text: string): string {
+  const html = renderMarkdown(text).trim();
+  const single = /^<p>([\s\S]*)<\/p>$/.exec(html);
+  return single && !single[1].includes('<p>') ? single[1] : html;
 }

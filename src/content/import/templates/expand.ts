@@ -5,6 +5,7 @@
 import type { ImportProblem } from '../records.ts';
 import { reporterFor } from './common.ts';
 import { expandHugo } from './hugo.ts';
+import { expandMdx } from './mdx.ts';
 import { expandTags } from './tags.ts';
 
 export type TemplateDialect = 'hugo' | 'liquid' | 'nunjucks' | 'mdx';
@@ -50,6 +51,7 @@ export function expandTemplates(body: string, context: TemplateContext): Expande
     if (dialect === 'hugo') text = expandHugo(text, context, reporter);
     else if (dialect === 'liquid' || dialect === 'nunjucks')
       text = expandTags(text, dialect, context, reporter);
+    else text = expandMdx(text, reporter);
   }
   return { text, warnings };
 }

@@ -1,8 +1,7 @@
 // The HTML Hugo's embedded shortcode templates emit (tpl/tplimpl/embedded/templates/_shortcodes), on one
 // line each so that the stored Markdown keeps its line count and a block stays one HTML block.
 
-import { renderMarkdown } from '../../markdown.ts';
-import { escapeHtml } from './common.ts';
+import { escapeHtml, markdownify } from './common.ts';
 import type { ShortcodeArgs } from './hugo-parse.ts';
 
 const wrapperStyle = 'position: relative; padding-bottom: 56.25%; height: 0; overflow: hidden;';
@@ -19,13 +18,6 @@ function flag(args: ShortcodeArgs, name: string): boolean | undefined {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   return undefined;
-}
-
-/** Hugo's markdownify: a single paragraph loses its <p>. */
-export function markdownify(text: string): string {
-  const html = renderMarkdown(text).trim();
-  const single = /^<p>([\s\S]*)<\/p>$/.exec(html);
-  return single && !single[1].includes('<p>') ? single[1] : html;
 }
 
 function plainify(html: string): string {

@@ -19,11 +19,17 @@ const decidedElsewhere = new Set([
   'https://lantern.example.io/blog/2024/04/22/offline-mode/queue.png',
 ]);
 
+// .md files of these sites hold no template syntax the generator runs; .mdx files are MDX.
+const mdxOnly = (file: string): TemplateDialect[] => (file.endsWith('.mdx') ? ['mdx'] : []);
+
 const sites: Array<{ site: string; dialects: (file: string) => TemplateDialect[]; options?: object }> = [
   { site: 'hugo', dialects: () => ['hugo'], options: { youtubePrivacyEnhanced: true } },
   { site: 'jekyll', dialects: () => ['liquid'] },
   // eleventy.config.js: markdownTemplateEngine 'njk'.
   { site: 'eleventy', dialects: () => ['nunjucks'] },
+  { site: 'astro', dialects: mdxOnly },
+  { site: 'docusaurus', dialects: mdxOnly },
+  { site: 'nextjs/blog-starter', dialects: mdxOnly },
 ];
 
 for (const { site, dialects, options } of sites) {
