@@ -32,6 +32,10 @@ export interface TemplateContext {
     /** Names of the site's own shortcodes (Hugo layouts/_shortcodes/*.html, Eleventy addShortcode names): kept as
      *  unknown-but-defined (report kind `site-shortcode`, text removed or kept per the fixture). */
     siteShortcodes?: string[];
+    /** Values the templates may read by name, as the reader knows them (an extension of the interface):
+     *  Liquid `site.baseurl`, `site.url`, `page.title`; Eleventy's `metadata.url`; Hugo's `param` names
+     *  (`author`). A name not given is reported (`template-expression`) and removed. */
+    variables?: Record<string, string | number | boolean | null>;
   };
 }
 

@@ -2,7 +2,7 @@
 // template or unknown, reported with its line, its inner text kept when it has a closer.
 
 import type { Reporter } from './common.ts';
-import { blockBreaks, deindent, fencedBlock, trimLineBreaks } from './common.ts';
+import { blockBreaks, deindent, escapeHtml, fencedBlock, markdownify, trimLineBreaks } from './common.ts';
 import { figureHtml, gistHtml, vimeoHtml, youtubeHtml } from './hugo-embeds.ts';
 import type { ShortcodeToken } from './hugo-parse.ts';
 import { scanShortcodes } from './hugo-parse.ts';
@@ -26,6 +26,12 @@ const singleBuiltins = new Set([
   'ref',
   'relref',
   'param',
+  'x',
+  'x_simple',
+  'twitter',
+  'twitter_simple',
+  'instagram',
+  'instagram_simple',
 ]);
 
 /** The index of the token closing `opener` (same name, nesting counted), or -1. */
@@ -45,7 +51,8 @@ function findCloser(state: State, opener: ShortcodeToken): number {
 function highlight(state: State, opener: ShortcodeToken, body: string): string {
   const language = opener.args.named.get('lang') ?? opener.args.positional[0] ?? '';
   const options = opener.args.named.get('options') ?? opener.args.positional[1] ?? '';
-  for (const option of options.split(/[,\s]+/).filter((entry) => entry !== '')) {
+  // Chroma's options are comma-separated key=value pairs; hl_lines may hold spaces ("hl_lines=2 3").
+  for (const option of options.split(/\s*,\s*/).filter((entry) => entry !== '')) {
     state.reporter.warn(
       opener.start,
       'shortcode-option-dropped',
@@ -105,16 +112,60 @@ function renderSingle(state: State, token: ShortcodeToken): string {
     case 'relref':
       return reference(state, token);
     case 'param':
-      state.reporter.warn(
-        token.start,
-        'unknown-shortcode',
-        'param reads the site configuration at build time; removed',
-      );
+      return param(state, token);
+    case 'x':
+    case 'x_simple':
+    case 'twitter':
+    case 'twitter_simple':
+    case 'instagram':
+    case 'instagram_simple':
+      return socialLink(state, token);
+    case 'qr':
+      state.reporter.warn(token.start, 'unknown-shortcode', 'qr draws its image at build time; removed');
       return '';
     default:
       reportUnknown(state, token, false);
       return '';
   }
+}
+
+/** param: the page's or site's parameter, when the reader gave it (options.variables). */
+function param(state: State, token: ShortcodeToken): string {
+  const name = token.args.named.get('name') ?? token.args.positional[0] ?? '';
+  const value = state.context.options?.variables?.[name];
+  if (value !== undefined && value !== null) return String(value);
+  state.reporter.warn(
+    token.start,
+    'unknown-shortcode',
+    `param ${name} is not a parameter the import knows; removed`,
+  );
+  return '';
+}
+
+/**
+ * x, twitter and instagram fetch their HTML from the network at build time (oEmbed), which an import
+ * must not depend on: the post becomes a link to it, and the report says so.
+ */
+function socialLink(state: State, token: ShortcodeToken): string {
+  const url = socialUrl(token);
+  if (url === null) return missingArgument(state, token);
+  state.reporter.warn(
+    token.start,
+    'embed-as-link',
+    `${token.name} is rendered by Hugo from the network at build time; kept as a link to ${url}`,
+  );
+  return `<p><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p>`;
+}
+
+function socialUrl(token: ShortcodeToken): string | null {
+  const { named, positional } = token.args;
+  if (token.name.startsWith('instagram')) {
+    const id = named.get('id') ?? positional[0];
+    return id ? `https://www.instagram.com/p/${encodeURIComponent(id)}/` : null;
+  }
+  const user = named.get('user') ?? positional[0];
+  const id = named.get('id') ?? positional[1];
+  return user && id ? `https://x.com/${encodeURIComponent(user)}/status/${encodeURIComponent(id)}` : null;
 }
 
 function reportUnknown(state: State, token: ShortcodeToken, paired: boolean): void {
@@ -131,14 +182,13 @@ function reportUnknown(state: State, token: ShortcodeToken, paired: boolean): vo
 
 function details(state: State, opener: ShortcodeToken, inner: string): string {
   const { named } = opener.args;
-  const attributes = [
-    named.get('class') ? ` class="${named.get('class')}"` : '',
-    named.get('name') ? ` name="${named.get('name')}"` : '',
-    ['true', '1'].includes(named.get('open') ?? '') ? ' open' : '',
-    named.get('title') ? ` title="${named.get('title')}"` : '',
-  ].join('');
+  const attribute = (name: string): string =>
+    named.get(name) ? ` ${name}="${escapeHtml(named.get(name)!)}"` : '';
+  const open = ['true', '1'].includes(named.get('open') ?? '') ? ' open' : '';
+  const attributes = `${attribute('class')}${attribute('name')}${open}${attribute('title')}`;
+  const summary = markdownify(named.get('summary') ?? 'Details');
   // Blank lines around the inner text let Markdown render it inside the HTML block.
-  return `<details${attributes}>\n<summary>${named.get('summary') ?? 'Details'}</summary>\n\n${inner.trim()}\n\n</details>`;
+  return `<details${attributes}>\n<summary>${summary}</summary>\n\n${inner.trim()}\n\n</details>`;
 }
 
 /** A shortcode with inner content; tokens inside the body are consumed here. */
@@ -148,6 +198,7 @@ function renderPaired(state: State, opener: ShortcodeToken, closerIndex: number)
   let result: string;
   if (opener.name === 'highlight') result = highlight(state, opener, body);
   else if (opener.name === 'comment') result = '';
+  else if (opener.name === 'qr') result = renderSingle(state, opener);
   else {
     const inner = renderRange(state, opener.end, closer.start);
     if (opener.name === 'details') result = details(state, opener, inner);

@@ -105,6 +105,9 @@ function renderBraces(text: string, start: number, end: number, scan: Scan): str
   const comment = /^\/\*([^]*)\*\/$/.exec(source);
   if (comment) return comment[1].trim() === 'truncate' ? '<!-- truncate -->' : '';
   if (source === '') return '';
+  // {' '} and {"text"} are how JSX writes literal text: nothing is lost in keeping it.
+  const literal = literalValue(source);
+  if (typeof literal === 'string' && source !== 'true') return literal;
   const value = scan.exported.get(source);
   if (value !== undefined) {
     scan.reporter.warn(

@@ -64,8 +64,10 @@ function evaluatePrimary(source: string, variables: Variables): Value {
     if (match[3] !== undefined) return Number(match[3]);
     return match[4] === 'true' ? true : match[4] === 'false' ? false : null;
   }
-  const name = source.trim();
-  if (/^[A-Za-z_]\w*$/.test(name) && variables.has(name)) return variables.get(name)!;
+  // Dotted names (site.baseurl) are looked up whole: the reader gives them so (options.variables).
+  const name = source.trim().replace(/\[\s*["']([^"']+)["']\s*\]/g, '.$1');
+  if (/^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/.test(name) && variables.has(name))
+    return variables.get(name)!;
   throw new NotEvaluable(`${name} is the site's data at build time`);
 }
 

@@ -5,7 +5,7 @@
 
 import type { Region } from './code-regions.ts';
 import type { Reporter } from './common.ts';
-import { blockBreaks, fencedBlock, trimLineBreaks } from './common.ts';
+import { blockBreaks, escapeHtml, fencedBlock, trimLineBreaks } from './common.ts';
 import type { TemplateContext } from './expand.ts';
 import { evaluate, NotEvaluable, valueText } from './tag-expressions.ts';
 import type { Variables } from './tag-expressions.ts';
@@ -99,8 +99,8 @@ function highlight(state: State, token: TagToken): Rendered {
   if (!end) return unclosed(state, token);
   skipTokensBefore(state, end.index + end[0].length);
   state.literal.push({ start: token.end, end: end.index });
-  const words = (token.source.match(/"[^"]*"|'[^']*'|\S+/g) ?? []).map((word) =>
-    word.replace(/^["']|["']$/g, ''),
+  const words = (token.source.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) ?? []).map((word) =>
+    word.replace(/^"([^"]*)"$|^'([^']*)'$/, '$1$2'),
   );
   // Eleventy's syntaxhighlight takes "js 1,3" or "js/1,3": the language, then lines to highlight.
   const [language = '', ...rest] = words.flatMap((word, index) =>
@@ -133,6 +133,19 @@ function link(state: State, token: TagToken): Rendered {
     `${kind} ${target} matches no article; the target is kept as written`,
   );
   return { text: target };
+}
+
+/** jekyll-gist's tag: {% gist [user/]id [file] %} → its script tag. */
+function gist(state: State, token: TagToken): Rendered {
+  const [id, file] = token.source.split(/\s+/).map((word) => word.replace(/^["']|["']$/g, ''));
+  if (!id) {
+    state.reporter.warn(token.start, 'unknown-shortcode', 'gist needs a gist id; removed');
+    return { text: '' };
+  }
+  const query = file ? `?file=${encodeURIComponent(file)}` : '';
+  return {
+    text: `<script src="https://gist.github.com/${escapeHtml(id)}.js${escapeHtml(query)}"> </script>`,
+  };
 }
 
 function reportExpression(state: State, offset: number, source: string, error: unknown): void {
@@ -191,6 +204,7 @@ function renderTag(state: State, token: TagToken): Rendered {
   if (name === 'comment') return literalBlock(state, token, 'comment', false);
   if (name === 'highlight') return highlight(state, token);
   if (name === 'link' || name === 'post_url') return link(state, token);
+  if (name === 'gist' && state.dialect === 'liquid') return gist(state, token);
   if (name === 'assign' || name === 'set' || name === 'capture') return assignment(state, token);
   if (branchTags.has(name) || name.startsWith('end')) return { text: '' };
   if (logicTags.has(name)) {
@@ -259,7 +273,7 @@ export function expandTags(
     dialect,
     context,
     reporter,
-    variables: new Map(),
+    variables: new Map(Object.entries(context.options?.variables ?? {})),
     literal: [],
   };
   const output = renderRange(state, 0, text.length);

@@ -99,3 +99,51 @@ test('hugo: a shortcode delimiter that opens no valid call is reported and left 
   assert.equal(text, 'Odd {{< "unclosed\n\nnext');
   assert.equal(warnings[0].kind, 'unknown-shortcode');
 });
+
+test('hugo: param reads the values the reader gives, and is reported when it has none', () => {
+  const { text, warnings } = hugo('By {{< param "author" >}}, {{< param "missing" >}}.', {
+    options: { variables: { author: 'Rosa' } },
+  });
+  assert.equal(text, 'By Rosa, .');
+  assert.deepEqual(
+    warnings.map((w) => [w.kind, w.line]),
+    [['unknown-shortcode', 5]],
+  );
+});
+
+test('hugo: x and instagram, which Hugo fetches from the network, become links and are reported', () => {
+  const { text, warnings } = hugo(
+    '{{< x user="SanDiegoZoo" id="1453110110599868418" >}}\n{{< instagram CxOWiQNP2MO >}}',
+  );
+  assert.equal(
+    text,
+    '<p><a href="https://x.com/SanDiegoZoo/status/1453110110599868418">https://x.com/SanDiegoZoo/status/1453110110599868418</a></p>\n' +
+      '<p><a href="https://www.instagram.com/p/CxOWiQNP2MO/">https://www.instagram.com/p/CxOWiQNP2MO/</a></p>',
+  );
+  assert.deepEqual(
+    warnings.map((w) => [w.kind, w.line]),
+    [
+      ['embed-as-link', 5],
+      ['embed-as-link', 6],
+    ],
+  );
+});
+
+test('hugo: a paired qr is reported as a built-in that cannot be drawn, and its text removed', () => {
+  const { text, warnings } = hugo('{{< qr >}}https://example.org{{< /qr >}}');
+  assert.equal(text, '');
+  assert.match(warnings[0].message, /qr draws its image at build time/);
+});
+
+test('hugo: details escapes its attributes and renders its summary as Markdown', () => {
+  const { text } = hugo('{{< details summary="*Why*" title="a \\"b\\"" >}}x{{< /details >}}');
+  assert.equal(text, '<details title="a &quot;b&quot;">\n<summary><em>Why</em></summary>\n\nx\n\n</details>');
+});
+
+test('hugo: highlight options are split on commas only, so hl_lines with spaces is one option', () => {
+  const { warnings } = hugo('{{< highlight go "linenos=table,hl_lines=2 3" >}}\nx\n{{< /highlight >}}');
+  assert.deepEqual(
+    warnings.map((w) => w.message.split(' ')[2]),
+    ['linenos=table', 'hl_lines=2'],
+  );
+});

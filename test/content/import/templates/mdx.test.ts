@@ -126,3 +126,9 @@ test('mdx: text that is not JSX (a lone "<" or an unclosed brace) is kept as wri
   assert.equal(text, 'a < b and 3<4 and {unclosed');
   assert.deepEqual(warnings, []);
 });
+
+test('mdx: string and number literals in braces are JSX text and are kept without a report', () => {
+  const { text, warnings } = mdx('Hello{\' \'}<b>world</b>{"!"} {3}');
+  assert.equal(text, 'Hello <b>world</b>! 3');
+  assert.deepEqual(warnings, []);
+});

@@ -110,3 +110,32 @@ test('liquid: a delimiter that opens no valid tag is reported, but not inside ra
   const { warnings } = expand('liquid', '{% raw %}{% oops{% endraw %}\n{% 1 %}');
   assert.deepEqual(kindsAndLines(warnings), [['unknown-shortcode', 5]]);
 });
+
+test('liquid: jekyll-gist renders its script tag', () => {
+  const { text } = expand('liquid', '{% gist parkr/931c1c8d465a04042403 jekyll-private-gist.markdown %}');
+  assert.equal(
+    text,
+    '<script src="https://gist.github.com/parkr/931c1c8d465a04042403.js?file=jekyll-private-gist.markdown"> </script>',
+  );
+});
+
+test('liquid: values the reader gives (site.baseurl, page.title) are read by their dotted names', () => {
+  const { text, warnings } = expand(
+    'liquid',
+    '[x]({{ site.baseurl }}{% link known.md %}) {{ page["title"] | upcase }}',
+    {
+      options: { variables: { 'site.baseurl': '/blog', 'page.title': 'Supper' } },
+    },
+  );
+  assert.equal(text, '[x](/blog/known/) SUPPER');
+  assert.deepEqual(warnings, []);
+});
+
+test('liquid: a highlight option with a quoted value holding spaces is one dropped option', () => {
+  const { text, warnings } = expand('liquid', '{% highlight ruby mark_lines="1 2" %}\nx\n{% endhighlight %}');
+  assert.equal(text, '```ruby\nx\n```');
+  assert.deepEqual(
+    warnings.map((w) => w.message),
+    ['highlight option mark_lines="1 2" has no Markdown equivalent; the code block is kept without it'],
+  );
+});
