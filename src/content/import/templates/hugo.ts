@@ -191,6 +191,16 @@ function details(state: State, opener: ShortcodeToken, inner: string): string {
   return `<details${attributes}>\n<summary>${summary}</summary>\n\n${inner.trim()}\n\n</details>`;
 }
 
+/** An inline shortcode's body is a Go template run at build time: nothing of it can be kept as text. */
+function inlineShortcode(state: State, opener: ShortcodeToken): string {
+  state.reporter.warn(
+    opener.start,
+    'unknown-shortcode',
+    `${opener.name} is an inline shortcode, a Go template run at build time; removed`,
+  );
+  return '';
+}
+
 /** A shortcode with inner content; tokens inside the body are consumed here. */
 function renderPaired(state: State, opener: ShortcodeToken, closerIndex: number): string {
   const closer = state.tokens[closerIndex];
@@ -199,6 +209,7 @@ function renderPaired(state: State, opener: ShortcodeToken, closerIndex: number)
   if (opener.name === 'highlight') result = highlight(state, opener, body);
   else if (opener.name === 'comment') result = '';
   else if (opener.name === 'qr') result = renderSingle(state, opener);
+  else if (opener.name.endsWith('.inline')) result = inlineShortcode(state, opener);
   else {
     const inner = renderRange(state, opener.end, closer.start);
     if (opener.name === 'details') result = details(state, opener, inner);

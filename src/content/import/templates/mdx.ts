@@ -44,8 +44,42 @@ function literalValue(source: string): string | null | false {
   return null;
 }
 
+// React leaves these numbers unitless; any other number is in pixels.
+const unitless = new Set([
+  'opacity',
+  'zIndex',
+  'fontWeight',
+  'lineHeight',
+  'flex',
+  'flexGrow',
+  'flexShrink',
+  'order',
+  'zoom',
+]);
+
+/** A JSX style object of literal values ({{ textAlign: 'center', maxWidth: 300 }}) as CSS; null otherwise. */
+function styleCss(source: string): string | null {
+  const object = /^\{([^{}]*)\}$/.exec(source.trim());
+  if (!object) return null;
+  const declarations: string[] = [];
+  for (const entry of object[1].split(',').filter((part) => part.trim() !== '')) {
+    const pair =
+      /^\s*(?:([A-Za-z]\w*)|(["'])([\w-]+)\2)\s*:\s*(?:(["'])([^"']*)\4|(-?\d+(?:\.\d+)?))\s*$/.exec(entry);
+    if (!pair) return null;
+    const key = pair[1] ?? pair[3];
+    const property = key.startsWith('--')
+      ? key
+      : key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+    const value = pair[5] ?? (unitless.has(key) || pair[6] === '0' ? pair[6] : `${pair[6]}px`);
+    declarations.push(`${property}: ${value}`);
+  }
+  return declarations.join('; ');
+}
+
 function htmlAttribute(attribute: JsxAttribute, tag: JsxTag, reporter: Reporter): string {
   const name = attributeNames[attribute.name] ?? attribute.name;
+  const css = attribute.name === 'style' && attribute.expression ? styleCss(attribute.value ?? '') : null;
+  if (css !== null) return ` style="${escapeHtml(css)}"`;
   if (attribute.spread || (attribute.expression && literalValue(attribute.value ?? '') === null)) {
     const written = attribute.spread ? `{${attribute.value}}` : `${attribute.name}={${attribute.value}}`;
     reporter.warn(

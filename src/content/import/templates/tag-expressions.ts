@@ -65,10 +65,13 @@ function evaluatePrimary(source: string, variables: Variables): Value {
     return match[4] === 'true' ? true : match[4] === 'false' ? false : null;
   }
   // Dotted names (site.baseurl) are looked up whole: the reader gives them so (options.variables).
-  const name = source.trim().replace(/\[\s*["']([^"']+)["']\s*\]/g, '.$1');
-  if (/^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/.test(name) && variables.has(name))
-    return variables.get(name)!;
-  throw new NotEvaluable(`${name} is the site's data at build time`);
+  const written = source.trim();
+  const name = written.replace(/\[\s*["']([^"']+)["']\s*\]/g, '.$1');
+  if (!/^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/.test(name)) {
+    throw new NotEvaluable(`${written} is not a value the import can compute`);
+  }
+  if (variables.has(name)) return variables.get(name)!;
+  throw new NotEvaluable(`${written} is the site's data at build time`);
 }
 
 /** Splits on a separator outside quotes and parentheses. */

@@ -172,7 +172,7 @@ function assignment(state: State, token: TagToken): Rendered {
     try {
       state.variables.set(inline[1], evaluate(inline[2], state.variables, state.dialect));
     } catch (error) {
-      reportExpression(state, token.start, inline[2], error);
+      reportExpression(state, token.start, `${token.name} ${token.source}`, error);
     }
     return { text: '' };
   }

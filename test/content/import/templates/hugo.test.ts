@@ -147,3 +147,9 @@ test('hugo: highlight options are split on commas only, so hl_lines with spaces 
     ['linenos=table', 'hl_lines=2'],
   );
 });
+
+test('hugo: an inline shortcode, a Go template run at build time, is removed with its body and reported', () => {
+  const { text, warnings } = hugo('Now: {{< time.inline >}}{{ now }}{{< /time.inline >}}.');
+  assert.equal(text, 'Now: .');
+  assert.match(warnings[0].message, /inline shortcode/);
+});

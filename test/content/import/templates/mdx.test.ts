@@ -132,3 +132,17 @@ test('mdx: string and number literals in braces are JSX text and are kept withou
   assert.equal(text, 'Hello <b>world</b>! 3');
   assert.deepEqual(warnings, []);
 });
+
+test('mdx: a style object of literal values becomes CSS, numbers in pixels where React adds them', () => {
+  const { text, warnings } = mdx(
+    "<div style={{ textAlign: 'center', maxWidth: 300, opacity: 0.5, '--gap': '2px' }}>x</div>",
+  );
+  assert.equal(text, '<div style="text-align: center; max-width: 300px; opacity: 0.5; --gap: 2px">x</div>');
+  assert.deepEqual(warnings, []);
+});
+
+test('mdx: a style object computed at run time is reported and removed', () => {
+  const { text, warnings } = mdx('<div style={{ width: size }}>x</div>');
+  assert.equal(text, '<div>x</div>');
+  assert.deepEqual(kindsAndLines(warnings), [['mdx-expression', 8]]);
+});

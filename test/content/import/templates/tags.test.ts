@@ -139,3 +139,15 @@ test('liquid: a highlight option with a quoted value holding spaces is one dropp
     ['highlight option mark_lines="1 2" has no Markdown equivalent; the code block is kept without it'],
   );
 });
+
+test('nunjucks: a set the import cannot compute is reported as such, and its later use too', () => {
+  const { text, warnings } = expand('nunjucks', '{% set crops = ["leeks"] %}{{ crops | first }}');
+  assert.equal(text, '');
+  assert.deepEqual(
+    warnings.map((w) => w.message),
+    [
+      'set crops = ["leeks"]: ["leeks"] is not a value the import can compute; removed',
+      "{{ crops | first }}: crops is the site's data at build time; removed",
+    ],
+  );
+});
