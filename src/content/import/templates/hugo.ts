@@ -120,6 +120,15 @@ function renderSingle(state: State, token: ShortcodeToken): string {
     case 'instagram':
     case 'instagram_simple':
       return socialLink(state, token);
+    case 'highlight':
+    case 'details':
+    case 'comment':
+      state.reporter.warn(
+        token.start,
+        'unknown-shortcode',
+        `${token.name} has no closing /${token.name}; removed`,
+      );
+      return '';
     case 'qr':
       state.reporter.warn(token.start, 'unknown-shortcode', 'qr draws its image at build time; removed');
       return '';

@@ -153,3 +153,9 @@ test('hugo: an inline shortcode, a Go template run at build time, is removed wit
   assert.equal(text, 'Now: .');
   assert.match(warnings[0].message, /inline shortcode/);
 });
+
+test('hugo: a highlight that is never closed is reported as such and removed', () => {
+  const { text, warnings } = hugo('{{< highlight go >}}\nx');
+  assert.equal(text, '\nx');
+  assert.match(warnings[0].message, /highlight has no closing \/highlight/);
+});
