@@ -13,6 +13,8 @@ export interface RelationTables {
   postsAuthors: Map<unknown, GhostRow[]>;
   postsProducts: Map<unknown, GhostRow[]>;
   products: Map<unknown, GhostRow>;
+  /** The line of a field of a join table's row (posts_authors, posts_tags, posts_products). */
+  locateRow: (row: GhostRow, field: string) => number;
 }
 
 function text(value: unknown): string | null {
@@ -46,9 +48,12 @@ export function ghostAuthors(
   siteUrl: string | null,
 ): AuthorInput[] {
   const links = tables.postsAuthors.get(post['id']) ?? [];
-  const ids = links.length > 0 ? links.map((link) => link['author_id']) : [post['author_id']];
+  const ids: { id: unknown; line: () => number }[] =
+    links.length > 0
+      ? links.map((link) => ({ id: link['author_id'], line: () => tables.locateRow(link, 'author_id') }))
+      : [{ id: post['author_id'], line: () => ctx.locate(['author_id']) }];
   const authors: AuthorInput[] = [];
-  for (const id of ids) {
+  for (const { id, line } of ids) {
     if (id === undefined || id === null) continue;
     const user = tables.users.get(id);
     const author = user === undefined ? null : authorOf(user, siteUrl);
@@ -56,7 +61,7 @@ export function ghostAuthors(
     else {
       ctx.warnings.push({
         file: ctx.file,
-        line: ctx.locate([]),
+        line: line(),
         kind: 'unknown-author',
         message: `author ${JSON.stringify(id)} is not among the export's users (or has no name): left out of the post's authors`,
       });
@@ -96,15 +101,20 @@ export function ghostVisibility(
     else
       warnTier(
         ctx,
+        tables.locateRow(link, 'product_id'),
         `tier ${JSON.stringify(link['product_id'])} is not among the export's products: left out`,
       );
   }
   if (tiers.length === 0) {
-    warnTier(ctx, 'visibility tiers names no tier in posts_products: imported as paid (every paid tier)');
+    warnTier(
+      ctx,
+      ctx.locate(['visibility']),
+      'visibility tiers names no tier in posts_products: imported as paid (every paid tier)',
+    );
   }
   return { visibility: 'paid', tiers };
 }
 
-function warnTier(ctx: Ctx, message: string): void {
-  ctx.warnings.push({ file: ctx.file, line: ctx.locate(['visibility']), kind: 'visibility', message });
+function warnTier(ctx: Ctx, line: number, message: string): void {
+  ctx.warnings.push({ file: ctx.file, line, kind: 'visibility', message });
 }

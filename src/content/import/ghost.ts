@@ -93,6 +93,7 @@ interface GhostTables {
   settings: GhostRow[];
   /** Every tag by id, with its index in `tags` (for locating its problems). */
   tagsById: Map<unknown, { tag: GhostRow; index: number }>;
+  locateRow: (row: GhostRow, field: string) => number;
 }
 
 const shape = 'a Ghost export is { "db": [ { "meta": …, "data": { "posts": […], … } } ] }';
@@ -139,6 +140,8 @@ export function ghostSource(
   // A duplicate's problem is on the export's line; its message names the other post.
   const duplicates = mergeDuplicates(reading.entries).map((problem) => ({ ...problem, file }));
   const problems = [...sortByLine(tagProblems), ...duplicates];
+  // Contract §13: --strict makes every warning an error (what would be left behind is refused).
+  if (strict) problems.push(...sortByLine(warnings));
   if (problems.length > 0) return { problems };
   const articles = reading.entries.map((entry) => entry.outcome.article as ArticleInput);
   return {
@@ -262,22 +265,31 @@ function ghostData(rootCtx: Ctx, root: unknown): { data: GhostRow; base: Path } 
 }
 
 function ghostTables(rootCtx: Ctx, data: GhostRow, base: Path): GhostTables {
+  // Where each row of a join table is, for warnings about what it links to.
+  const rowPaths = new Map<GhostRow, Path>();
+  const joinTable = (table: string) => {
+    const list = rows(rootCtx, data, table, base);
+    const source = data[table] as unknown[];
+    for (const row of list) rowPaths.set(row, [...base, table, source.indexOf(row)]);
+    return byPost(list);
+  };
   // Read in this order, so that problems on the same line come in the order they always did.
   const posts = rows(rootCtx, data, 'posts', base);
   const tags = rows(rootCtx, data, 'tags', base);
   return {
     posts,
     tags,
-    postsTags: byPost(rows(rootCtx, data, 'posts_tags', base)),
+    postsTags: joinTable('posts_tags'),
     users: new Map(rows(rootCtx, data, 'users', base).map((user) => [user['id'], user])),
-    postsAuthors: byPost(rows(rootCtx, data, 'posts_authors', base)),
+    postsAuthors: joinTable('posts_authors'),
     postsMeta: new Map(
       rows(rootCtx, data, 'posts_meta', base).map((row, index) => [row['post_id'], { row, index }]),
     ),
-    postsProducts: byPost(rows(rootCtx, data, 'posts_products', base)),
+    postsProducts: joinTable('posts_products'),
     products: new Map(rows(rootCtx, data, 'products', base).map((product) => [product['id'], product])),
     settings: rows(rootCtx, data, 'settings', base),
     tagsById: new Map(tags.map((tag, i) => [tag['id'], { tag, index: i }])),
+    locateRow: (row, field) => rootCtx.locate([...(rowPaths.get(row) ?? base), field]),
   };
 }
 
@@ -368,14 +380,28 @@ function resolvedField(folio: string, value: string, siteUrl: string | null): st
   return folio === 'coverImage' ? resolved(value, siteUrl) : value.replaceAll('__GHOST_URL__', siteUrl ?? '');
 }
 
+/** The post's public tags in posts_tags order; a link to a tag the export does not hold is reported. */
+function ghostPostTags(ctx: Ctx, post: GhostRow, tables: GhostTables): unknown[] {
+  const names: unknown[] = [];
+  for (const link of tables.postsTags.get(post['id']) ?? []) {
+    const tag = tables.tagsById.get(link['tag_id'])?.tag;
+    if (tag === undefined) {
+      ctx.warnings.push({
+        file: ctx.file,
+        line: tables.locateRow(link, 'tag_id'),
+        kind: 'unknown-tag',
+        message: `tag ${JSON.stringify(link['tag_id'])} of posts_tags is not among the export's tags: left out of the post's tags`,
+      });
+    } else if (isPublic(tag)) names.push(tag['name']);
+  }
+  return names;
+}
+
 /** One Ghost post as the fields of a Folio article, with its tags and SEO from the other tables. */
 function ghostRecord(ctx: Ctx, post: GhostRow, tables: GhostTables, siteUrl: string | null): GhostRow {
   const record: GhostRow = {};
   ghostPostFields(ctx, post, record, siteUrl);
-  record['tags'] = (tables.postsTags.get(post['id']) ?? [])
-    .map((link) => tables.tagsById.get(link['tag_id'])?.tag)
-    .filter((tag) => tag !== undefined && isPublic(tag))
-    .map((tag) => tag!['name']);
+  record['tags'] = ghostPostTags(ctx, post, tables);
   const meta = tables.postsMeta.get(post['id'])?.row ?? post;
   const ogImage = meta['og_image'];
   const seo = {
