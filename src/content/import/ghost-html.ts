@@ -83,6 +83,10 @@ function converter(siteUrl: string | null): TurndownService {
       ['IFRAME', 'VIDEO', 'AUDIO'].includes(node.nodeName),
     replacement: (_content, node) => keptHtml(node as unknown as DomElement, siteUrl),
   });
+  service.addRule('membersOnly', {
+    filter: (node) => node.nodeName === DIVIDER_ELEMENT.toUpperCase(),
+    replacement: () => `\n\n${MEMBERS_ONLY_MARKER}\n\n`,
+  });
   service.addRule('ghostImage', {
     filter: 'img',
     replacement: (_content, node) => {
@@ -104,13 +108,15 @@ function converter(siteUrl: string | null): TurndownService {
   return service;
 }
 
+/** Stands for the divider while turndown converts the HTML (which drops comments); written back by the rule below. */
+const DIVIDER_ELEMENT = 'folio-members-only';
+
 /** A post's HTML as Markdown, its members-only divider kept on a line of its own. */
 export function htmlToMarkdown(html: string, siteUrl: string | null = null): string {
-  const service = converter(siteUrl);
-  html = withSiteUrl(html, siteUrl);
-  const divider = MARKER_RE.exec(html);
-  if (divider === null) return service.turndown(html);
-  const before = service.turndown(html.slice(0, divider.index));
-  const after = service.turndown(html.slice(divider.index + divider[0].length));
-  return [before, MEMBERS_ONLY_MARKER, after].filter((part) => part !== '').join('\n\n');
+  const withDivider = withSiteUrl(html, siteUrl).replace(
+    MARKER_RE,
+    // With text: turndown drops an empty element before any rule sees it.
+    `<${DIVIDER_ELEMENT}>-</${DIVIDER_ELEMENT}>`,
+  );
+  return converter(siteUrl).turndown(withDivider);
 }

@@ -269,8 +269,8 @@ function ghostTables(rootCtx: Ctx, data: GhostRow, base: Path): GhostTables {
   const rowPaths = new Map<GhostRow, Path>();
   const joinTable = (table: string) => {
     const list = rows(rootCtx, data, table, base);
-    const source = data[table] as unknown[];
-    for (const row of list) rowPaths.set(row, [...base, table, source.indexOf(row)]);
+    const raw = Array.isArray(data[table]) ? (data[table] as unknown[]) : [];
+    raw.forEach((row, i) => rowPaths.set(row as GhostRow, [...base, table, i]));
     return byPost(list);
   };
   // Read in this order, so that problems on the same line come in the order they always did.
