@@ -1,16 +1,30 @@
 // A Ghost JSON export (Settings → Labs → Export, Ghost 4 and 5: { db: [{ meta, data: { posts, tags,
-// posts_tags, users, posts_authors, posts_meta } }] }) as Folio records. Posts keep their slug,
-// dates, status, feature image, custom excerpt, tags (public ones, in Ghost's order), primary
-// author and SEO fields; their HTML becomes Markdown with turndown. Pages are not posts: skipped.
-import { createRequire } from 'node:module';
-import type TurndownService from 'turndown';
+// posts_tags, users, posts_authors, posts_meta, products, posts_products, settings } }] }) as Folio
+// records, moved in faithfully (contract §13): posts keep their slug, Ghost's URL (`/{slug}/`), their
+// id as feed guid, dates, status, feature image, custom excerpt, public tags with Ghost's slugs (in
+// Ghost's order), co-authors in order, visibility and tiers, and SEO fields; their HTML becomes
+// Markdown (ghost-html.ts) with the members-only divider kept. Pages are reported, not imported;
+// internal tags and fields Folio has no place for are warned about with their line.
 import { groupBy } from '../lists.ts';
-import type { ArticleInput, ContentSource, ImportProblem, ReadOptions, TagInput } from './records.ts';
+import type {
+  ArticleInput,
+  ContentSource,
+  FileReport,
+  ImportProblem,
+  ReadOptions,
+  TagInput,
+} from './records.ts';
 import { type ArticleOutcome, JSON_ARTICLE_FIELDS, validateArticle } from './article-rules.ts';
 import { mergeDuplicates } from './duplicate-slugs.ts';
-import { type Ctx, describe, isObject, type Path, report, sortByLine, warn } from './check-kit.ts';
+import { type Ctx, describe, isObject, type Path, report, sortByLine } from './check-kit.ts';
+import { warnUnmappedFields } from './ghost-fields.ts';
+import { htmlToMarkdown, resolved } from './ghost-html.ts';
+import { ghostAuthors, ghostVisibility, type GhostRow } from './ghost-relations.ts';
+import { ghostPath, ghostSettings, siteUrlOption } from './ghost-settings.ts';
 import { COLOR_RE, validateTagList } from './tag-rules.ts';
 import { lazyJsonLocator } from './yaml-lines.ts';
+
+export { htmlToMarkdown } from './ghost-html.ts';
 
 /** Folio's field → the Ghost post field it comes from, so that problems point at Ghost's line. */
 const GHOST_FIELD: Record<string, string> = {
@@ -40,34 +54,7 @@ export function isGhostExport(data: unknown): boolean {
   return isObject(data['data']) && 'posts' in data['data'] && 'meta' in data;
 }
 
-let turndown: TurndownService | undefined;
-
-/** Loaded on first use: turndown and its DOM take ~80 ms to load, which every other CLI command would pay. */
-function converter(): TurndownService {
-  if (turndown === undefined) {
-    const Turndown = createRequire(import.meta.url)('turndown') as typeof TurndownService;
-    turndown = new Turndown({
-      headingStyle: 'atx',
-      codeBlockStyle: 'fenced',
-      bulletListMarker: '-',
-      emDelimiter: '_',
-    });
-    // Code injected into a post (HTML cards) is not text: without this, its source would become prose.
-    turndown.remove(['script', 'style', 'noscript']);
-  }
-  return turndown;
-}
-
-/** Ghost writes its own site's URLs with a placeholder; without it they are root-relative paths. */
-function withoutGhostUrl(value: unknown): unknown {
-  return typeof value === 'string' ? value.replaceAll('__GHOST_URL__', '') : value;
-}
-
-export function htmlToMarkdown(html: string): string {
-  return converter().turndown(withoutGhostUrl(html) as string);
-}
-
-function rows(ctx: Ctx, data: Record<string, unknown>, table: string, base: Path): Record<string, unknown>[] {
+function rows(ctx: Ctx, data: GhostRow, table: string, base: Path): GhostRow[] {
   const value = data[table];
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) {
@@ -78,15 +65,15 @@ function rows(ctx: Ctx, data: Record<string, unknown>, table: string, base: Path
     if (isObject(row)) return true;
     report(ctx, [...base, table, i], `${table}[${i}] must be an object, got ${describe(row)}`);
     return false;
-  }) as Record<string, unknown>[];
+  }) as GhostRow[];
 }
 
-function bySortOrder(a: Record<string, unknown>, b: Record<string, unknown>): number {
+function bySortOrder(a: GhostRow, b: GhostRow): number {
   return Number(a['sort_order'] ?? 0) - Number(b['sort_order'] ?? 0);
 }
 
 /** Rows of a join table by their post, each post's in `sort_order`. */
-function byPost(list: Record<string, unknown>[]): Map<unknown, Record<string, unknown>[]> {
+function byPost(list: GhostRow[]): Map<unknown, GhostRow[]> {
   const groups = groupBy(list, (row) => row['post_id']);
   for (const group of groups.values()) group.sort(bySortOrder);
   return groups;
@@ -99,14 +86,30 @@ interface GhostTables {
   postsTags: Map<unknown, GhostRow[]>;
   users: Map<unknown, GhostRow>;
   postsAuthors: Map<unknown, GhostRow[]>;
-  postsMeta: Map<unknown, GhostRow>;
+  /** Each post's posts_meta row, with its index in the table (for locating its fields). */
+  postsMeta: Map<unknown, { row: GhostRow; index: number }>;
+  postsProducts: Map<unknown, GhostRow[]>;
+  products: Map<unknown, GhostRow>;
+  settings: GhostRow[];
   /** Every tag by id, with its index in `tags` (for locating its problems). */
   tagsById: Map<unknown, { tag: GhostRow; index: number }>;
+  locateRow: (row: GhostRow, field: string) => number;
 }
 
-type GhostRow = Record<string, unknown>;
-
 const shape = 'a Ghost export is { "db": [ { "meta": …, "data": { "posts": […], … } } ] }';
+
+/** Everything read from the export so far, and where each kind of finding goes. */
+interface Reading {
+  file: string;
+  base: Path;
+  tables: GhostTables;
+  siteUrl: string | null;
+  strict: boolean;
+  locate: (path: Path) => number;
+  warnings: ImportProblem[];
+  files: FileReport[];
+  entries: { file: string; outcome: ArticleOutcome }[];
+}
 
 export function ghostSource(
   file: string,
@@ -124,40 +127,103 @@ export function ghostSource(
   const { data, base } = found;
   const tables = ghostTables(rootCtx, data, base);
   if (rootCtx.problems.length > 0) return { problems: sortByLine(rootCtx.problems) };
+  const siteUrl = siteUrlOption(options.siteUrl);
 
   const tagProblems: ImportProblem[] = [];
   const tags = ghostTagList(rootCtx, tables, [...base, 'tags'], tagProblems);
+  warnInternalTags(rootCtx, tables, [...base, 'tags']);
+  const settings = ghostSettings(rootCtx, tables.settings, [...base, 'settings'], siteUrl);
 
-  const entries: { file: string; outcome: ArticleOutcome }[] = [];
-  let pages = 0;
-  tables.posts.forEach((post, i) => {
-    const postPath = [...base, 'posts', i];
-    if (post['type'] === 'page') {
-      pages++;
-      return;
-    }
-    const label = `${file}#posts[${i}]`;
-    const ctx: Ctx = {
-      file: label,
-      problems: [],
-      warnings,
-      strict,
-      locate: (path) =>
-        locate([...postPath, ...(typeof path[0] === 'string' ? [GHOST_FIELD[path[0]] ?? path[0]] : [])]),
-    };
-    entries.push({
-      file: label,
-      outcome: validateArticle(ctx, ghostRecord(ctx, post, tables), { allowed: JSON_ARTICLE_FIELDS }),
-    });
-  });
-  if (pages > 0) warn(rootCtx, [...base, 'posts'], `${pages} page(s) skipped: Folio imports posts`);
+  const reading: Reading = { file, base, tables, siteUrl, strict, locate, warnings, files: [], entries: [] };
+  tables.posts.forEach((post, i) => readPost(reading, post, i));
 
-  const problems = [...sortByLine(tagProblems), ...mergeDuplicates(entries)];
+  // A duplicate's problem is on the export's line; its message names the other post.
+  const duplicates = mergeDuplicates(reading.entries).map((problem) => ({ ...problem, file }));
+  const problems = [...sortByLine(tagProblems), ...duplicates];
+  // Contract §13: --strict makes every warning an error (what would be left behind is refused).
+  if (strict) problems.push(...sortByLine(warnings));
   if (problems.length > 0) return { problems };
+  const articles = reading.entries.map((entry) => entry.outcome.article as ArticleInput);
   return {
-    source: { tags, articles: entries.map((e) => e.outcome.article as ArticleInput), warnings },
+    source: {
+      generator: 'ghost',
+      settings,
+      files: reading.files,
+      tags,
+      articles,
+      warnings: sortByLine(warnings),
+    },
     problems,
   };
+}
+
+/** `export.json#posts/welcome`: how the import report names one post of the export. */
+function postLabel(file: string, post: GhostRow, index: number): string {
+  return typeof post['slug'] === 'string' && post['slug'] !== ''
+    ? `${file}#posts/${post['slug']}`
+    : `${file}#posts[${index}]`;
+}
+
+/** One post: a page is reported; a post is validated into an article, with its relations and report line. */
+function readPost(reading: Reading, post: GhostRow, i: number): void {
+  const { file, base, tables, siteUrl, strict, locate, warnings } = reading;
+  const postPath = [...base, 'posts', i];
+  const label = postLabel(file, post, i);
+  if (post['type'] === 'page') {
+    reading.files.push({ file: label, kind: 'page', reason: 'type page: a Ghost page, not a post' });
+    return;
+  }
+  const ctx: Ctx = {
+    file,
+    problems: [],
+    warnings,
+    strict,
+    locate: (path) =>
+      locate([...postPath, ...(typeof path[0] === 'string' ? [GHOST_FIELD[path[0]] ?? path[0]] : [])]),
+  };
+  const record = ghostRecord(ctx, post, tables, siteUrl);
+  const { visibility, tiers } = ghostVisibility(ctx, post, tables);
+  const authors = ghostAuthors(ctx, post, tables, siteUrl);
+  if (authors.length > 0) record['author'] = { name: authors[0].name, image: authors[0].image };
+  const outcome = validateArticle(ctx, record, { allowed: JSON_ARTICLE_FIELDS });
+  // Problems found before validateArticle (visibility) are kept with its own.
+  if (outcome.problems !== ctx.problems) outcome.problems.unshift(...ctx.problems);
+  if (outcome.article !== undefined) {
+    Object.assign(outcome.article, {
+      file: label,
+      path: outcome.slug === undefined ? null : ghostPath(outcome.slug),
+      guid: ghostGuid(post['id']),
+      visibility,
+      tiers,
+      authors,
+    });
+  }
+  const meta = tables.postsMeta.get(post['id']);
+  warnUnmappedFields(
+    { file, warnings, locate, post: JSON.stringify(post['slug'] ?? i) },
+    { row: post, path: postPath },
+    meta && { row: meta.row, path: [...base, 'posts_meta', meta.index] },
+  );
+  reading.entries.push({ file: `${file}#posts[${i}]`, outcome });
+  reading.files.push(fileReport(label, post));
+}
+
+/** Ghost's RSS uses the post's `id` as the item's guid (isPermaLink false); very old exports have numeric ids. */
+function ghostGuid(id: unknown): string | null {
+  if (typeof id === 'string' && id.trim() !== '') return id;
+  return typeof id === 'number' && Number.isFinite(id) ? String(id) : null;
+}
+
+function fileReport(label: string, post: GhostRow): FileReport {
+  if (post['status'] === 'draft') return { file: label, kind: 'draft' };
+  if (post['status'] === 'sent') {
+    return {
+      file: label,
+      kind: 'excluded',
+      reason: 'status sent: sent only as an email newsletter, never on the site; imported as archived',
+    };
+  }
+  return { file: label, kind: 'post' };
 }
 
 /** The export's `data` object (in `db[0]` or at the root) and its path; null after reporting why there is none. */
@@ -170,7 +236,14 @@ function ghostData(rootCtx: Ctx, root: unknown): { data: GhostRow; base: Path } 
       report(rootCtx, ['db'], `db must be a non-empty list: ${shape}`);
       return null;
     }
-    if (db.length > 1) warn(rootCtx, ['db', 1], `db holds ${db.length} exports: only the first is read`);
+    if (db.length > 1) {
+      rootCtx.warnings.push({
+        file: rootCtx.file,
+        line: rootCtx.locate(['db', 1]),
+        kind: 'ignored-export',
+        message: `db holds ${db.length} exports: only the first is read`,
+      });
+    }
     base = ['db', 0];
     entry = db[0];
   }
@@ -192,17 +265,31 @@ function ghostData(rootCtx: Ctx, root: unknown): { data: GhostRow; base: Path } 
 }
 
 function ghostTables(rootCtx: Ctx, data: GhostRow, base: Path): GhostTables {
+  // Where each row of a join table is, for warnings about what it links to.
+  const rowPaths = new Map<GhostRow, Path>();
+  const joinTable = (table: string) => {
+    const list = rows(rootCtx, data, table, base);
+    const raw = Array.isArray(data[table]) ? (data[table] as unknown[]) : [];
+    raw.forEach((row, i) => rowPaths.set(row as GhostRow, [...base, table, i]));
+    return byPost(list);
+  };
   // Read in this order, so that problems on the same line come in the order they always did.
   const posts = rows(rootCtx, data, 'posts', base);
   const tags = rows(rootCtx, data, 'tags', base);
   return {
     posts,
     tags,
-    postsTags: byPost(rows(rootCtx, data, 'posts_tags', base)),
+    postsTags: joinTable('posts_tags'),
     users: new Map(rows(rootCtx, data, 'users', base).map((user) => [user['id'], user])),
-    postsAuthors: byPost(rows(rootCtx, data, 'posts_authors', base)),
-    postsMeta: new Map(rows(rootCtx, data, 'posts_meta', base).map((meta) => [meta['post_id'], meta])),
+    postsAuthors: joinTable('posts_authors'),
+    postsMeta: new Map(
+      rows(rootCtx, data, 'posts_meta', base).map((row, index) => [row['post_id'], { row, index }]),
+    ),
+    postsProducts: joinTable('posts_products'),
+    products: new Map(rows(rootCtx, data, 'products', base).map((product) => [product['id'], product])),
+    settings: rows(rootCtx, data, 'settings', base),
     tagsById: new Map(tags.map((tag, i) => [tag['id'], { tag, index: i }])),
+    locateRow: (row, field) => rootCtx.locate([...(rowPaths.get(row) ?? base), field]),
   };
 }
 
@@ -213,7 +300,24 @@ function isPublic(tag: GhostRow): boolean {
   );
 }
 
-/** The public tags, with their accent colour when it is one Folio takes; problems go to `tagProblems`. */
+/** Each internal tag is left out, with a warning at its name saying how many posts carried it. */
+function warnInternalTags(rootCtx: Ctx, tables: GhostTables, tagsPath: Path): void {
+  const carried = new Map<unknown, number>();
+  for (const links of tables.postsTags.values()) {
+    for (const link of links) carried.set(link['tag_id'], (carried.get(link['tag_id']) ?? 0) + 1);
+  }
+  for (const { tag, index } of tables.tagsById.values()) {
+    if (isPublic(tag)) continue;
+    rootCtx.warnings.push({
+      file: rootCtx.file,
+      line: rootCtx.locate([...tagsPath, index, 'name']),
+      kind: 'internal-tag',
+      message: `internal tag ${JSON.stringify(tag['name'])} is not imported (${carried.get(tag['id']) ?? 0} post(s) carry it): Ghost never shows internal tags to readers`,
+    });
+  }
+}
+
+/** The public tags, with Ghost's slug and accent colour; problems go to `tagProblems`. */
 function ghostTagList(
   rootCtx: Ctx,
   tables: GhostTables,
@@ -243,11 +347,12 @@ function ghostTagList(
   );
 }
 
-/** One Ghost post as the fields of a Folio article, with its tags, author and SEO from the other tables. */
-function ghostRecord(ctx: Ctx, post: GhostRow, tables: GhostTables): GhostRow {
-  const record: GhostRow = {};
+/** Ghost's status, dates and content as the fields of a Folio article. */
+function ghostPostFields(ctx: Ctx, post: GhostRow, record: GhostRow, siteUrl: string | null): void {
   for (const [folio, ghost] of Object.entries(GHOST_FIELD)) {
-    if (post[ghost] !== undefined && post[ghost] !== null) record[folio] = withoutGhostUrl(post[ghost]);
+    const value = post[ghost];
+    if (value === undefined || value === null) continue;
+    record[folio] = typeof value === 'string' ? resolvedField(folio, value, siteUrl) : value;
   }
   const status = post['status'];
   if (typeof status === 'string' && status in STATUS) record['status'] = STATUS[status];
@@ -259,31 +364,50 @@ function ghostRecord(ctx: Ctx, post: GhostRow, tables: GhostTables): GhostRow {
     );
     delete record['status'];
   }
-  // Ghost keeps no publication date on drafts; the status says whether the post is out.
+  // Ghost keeps a draft's last scheduled date in published_at; the status says whether the post is
+  // out. createdAt stays Ghost's created_at (contract §13: the source's creation date).
   if (record['status'] !== 'published') delete record['publishedAt'];
-  // Ghost orders posts by publication: a published post's createdAt is its publishedAt (the
-  // default), as for every other source, so that Folio's default order is Ghost's.
-  else if (record['publishedAt'] !== undefined) delete record['createdAt'];
   const html = post['html'];
-  if (typeof html === 'string') record['content'] = htmlToMarkdown(html);
+  if (typeof html === 'string') record['content'] = htmlToMarkdown(html, siteUrl);
   else if (html !== undefined && html !== null) {
     report(ctx, ['content'], `html must be a string or null, got ${describe(html)}`);
     delete record['content'];
   }
-  record['tags'] = (tables.postsTags.get(post['id']) ?? [])
-    .map((link) => tables.tagsById.get(link['tag_id'])?.tag)
-    .filter((tag) => tag !== undefined && isPublic(tag))
-    .map((tag) => tag!['name']);
-  const [primary] = tables.postsAuthors.get(post['id']) ?? [];
-  const user = primary === undefined ? undefined : tables.users.get(primary['author_id']);
-  if (user !== undefined && typeof user['name'] === 'string') {
-    record['author'] = { name: user['name'], image: withoutGhostUrl(user['profile_image'] ?? null) };
+}
+
+/** An image field is one of the site's URLs; text fields keep `__GHOST_URL__` replaced, nothing more. */
+function resolvedField(folio: string, value: string, siteUrl: string | null): string {
+  return folio === 'coverImage' ? resolved(value, siteUrl) : value.replaceAll('__GHOST_URL__', siteUrl ?? '');
+}
+
+/** The post's public tags in posts_tags order; a link to a tag the export does not hold is reported. */
+function ghostPostTags(ctx: Ctx, post: GhostRow, tables: GhostTables): unknown[] {
+  const names: unknown[] = [];
+  for (const link of tables.postsTags.get(post['id']) ?? []) {
+    const tag = tables.tagsById.get(link['tag_id'])?.tag;
+    if (tag === undefined) {
+      ctx.warnings.push({
+        file: ctx.file,
+        line: tables.locateRow(link, 'tag_id'),
+        kind: 'unknown-tag',
+        message: `tag ${JSON.stringify(link['tag_id'])} of posts_tags is not among the export's tags: left out of the post's tags`,
+      });
+    } else if (isPublic(tag)) names.push(tag['name']);
   }
-  const meta = tables.postsMeta.get(post['id']) ?? post;
+  return names;
+}
+
+/** One Ghost post as the fields of a Folio article, with its tags and SEO from the other tables. */
+function ghostRecord(ctx: Ctx, post: GhostRow, tables: GhostTables, siteUrl: string | null): GhostRow {
+  const record: GhostRow = {};
+  ghostPostFields(ctx, post, record, siteUrl);
+  record['tags'] = ghostPostTags(ctx, post, tables);
+  const meta = tables.postsMeta.get(post['id'])?.row ?? post;
+  const ogImage = meta['og_image'];
   const seo = {
     metaTitle: meta['meta_title'] ?? null,
     metaDescription: meta['meta_description'] ?? null,
-    ogImage: withoutGhostUrl(meta['og_image'] ?? null),
+    ogImage: typeof ogImage === 'string' ? resolved(ogImage, siteUrl) : (ogImage ?? null),
     canonicalUrl: post['canonical_url'] ?? null,
   };
   if (Object.values(seo).some((value) => value !== null)) record['seo'] = seo;

@@ -115,6 +115,11 @@ export interface ReadOptions {
   strict?: boolean;
   /** The site layout to read (`folio`, `hugo`, `jekyll`, `eleventy`, `astro`, `nextjs`, `docusaurus`), instead of detecting it. */
   format?: string;
+  /**
+   * The site's URL (`https://example.com`), for sources that do not hold it: a Ghost export writes
+   * every URL of its own site as `__GHOST_URL__/…`, replaced by it (else by nothing: site paths).
+   */
+  siteUrl?: string;
 }
 
 export function formatProblem(problem: ImportProblem): string {
