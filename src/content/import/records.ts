@@ -115,6 +115,8 @@ export interface ReadOptions {
   strict?: boolean;
   /** The site layout to read (`folio`, `hugo`, `jekyll`, `eleventy`, `astro`, `nextjs`, `docusaurus`), instead of detecting it. */
   format?: string;
+  /** The site's public URL when the source does not hold it (`folio import --site-url`; Ghost's `__GHOST_URL__`). */
+  siteUrl?: string;
 }
 
 export function formatProblem(problem: ImportProblem): string {
