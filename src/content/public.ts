@@ -15,3 +15,5 @@ export { isWebLink } from './web-link.ts';
 export { errorResponses, publishedOnlyRule } from './routes.ts';
 /** Where an article lives: its own path or the project's URL pattern, and links resolved against its URL. */
 export { articlePath, articleUrl, resolveAgainstArticle, type UrlArticle } from './article-url.ts';
+/** What readers without access see of a members-only or paid article: the part before `<!--members-only-->`. */
+export { isRestricted, teaserContent, teaserHtml } from './members-teaser.ts';
