@@ -17,7 +17,16 @@ import {
   listTagsDescription,
 } from './descriptions.ts';
 import { listRedirects } from './redirects.ts';
-import { Article, ArticleListQuery, ArticleQuery, PageMeta, Tag, TagListQuery, TagQuery } from './schemas.ts';
+import {
+  Article,
+  ArticleListQuery,
+  ArticleQuery,
+  PageMeta,
+  Redirect,
+  Tag,
+  TagListQuery,
+  TagQuery,
+} from './schemas.ts';
 import { getTag, listTags } from './tags.ts';
 
 /** The error answers of a read: a bad parameter, no key, a wrong key kind, nothing there, too many, no database. */
@@ -63,15 +72,6 @@ export function contentRoutes(fastify: FastifyInstance, db: Db): void {
     'GET',
   );
 }
-
-const Redirect = Type.Object(
-  {
-    from: Type.String({ description: 'a former path of the article (`aliases`)' }),
-    to: Type.String({ description: "the article's current path (`path`)" }),
-    status: Type.Literal(301),
-  },
-  { $id: 'Redirect' },
-);
 
 function redirectRoutes(fastify: FastifyInstance, db: Db): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -270,3 +270,12 @@ export type TagListQueryType = Static<typeof TagListQuery>;
 export const TagQuery = Type.Object({
   published: Type.Optional(Type.Boolean({ description: 'count only articles with this `published` value' })),
 });
+
+export const Redirect = Type.Object(
+  {
+    from: Type.String({ description: 'a former path of the article (`aliases`)' }),
+    to: Type.String({ description: "the article's current path (`path`)" }),
+    status: Type.Literal(301),
+  },
+  { $id: 'Redirect' },
+);
