@@ -112,9 +112,9 @@ describe('folio CLI', { concurrency: 4 }, () => {
     );
     assert.deepEqual(Object.keys(project).sort(), [
       'createdAt',
+      'defaultAuthor',
       'description',
       'id',
-      'defaultAuthor',
       'logoUrl',
       'name',
       'siteUrl',
