@@ -3,12 +3,22 @@
 // authors in order (and the default author, reported), its members-only content kept from public
 // keys, and the site settings the import gives the project.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
+import { type Kysely, Migrator } from 'kysely';
 import type { ArticleInput, ContentSource } from '../../src/content/import/records.ts';
 import { importContent, type ImportOptions } from '../../src/content/import.ts';
 import type { Db } from '../../src/db/database.ts';
+import { migrateToLatest, migrations } from '../../src/db/migrations/index.ts';
 import { updateProject } from '../../src/projects/service.ts';
-import { articleInput, createTestKey, createTestProject, describeEachDialect, getJson } from '../helpers.ts';
+import {
+  articleInput,
+  configuredDialects,
+  createTestDatabase,
+  createTestKey,
+  createTestProject,
+  describeEachDialect,
+  getJson,
+} from '../helpers.ts';
 
 const select = (fields: Record<string, boolean>) => encodeURIComponent(JSON.stringify(fields));
 
@@ -97,6 +107,81 @@ describeEachDialect('feed ids of imported articles', (ctx) => {
     assert.equal(info.body.data.project.siteUrl, 'https://market.example.com');
   });
 });
+
+const drops: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const drop of drops) await drop();
+});
+
+for (const dialect of configuredDialects()) {
+  test(`an article stored before feed ids existed keeps its Folio id as feed id, whatever a re-import says [${dialect}]`, async () => {
+    const database = await createTestDatabase(dialect, { migrate: false });
+    drops.push(() => database.drop());
+    const old = database.db.kysely as Kysely<any>;
+    const before = new Migrator({
+      db: old,
+      provider: {
+        getMigrations: async () =>
+          Object.fromEntries(
+            Object.entries(migrations)
+              .filter(([name]) => name < '0010')
+              .map(([name, make]) => [name, make(dialect)]),
+          ),
+      },
+    });
+    assert.equal((await before.migrateToLatest()).error, undefined);
+    const at = '2024-01-01T00:00:00.000Z';
+    await old
+      .insertInto('projects')
+      .values({
+        id: 'p-old',
+        name: 'Old',
+        slug: 'old',
+        description: '',
+        storage_limit_bytes: 1e8,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    await old
+      .insertInto('articles')
+      .values({
+        id: 'article-old',
+        project_id: 'p-old',
+        slug: 'kept',
+        title: 'Kept',
+        title_key: 'kept',
+        excerpt: null,
+        cover_image: null,
+        content: 'Body.',
+        status: 'published',
+        published_at: at,
+        created_at: at,
+        updated_at: at,
+        word_count: 1,
+        character_count: 4,
+        read_time_minutes: 1,
+        summary: 'Body.',
+        author_name: 'A',
+        author_image: null,
+        last_updated_by_name: null,
+        last_updated_by_image: null,
+        seo: null,
+        storage_bytes: 9,
+        content_hash: 'old',
+      })
+      .execute();
+    await migrateToLatest(database.db);
+    assert.equal(await guidOf(database.db, 'p-old', 'kept'), 'article-old');
+
+    const moved = site([articleInput({ slug: 'kept', content: 'Edited.', guid: 'urn:other' })], {
+      generator: 'hugo',
+      settings: { siteUrl: 'https://old.example.com' },
+    });
+    assert.equal((await importContent(database.db, 'old', moved)).updated, 1);
+    assert.equal(await guidOf(database.db, 'p-old', 'kept'), 'article-old');
+  });
+}
 
 describeEachDialect('article URLs', (ctx) => {
   const urlFields = select({ url: true, path: true });
