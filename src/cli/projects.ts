@@ -82,6 +82,8 @@ export function projectCommands(program: Command, tools: CliTools): void {
     .option('--description <text>', 'one-line description', '')
     .option('--storage-limit <size>', "e.g. '500 MB'", '500 MB')
     .action(async (options) => {
+      if (options.authorImage !== undefined && options.author === undefined)
+        throw new CliError('--author-image needs --author: the picture is the default author’s');
       const row = await withDatabase((db) =>
         createProject(db, {
           name: options.name,

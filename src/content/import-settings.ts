@@ -102,7 +102,7 @@ export async function applyImportedSettings(
     if (current === rule.unset) {
       changes[rule.column] = value;
       applied.push(rule.name);
-    } else if (current === null || !rule.same(current, value)) {
+    } else if (current !== null && !rule.same(current, value)) {
       warnings.push({
         file: settingsFile,
         line: 1,

@@ -14,6 +14,7 @@ import { formatBytes } from '../projects/size.ts';
 import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { articleUrl } from './article-url.ts';
+import { isRestricted, teaserContent } from './members-teaser.ts';
 import { sanitizedHtml } from './html.ts';
 import {
   applyImportedSettings,
@@ -129,15 +130,19 @@ export function articleStorageBytes(article: ArticleInput): number {
  */
 function hashedFields(article: ArticleInput): Record<string, unknown> {
   const { file: _file, guid: _guid, path, section, aliases, visibility, tiers, authors, ...stored } = article;
-  const site: Record<string, unknown> = { path, section, aliases, visibility, tiers, authors };
-  const isDefault = (value: unknown) =>
+  const site = Object.entries({ path, section, aliases, visibility, tiers, authors }).filter(
+    ([, value]) => !isDefaultValue(value),
+  );
+  return { ...stored, ...Object.fromEntries(site) };
+}
+
+function isDefaultValue(value: unknown): boolean {
+  return (
     value === undefined ||
     value === null ||
     value === 'public' ||
-    (Array.isArray(value) && value.length === 0);
-  for (const [name, value] of Object.entries(site))
-    if (!isDefault(value)) stored[name as 'title'] = value as string;
-  return stored;
+    (Array.isArray(value) && value.length === 0)
+  );
 }
 
 function prepare(article: ArticleInput): PreparedArticle {
@@ -518,7 +523,13 @@ function articleRow(
     word_count: stats.wordCount,
     character_count: stats.characterCount,
     read_time_minutes: stats.readTimeMinutes,
-    summary: summarize(stats.plainText, 160),
+    // The fallback meta description of a members-only article shows no more than its teaser.
+    summary: summarize(
+      isRestricted(input.visibility ?? 'public')
+        ? textStats(teaserContent(input.content)).plainText
+        : stats.plainText,
+      160,
+    ),
     search_text: searchTextOf(input.title, input.excerpt, stats.plainText),
     author_name: author.name,
     author_image: author.image ?? null,

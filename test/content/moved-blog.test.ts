@@ -410,7 +410,7 @@ describeEachDialect('members-only articles', (ctx) => {
         articleInput({ slug: 'open', content: `Open.\n\n<!--members-only-->\n\nStill open.` }),
       ]),
     );
-    return { secret: secret.headers, public: publicKey.headers };
+    return { secret: secret.headers, public: publicKey.headers, projectId: secret.project.id };
   }
 
   const fields = select({ content: true, html: true, visibility: true, tiers: true, variants: true });
@@ -429,6 +429,18 @@ describeEachDialect('members-only articles', (ctx) => {
     const secretMembers = await getJson(ctx.app, `/v1/articles/members?select=${fields}`, headers.secret);
     assert.equal(secretMembers.body.data.content, body);
     assert.match(secretMembers.body.data.html, /secret/);
+    // The stored summary (the SEO answers' fallback description) is cut from the teaser too.
+    const summaries = await ctx.db.kysely
+      .selectFrom('articles')
+      .select(['slug', 'summary'])
+      .where('project_id', '=', headers.projectId)
+      .where('slug', 'in', ['members', 'paid'])
+      .orderBy('slug')
+      .execute();
+    assert.deepEqual(
+      summaries.map((row) => row.summary),
+      ['Free intro for everyone.', ''],
+    );
     const secretPaid = await getJson(ctx.app, `/v1/articles/paid?select=${fields}`, headers.secret);
     assert.equal(secretPaid.body.data.content, 'No marker: all of it is paid.');
   });
