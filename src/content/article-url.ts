@@ -11,7 +11,7 @@ export {
   URL_PATTERN_TOKENS,
   urlPatternProblem,
 } from '../projects/url-settings.ts';
-import { DEFAULT_URL_PATTERN } from '../projects/url-settings.ts';
+import { DEFAULT_TIME_ZONE, DEFAULT_URL_PATTERN, isTimeZone } from '../projects/url-settings.ts';
 
 export interface UrlSettings {
   url_pattern: string;
@@ -25,6 +25,14 @@ export interface UrlArticle {
   created_at: string;
   /** The first folder of the source file under the content root (Hugo's section), or null. */
   section?: string | null;
+}
+
+/**
+ * The settings as stored, but a time zone this runtime does not know read as UTC: a path is never
+ * an error (a zone is checked when stored, but another Node version may know fewer).
+ */
+export function usableUrlSettings(settings: UrlSettings): UrlSettings {
+  return isTimeZone(settings.time_zone) ? settings : { ...settings, time_zone: DEFAULT_TIME_ZONE };
 }
 
 const calendars = new Map<string, Intl.DateTimeFormat>();

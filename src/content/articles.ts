@@ -19,7 +19,7 @@ import {
   findVariantsOfArticles,
 } from './article-queries.ts';
 import { reportedStatus } from './article-status.ts';
-import { articlePath, articleUrl } from './article-url.ts';
+import { articlePath, articleUrl, usableUrlSettings, type UrlSettings } from './article-url.ts';
 import { groupBy } from './lists.ts';
 import { slugOfTagName } from './tag-slugs.ts';
 import { isRestricted, teaserContent, teaserHtml } from './members-teaser.ts';
@@ -254,7 +254,7 @@ async function toViews(
   ]);
   const tagsByArticle = groupBy(tags, (tag) => tag.article_id);
   const variantsByArticle = groupBy(variants, (variant) => variant.article_id);
-  const site = { base: project.site_url?.replace(/\/+$/, '') ?? null, settings: project };
+  const site = { base: project.site_url?.replace(/\/+$/, '') ?? null, settings: usableUrlSettings(project) };
   return rows.map((row) =>
     toView(row, select, {
       now,
@@ -272,7 +272,7 @@ interface ViewContext {
   now: string;
   project: Project;
   /** The site URL without trailing slash (null: none), and the project's URL settings. */
-  site: { base: string | null; settings: Project };
+  site: { base: string | null; settings: UrlSettings };
   tags: ArticleTagRow[];
   variants: ArticleVariantTable[];
   /** Content shows only the part before the members-only marker. */

@@ -6,7 +6,7 @@ import type { Executor, Project } from '../db/schema.ts';
 import { updateProjectRow } from '../projects/queries.ts';
 import { type DefaultAuthor, defaultAuthorOf, settingsIssues } from '../projects/service.ts';
 import { DEFAULT_TIME_ZONE, DEFAULT_URL_PATTERN } from '../projects/url-settings.ts';
-import type { UrlSettings } from './article-url.ts';
+import { type UrlSettings, usableUrlSettings } from './article-url.ts';
 import {
   type ContentSource,
   type ImportProblem,
@@ -132,10 +132,10 @@ export function formerSite(
   const base = settings.siteUrl ?? project.site_url;
   return {
     base: base === null ? null : withoutTrailingSlash(base),
-    urls: {
+    urls: usableUrlSettings({
       url_pattern: settings.urlPattern ?? project.url_pattern,
       time_zone: settings.timeZone ?? project.time_zone,
-    },
+    }),
   };
 }
 

@@ -3,7 +3,7 @@
 // its own host.
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
-import { articlePath } from './article-url.ts';
+import { articlePath, usableUrlSettings } from './article-url.ts';
 import { compareCodeUnits } from './lists.ts';
 import { findPublishedPaths } from './redirect-queries.ts';
 
@@ -20,7 +20,8 @@ export interface Redirect {
  */
 export async function listRedirects(db: Db, project: Project): Promise<{ data: Redirect[] }> {
   const rows = await findPublishedPaths(db.kysely, project.id, new Date().toISOString());
-  const paths = rows.map((row) => articlePath(project, row));
+  const settings = usableUrlSettings(project);
+  const paths = rows.map((row) => articlePath(settings, row));
   const live = new Set(paths);
   const redirects = new Map<string, Redirect>();
   rows.forEach((row, index) => {

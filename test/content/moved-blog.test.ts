@@ -240,6 +240,26 @@ describeEachDialect('article URLs', (ctx) => {
     assert.equal('url' in list.body.data[0], false);
   });
 
+  test('a stored time zone this runtime does not know reads as UTC, never a 500', async () => {
+    const { project, headers } = await createTestProject(ctx.db);
+    await updateProject(ctx.db, project.slug, { urlPattern: '/:year/:month/:slug/' });
+    await ctx.db.kysely
+      .updateTable('projects')
+      .set({ time_zone: 'Gone/Zone' })
+      .where('id', '=', project.id)
+      .execute();
+    await importContent(
+      ctx.db,
+      project.slug,
+      site([articleInput({ slug: 'late', publishedAt: '2024-03-31T23:30:00.000Z', aliases: ['/old-late'] })]),
+    );
+    const article = await getJson(ctx.app, `/v1/articles/late?select=${urlFields}`, headers);
+    assert.equal(article.status, 200);
+    assert.equal(article.body.data.path, '/2024/03/late/');
+    const redirects = await getJson(ctx.app, '/v1/redirects', headers);
+    assert.deepEqual(redirects.body.data, [{ from: '/old-late', to: '/2024/03/late/', status: 301 }]);
+  });
+
   test('a changed site URL or pattern shows at once in cached answers', async () => {
     const { project, headers } = await createTestProject(ctx.db, { siteUrl: 'https://a.example.com' });
     await importContent(ctx.db, project.slug, site([articleInput({ slug: 'cached' })]));
