@@ -122,7 +122,12 @@ const articleProperties = {
   readTimeMinutes: Type.Optional(Type.Integer()),
   author: Type.Optional(Person),
   lastUpdatedBy: Type.Optional(Nullable(Person)),
-  tags: Type.Optional(Type.Array(ArticleTag, { description: 'ordered by name' })),
+  tags: Type.Optional(
+    Type.Array(ArticleTag, {
+      description:
+        'ordered by name; each `{ id, name }` as the contract shapes it (a tag’s `slug` is in `GET /v1/tags`, which also finds a tag by it)',
+    }),
+  ),
   variants: Type.Optional(Type.Array(Variant, { description: 'ordered by key' })),
   project: Type.Optional(Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() })),
   createdAt: Type.Optional(Timestamp),
