@@ -10,26 +10,19 @@ import {
   utcDay,
 } from '../analytics/public.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
-import { importContent } from '../content/import.ts';
-import { readContentSource } from '../content/import/read-source.ts';
-import { formatProblem, ImportValidationError } from '../content/import/records.ts';
+import { ImportValidationError } from '../content/import/records.ts';
 import { type Db, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
 import { HttpError } from '../errors.ts';
-import { listApiKeys, listProjects } from '../projects/queries.ts';
-import {
-  createApiKey,
-  createProject,
-  keyView,
-  projectView,
-  requireProject,
-  revokeApiKey,
-} from '../projects/service.ts';
+import { listApiKeys } from '../projects/queries.ts';
+import { createApiKey, keyView, requireProject, revokeApiKey } from '../projects/service.ts';
 import { startServer } from '../server.ts';
 import { resolveDatabaseUrl } from '../db/database-location.ts';
 import { backupCommand } from './backup.ts';
 import { exportCommand } from './export.ts';
-import { createProgress } from './progress.ts';
+import { importCommand } from './import-command.ts';
+import { projectCommands } from './projects.ts';
+import { CliError } from './tools.ts';
 
 interface Output {
   json: boolean;
@@ -67,12 +60,12 @@ export function buildCli(): Command {
     .showHelpAfterError()
     .exitOverride();
 
-  serverCommands(program);
-  projectCommands(program);
-  keyCommands(program);
-  importCommand(program);
-  analyticsCommands(program);
   const tools = { databaseUrl: () => loadCliConfig().databaseUrl, print, jsonOption, withDatabase };
+  serverCommands(program);
+  projectCommands(program, tools);
+  keyCommands(program);
+  importCommand(program, tools);
+  analyticsCommands(program);
   program.addCommand(backupCommand(tools));
   program.addCommand(exportCommand(tools));
 
@@ -102,38 +95,6 @@ function serverCommands(program: Command): void {
       }
     },
   );
-}
-
-function projectCommands(program: Command): void {
-  const projects = program.command('projects').description('create and list projects');
-  jsonOption(projects.command('create').description('create a project'))
-    .requiredOption('--name <name>', 'display name')
-    .requiredOption('--slug <slug>', 'URL-friendly identifier')
-    .option('--description <text>', 'one-line description', '')
-    .option('--site-url <url>', 'public URL of the blog (used for SEO links)')
-    .option('--logo-url <url>', 'URL of the logo (JSON-LD publisher)')
-    .option('--storage-limit <size>', "e.g. '500 MB'", '500 MB')
-    .action(async (options) => {
-      const row = await withDatabase((db) =>
-        createProject(db, {
-          name: options.name,
-          slug: options.slug,
-          description: options.description,
-          siteUrl: options.siteUrl ?? null,
-          logoUrl: options.logoUrl ?? null,
-          storageLimit: options.storageLimit,
-        }),
-      );
-      print(options, projectView(row), `Created project '${row.slug}' (${row.id}).`);
-    });
-  jsonOption(projects.command('list').description('list projects')).action(async (options: Output) => {
-    const rows = await withDatabase((db) => listProjects(db.kysely));
-    print(
-      options,
-      rows.map(projectView),
-      rows.length ? rows.map((row) => `${row.slug}\t${row.name}\t${row.id}`).join('\n') : 'No projects yet.',
-    );
-  });
 }
 
 function keyCommands(program: Command): void {
@@ -197,53 +158,6 @@ function keyCommands(program: Command): void {
     .action(async (keyId: string, options: Output) => {
       const row = await withDatabase((db) => revokeApiKey(db, keyId));
       print(options, keyView(row), `Revoked ${row.id}.`);
-    });
-}
-
-function importCommand(program: Command): void {
-  jsonOption(
-    program
-      .command('import')
-      .description('import a content folder (Folio, Astro, Hugo, Jekyll), a JSON file or a Ghost export'),
-  )
-    .requiredOption('--project <slug>', 'project slug')
-    .argument(
-      '<path>',
-      'content folder (Markdown with YAML or TOML front matter), Folio JSON file or Ghost JSON export',
-    )
-    .option('--prune', 'remove articles whose files are gone, and tags left without articles')
-    .option('--dry-run', 'validate and list what would change, write nothing')
-    .option('--strict', 'refuse unknown front-matter fields instead of warning about them')
-    .action(async (path: string, options) => {
-      const source = await readContentSource(path, { strict: options.strict === true });
-      const warnings = source.warnings ?? [];
-      if (!options.json)
-        for (const warning of warnings) process.stderr.write(`warning: ${formatProblem(warning)}\n`);
-      const progress = createProgress(!options.json && source.articles.length >= 50);
-      const summary = await withDatabase((db) =>
-        importContent(db, options.project, source, {
-          prune: options.prune === true,
-          dryRun: options.dryRun === true,
-          onProgress: progress.update,
-        }),
-      ).finally(progress.stop);
-      const { changes } = summary;
-      const lists = summary.dryRun
-        ? [
-            ['would add', changes.created],
-            ['would change', changes.updated],
-            ['would remove', changes.removed],
-            ['would remove tags', changes.tagsRemoved],
-          ]
-            .filter(([, names]) => names.length > 0)
-            .map(([label, names]) => `\n  ${label}: ${(names as string[]).join(', ')}`)
-            .join('')
-        : '';
-      print(
-        options,
-        { ...summary, warnings },
-        `${summary.dryRun ? 'Dry run (nothing written): ' : ''}${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.removed} removed; ${summary.tagsCreated} tags created, ${summary.tagsUpdated} updated, ${summary.tagsRemoved} removed; storage ${summary.storageUsed}.${warnings.length > 0 ? ` ${warnings.length} warning(s).` : ''}${lists}`,
-      );
     });
 }
 
@@ -336,6 +250,9 @@ function reportFailure(error: unknown, json: boolean): number {
     if (!json)
       for (const problem of error.problems)
         process.stderr.write(`${problem.file}:${problem.line}: ${problem.message}\n`);
+  } else if (error instanceof CliError) {
+    reason = error.message;
+    details = error.details;
   } else if (error instanceof HttpError) {
     reason = error.message;
     if (error.details) details = error.details;

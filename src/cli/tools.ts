@@ -13,3 +13,13 @@ export interface CliTools {
   /** Adds the --json option. */
   jsonOption(command: Command): Command;
 }
+
+/** A command's refusal (a missing --yes, an option that needs another): reported as its message, exit 1. */
+export class CliError extends Error {
+  readonly details: Record<string, unknown>;
+
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.details = details;
+  }
+}

@@ -78,6 +78,12 @@ export const summaryColumns = [
   'articles.author_image',
   'articles.last_updated_by_name',
   'articles.last_updated_by_image',
+  'articles.path',
+  'articles.section',
+  'articles.aliases',
+  'articles.visibility',
+  'articles.tiers',
+  'articles.authors',
 ] as const;
 
 export type ArticleRow = Pick<
@@ -98,6 +104,12 @@ export type ArticleRow = Pick<
   | 'author_image'
   | 'last_updated_by_name'
   | 'last_updated_by_image'
+  | 'path'
+  | 'section'
+  | 'aliases'
+  | 'visibility'
+  | 'tiers'
+  | 'authors'
 > & { view_count: number; content?: string; html?: string | null };
 
 /**

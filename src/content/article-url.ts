@@ -3,9 +3,15 @@
 // read from publishedAt in the project's time zone; its URL is the base URL plus that path.
 // Relative links and images of an article resolve against that URL, so page-bundle images work.
 
-export const URL_PATTERN_TOKENS = [':slug', ':year', ':month', ':day', ':section'] as const;
-export const DEFAULT_URL_PATTERN = '/:slug';
-export const DEFAULT_TIME_ZONE = 'UTC';
+/** The URL settings' rules live with projects (which validate them); filled in here. */
+export {
+  DEFAULT_TIME_ZONE,
+  DEFAULT_URL_PATTERN,
+  isTimeZone,
+  URL_PATTERN_TOKENS,
+  urlPatternProblem,
+} from '../projects/url-settings.ts';
+import { DEFAULT_TIME_ZONE, DEFAULT_URL_PATTERN, isTimeZone } from '../projects/url-settings.ts';
 
 export interface UrlSettings {
   url_pattern: string;
@@ -21,28 +27,12 @@ export interface UrlArticle {
   section?: string | null;
 }
 
-/** Why a URL pattern is refused, or null: a path starting with `/` made of known tokens and URL-safe text. */
-export function urlPatternProblem(pattern: string): string | null {
-  if (!pattern.startsWith('/')) return "must start with '/'";
-  if (pattern.length > 200) return 'must be at most 200 characters';
-  if (!pattern.includes(':slug')) return 'must contain :slug, so that every article has its own path';
-  const unknown = pattern
-    .match(/:[a-z_]+/gi)
-    ?.find((token) => !(URL_PATTERN_TOKENS as readonly string[]).includes(token));
-  if (unknown !== undefined) return `unknown token ${unknown}: use ${URL_PATTERN_TOKENS.join(', ')}`;
-  if (/[\s?#\\]|\/\//.test(pattern))
-    return 'must be a path without spaces, query, fragment or empty segments';
-  return null;
-}
-
-/** Whether a name is an IANA time zone that Intl knows (`Europe/Lisbon`, `UTC`). */
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * The settings as stored, but a time zone this runtime does not know read as UTC: a path is never
+ * an error (a zone is checked when stored, but another Node version may know fewer).
+ */
+export function usableUrlSettings(settings: UrlSettings): UrlSettings {
+  return isTimeZone(settings.time_zone) ? settings : { ...settings, time_zone: DEFAULT_TIME_ZONE };
 }
 
 const calendars = new Map<string, Intl.DateTimeFormat>();

@@ -19,7 +19,10 @@ import {
   findVariantsOfArticles,
 } from './article-queries.ts';
 import { reportedStatus } from './article-status.ts';
+import { articlePath, articleUrl, usableUrlSettings, type UrlSettings } from './article-url.ts';
 import { groupBy } from './lists.ts';
+import { slugOfTagName } from './tag-slugs.ts';
+import { isRestricted, teaserContent, teaserHtml } from './members-teaser.ts';
 import type { ArticleListQueryType, ArticleView, SelectableField } from './schemas.ts';
 import { articleListDefaults, listDefaultFields, selectableFields, singleDefaultFields } from './schemas.ts';
 
@@ -149,8 +152,9 @@ export async function listArticles(
   };
   const page = { offset: (query.page - 1) * query.limit, limit: query.limit };
   const order = { sort: query.sort, order: query.order };
-  const withContent = select.fields.has('content');
   const withHtml = select.fields.has('html');
+  // A public key's html of a members-only article is rendered from its teaser, read from content.
+  const withContent = select.fields.has('content') || (publishedOnly && withHtml);
   // The count first: it says whether the page is found from the matches or by walking the sort
   // index, and whether there is a page at all. It comes from the article sets, except for searches
   // they cannot count, which read the matching texts: off the event loop on SQLite.
@@ -173,7 +177,7 @@ export async function listArticles(
   return finish(await searchOnPostgres(db, read));
 
   async function finish({ rows, total }: { rows: ArticleRow[]; total: number }) {
-    const data = await toViews(db, project, rows, select, now);
+    const data = await toViews(db, project, rows, select, now, publishedOnly);
     return {
       data,
       meta: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
@@ -221,16 +225,17 @@ export async function getArticle(
 ) {
   const select = resolveSelect(selectParam, singleDefaults);
   const now = new Date().toISOString();
+  const withHtml = select.fields.has('html');
   const row = await findArticleBySlug(
     db.kysely,
     project.id,
     slug,
-    select.fields.has('content'),
-    select.fields.has('html'),
+    select.fields.has('content') || (publishedOnly && withHtml),
+    withHtml,
   );
   if (!row || (publishedOnly && reportedStatus(row.status, row.published_at, now) !== 'published'))
     throw new NotFoundError(`Article '${slug}' not found`);
-  const [article] = await toViews(db, project, [row], select, now);
+  const [article] = await toViews(db, project, [row], select, now, publishedOnly);
   return article;
 }
 
@@ -240,6 +245,7 @@ async function toViews(
   rows: ArticleRow[],
   select: FieldSet,
   now: string,
+  publishedOnly: boolean,
 ): Promise<ArticleView[]> {
   const ids = rows.map((row) => row.id);
   const [tags, variants] = await Promise.all([
@@ -248,19 +254,66 @@ async function toViews(
   ]);
   const tagsByArticle = groupBy(tags, (tag) => tag.article_id);
   const variantsByArticle = groupBy(variants, (variant) => variant.article_id);
+  const site = { base: project.site_url?.replace(/\/+$/, '') ?? null, settings: usableUrlSettings(project) };
   return rows.map((row) =>
-    toView(row, select, now, project, tagsByArticle.get(row.id) ?? [], variantsByArticle.get(row.id) ?? []),
+    toView(row, select, {
+      now,
+      project,
+      site,
+      tags: tagsByArticle.get(row.id) ?? [],
+      variants: variantsByArticle.get(row.id) ?? [],
+      // Readers without access (public keys) see a members-only article's teaser only.
+      teaser: publishedOnly && isRestricted(row.visibility),
+    }),
   );
 }
 
-interface ViewSource {
-  row: ArticleRow;
-  status: ReturnType<typeof reportedStatus>;
+interface ViewContext {
+  now: string;
   project: Project;
+  /** The site URL without trailing slash (null: none), and the project's URL settings. */
+  site: { base: string | null; settings: UrlSettings };
   tags: ArticleTagRow[];
   variants: ArticleVariantTable[];
+  /** Content shows only the part before the members-only marker. */
+  teaser: boolean;
+}
+
+interface ViewSource extends ViewContext {
+  row: ArticleRow;
+  status: ReturnType<typeof reportedStatus>;
   tagColor: boolean;
   tagIcon: boolean;
+}
+
+interface StoredAuthor {
+  name: string;
+  slug: string;
+  image: string | null;
+  title: string | null;
+  url: string | null;
+}
+
+/** The stored authors, or (none stored: an article of one author) that author with a slug from the name. */
+function authorsOf(row: ArticleRow): StoredAuthor[] {
+  const stored = JSON.parse(row.authors || '[]') as StoredAuthor[];
+  if (stored.length > 0)
+    return stored.map((a) => ({
+      name: a.name,
+      slug: a.slug,
+      image: a.image ?? null,
+      title: a.title ?? null,
+      url: a.url ?? null,
+    }));
+  return [
+    {
+      name: row.author_name,
+      slug: slugOfTagName(row.author_name),
+      image: row.author_image,
+      title: null,
+      url: null,
+    },
+  ];
 }
 
 /**
@@ -273,8 +326,8 @@ const fieldValues: Record<
 > = {
   title: ({ row }) => row.title,
   slug: ({ row }) => row.slug,
-  content: ({ row }) => row.content,
-  html: ({ row }) => row.html ?? null,
+  content: ({ row, teaser }) => (teaser ? teaserContent(row.content ?? '') : row.content),
+  html: ({ row, teaser }) => (teaser ? teaserHtml(row.content ?? '') : (row.html ?? null)),
   excerpt: ({ row }) => row.excerpt,
   coverImage: ({ row }) => row.cover_image,
   published: ({ status }) => status === 'published',
@@ -295,34 +348,31 @@ const fieldValues: Record<
       ...(tagColor ? { color: tag.color } : {}),
       ...(tagIcon ? { icon: tag.icon } : {}),
     })),
-  variants: ({ variants }) =>
+  variants: ({ variants, teaser }) =>
     variants.map((variant) => ({
       id: variant.id,
       key: variant.key,
       title: variant.title,
       excerpt: variant.excerpt,
-      content: variant.content,
+      content: teaser && variant.content !== null ? teaserContent(variant.content) : variant.content,
     })),
   project: ({ project }) => ({ id: project.id, name: project.name, slug: project.slug }),
   createdAt: ({ row }) => row.created_at,
   updatedAt: ({ row }) => row.updated_at,
   publishedAt: ({ row }) => row.published_at,
+  url: ({ row, site }) => articleUrl(site.base, site.settings, row),
+  path: ({ row, site }) => articlePath(site.settings, row),
+  aliases: ({ row }) => JSON.parse(row.aliases || '[]') as string[],
+  authors: ({ row }) => authorsOf(row),
+  visibility: ({ row }) => row.visibility,
+  tiers: ({ row }) => JSON.parse(row.tiers || '[]') as string[],
 };
 
-function toView(
-  row: ArticleRow,
-  { fields, tagColor, tagIcon }: FieldSet,
-  now: string,
-  project: Project,
-  tags: ArticleTagRow[],
-  variants: ArticleVariantTable[],
-): ArticleView {
+function toView(row: ArticleRow, { fields, tagColor, tagIcon }: FieldSet, context: ViewContext): ArticleView {
   const source: ViewSource = {
+    ...context,
     row,
-    status: reportedStatus(row.status, row.published_at, now),
-    project,
-    tags,
-    variants,
+    status: reportedStatus(row.status, row.published_at, context.now),
     tagColor,
     tagIcon,
   };

@@ -69,6 +69,9 @@ function projectSettings(project: Project) {
     description: project.description,
     siteUrl: project.site_url,
     logoUrl: project.logo_url,
+    urlPattern: project.url_pattern,
+    timeZone: project.time_zone,
+    defaultAuthor: project.default_author === null ? null : JSON.parse(project.default_author),
     storageLimit: formatBytes(Number(project.storage_limit_bytes)),
   });
 }

@@ -21,3 +21,5 @@ export { isTimeZone } from './article-url.ts';
 export { parseMarkdown } from './markdown.ts';
 /** Markdown as plain text: a members-only article's summary is made of its teaser alone. */
 export { plainTextOf } from './text-stats.ts';
+/** What readers without access see of a members-only or paid article: the part before `<!--members-only-->`. */
+export { isRestricted, teaserContent, teaserHtml } from './members-teaser.ts';

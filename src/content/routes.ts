@@ -13,9 +13,20 @@ import {
   getArticleDescription,
   getTagDescription,
   listArticlesDescription,
+  listRedirectsDescription,
   listTagsDescription,
 } from './descriptions.ts';
-import { Article, ArticleListQuery, ArticleQuery, PageMeta, Tag, TagListQuery, TagQuery } from './schemas.ts';
+import { listRedirects } from './redirects.ts';
+import {
+  Article,
+  ArticleListQuery,
+  ArticleQuery,
+  PageMeta,
+  Redirect,
+  Tag,
+  TagListQuery,
+  TagQuery,
+} from './schemas.ts';
 import { getTag, listTags } from './tags.ts';
 
 /** The error answers of a read: a bad parameter, no key, a wrong key kind, nothing there, too many, no database. */
@@ -54,7 +65,30 @@ const publicKeyRule = `${publishedOnlyRule} For a public key, \`status=\` other 
 export function contentRoutes(fastify: FastifyInstance, db: Db): void {
   articleRoutes(fastify, db);
   tagRoutes(fastify, db);
-  answerPreflights(fastify, ['/v1/articles', '/v1/articles/:slug', '/v1/tags', '/v1/tags/:name'], 'GET');
+  redirectRoutes(fastify, db);
+  answerPreflights(
+    fastify,
+    ['/v1/articles', '/v1/articles/:slug', '/v1/tags', '/v1/tags/:name', '/v1/redirects'],
+    'GET',
+  );
+}
+
+function redirectRoutes(fastify: FastifyInstance, db: Db): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/v1/redirects',
+    {
+      config: { cache: true, ...browserRead },
+      schema: {
+        tags: ['Articles'],
+        summary: "Redirects from the published articles' former paths",
+        description: `${listRedirectsDescription}\n\n${browserRule}`,
+        querystring: Type.Object({}),
+        response: { 200: Type.Object({ data: Type.Array(Redirect) }), ...errorResponses },
+      },
+    },
+    async (request) => listRedirects(db, request.auth.project),
+  );
 }
 
 function articleRoutes(fastify: FastifyInstance, db: Db): void {

@@ -27,6 +27,12 @@ export const selectableFields = [
   'createdAt',
   'updatedAt',
   'publishedAt',
+  'url',
+  'path',
+  'aliases',
+  'authors',
+  'visibility',
+  'tiers',
 ] as const;
 export type SelectableField = (typeof selectableFields)[number];
 
@@ -62,6 +68,16 @@ export const articleSortFields = [
 export type ArticleSortField = (typeof articleSortFields)[number];
 
 const Person = Type.Object({ name: Type.String(), image: Nullable(Type.String()) });
+
+const ArticleAuthor = Type.Object({
+  name: Type.String(),
+  slug: Type.String({
+    description: "the source's key or slug, else derived from the name (`Rosa Quental` → `rosa-quental`)",
+  }),
+  image: Nullable(Type.String()),
+  title: Nullable(Type.String()),
+  url: Nullable(Type.String()),
+});
 
 const ArticleTag = Type.Object({
   id: Type.String(),
@@ -106,18 +122,57 @@ const articleProperties = {
   readTimeMinutes: Type.Optional(Type.Integer()),
   author: Type.Optional(Person),
   lastUpdatedBy: Type.Optional(Nullable(Person)),
-  tags: Type.Optional(Type.Array(ArticleTag, { description: 'ordered by name' })),
+  tags: Type.Optional(
+    Type.Array(ArticleTag, {
+      description:
+        'ordered by name; each `{ id, name }` as the contract shapes it (a tag’s `slug` is in `GET /v1/tags`, which also finds a tag by it)',
+    }),
+  ),
   variants: Type.Optional(Type.Array(Variant, { description: 'ordered by key' })),
   project: Type.Optional(Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() })),
   createdAt: Type.Optional(Timestamp),
   updatedAt: Type.Optional(Timestamp),
   publishedAt: Type.Optional(Nullable(Timestamp)),
+  url: Type.Optional(
+    Type.String({
+      description:
+        "The article's public URL: the project's `siteUrl` (without trailing slash) plus `path`; the path alone when the project has no site URL. The same URL as the SEO answers' canonical URL, sitemap `loc` and RSS `link` with the site URL as `baseUrl`.",
+    }),
+  ),
+  path: Type.Optional(
+    Type.String({
+      description:
+        "The article's public path: its own (from the source's `permalink`, `url`, a path-like slug or the generator's rules), else the project's `urlPattern` filled in (`:year`, `:month`, `:day` from `publishedAt`, else `createdAt`, in the project's `timeZone`; `:section`; `:slug`).",
+    }),
+  ),
+  aliases: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Former paths of the article (`aliases`, `redirect_from`), listed by `GET /v1/redirects`.',
+    }),
+  ),
+  authors: Type.Optional(
+    Type.Array(ArticleAuthor, {
+      description:
+        "Every author in the source's order; the first is `author`. An article imported with a single author lists that one, its slug derived from the name.",
+    }),
+  ),
+  visibility: Type.Optional(
+    StringEnum(['public', 'members', 'paid'] as const, {
+      description:
+        "Who may read the whole article on the blog. To public keys a `members` or `paid` article's `content` and `html` (and its variants' `content`) are only the part before a `<!--members-only-->` marker, empty without one; secret keys read everything.",
+    }),
+  ),
+  tiers: Type.Optional(
+    Type.Array(Type.String(), {
+      description: "The source's tiers of a paid article (Ghost's tier slugs); else empty.",
+    }),
+  ),
 };
 
 export const Article = Type.Object(articleProperties, {
   $id: 'Article',
   description:
-    'An article. Fields present by default: in lists `id, title, slug, excerpt, coverImage, published, viewCount, readTimeMinutes, createdAt, publishedAt`; a single article adds `content, wordCount, author`. `select` adds or removes the others.',
+    'An article. Fields present by default: in lists `id, title, slug, excerpt, coverImage, published, viewCount, readTimeMinutes, createdAt, publishedAt`; a single article adds `content, wordCount, author`. `select` adds or removes the others. For a public key, a members-only or paid article (`visibility`) shows only its teaser in `content` and `html`.',
 });
 export type ArticleView = Static<typeof Article>;
 
@@ -220,3 +275,12 @@ export type TagListQueryType = Static<typeof TagListQuery>;
 export const TagQuery = Type.Object({
   published: Type.Optional(Type.Boolean({ description: 'count only articles with this `published` value' })),
 });
+
+export const Redirect = Type.Object(
+  {
+    from: Type.String({ description: 'a former path of the article (`aliases`)' }),
+    to: Type.String({ description: "the article's current path (`path`)" }),
+    status: Type.Literal(301),
+  },
+  { $id: 'Redirect' },
+);

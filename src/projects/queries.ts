@@ -12,6 +12,44 @@ export function findProjectBySlug(executor: Executor, slug: string): Promise<Pro
   return executor.selectFrom('projects').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
+export async function updateProjectRow(
+  executor: Executor,
+  projectId: string,
+  changes: Partial<Project>,
+): Promise<void> {
+  await executor
+    .updateTable('projects')
+    .set((eb) => ({ ...changes, content_version: eb('content_version', '+', 1) }))
+    .where('id', '=', projectId)
+    .execute();
+}
+
+export async function countProjectContents(executor: Executor, projectId: string) {
+  const count = (table: 'articles' | 'tags' | 'api_keys' | 'page_views') =>
+    executor
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow()
+      .then((row) => Number(row.count));
+  // One after the other: inside a transaction they share one connection.
+  return {
+    articles: await count('articles'),
+    tags: await count('tags'),
+    keys: await count('api_keys'),
+    pageViews: await count('page_views'),
+  };
+}
+
+/**
+ * Deletes the project's row, which removes its articles, tags, keys, page views and rollups (their
+ * foreign keys cascade), and its roll-up queue entries, which have no foreign key.
+ */
+export async function deleteProjectRows(executor: Executor, projectId: string): Promise<void> {
+  await executor.deleteFrom('rollup_queue').where('project_id', '=', projectId).execute();
+  await executor.deleteFrom('projects').where('id', '=', projectId).execute();
+}
+
 export function listProjects(executor: Executor): Promise<Project[]> {
   return executor.selectFrom('projects').selectAll().orderBy('slug').execute();
 }

@@ -12,6 +12,14 @@ export const ProjectInfo = Type.Object(
       description: Type.String(),
       siteUrl: Nullable(Type.String()),
       logoUrl: Nullable(Type.String()),
+      urlPattern: Type.String({
+        description:
+          'the path of an article without a path of its own: tokens `:slug`, `:year`, `:month`, `:day` (of `publishedAt` in `timeZone`) and `:section`; default `/:slug`',
+      }),
+      timeZone: Type.String({ description: 'IANA time zone of the URL pattern’s dates; default `UTC`' }),
+      defaultAuthor: Nullable(Type.Object({ name: Type.String(), image: Nullable(Type.String()) }), {
+        description: 'the author of imported articles that name none (else the project’s name)',
+      }),
       createdAt: Timestamp,
       updatedAt: Timestamp,
     }),

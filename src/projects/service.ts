@@ -7,17 +7,38 @@ import { type FieldIssue, NotFoundError, ValidationError } from '../errors.ts';
 import { generateKey, hashKey, type KeyKind, keyPrefix } from './keys.ts';
 import * as queries from './queries.ts';
 import { formatBytes, parseSize } from './size.ts';
+import { DEFAULT_TIME_ZONE, DEFAULT_URL_PATTERN, isTimeZone, urlPatternProblem } from './url-settings.ts';
 
 export const defaultStorageLimit = '500 MB';
 const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-export interface NewProject {
+/** The author given to articles that name none. */
+export interface DefaultAuthor {
+  name: string;
+  image: string | null;
+}
+
+/** A project's site settings; absent: unchanged (or the default), null: cleared. */
+export interface ProjectSettings {
+  siteUrl?: string | null;
+  logoUrl?: string | null;
+  /** Article paths: tokens :slug, :year, :month, :day, :section; null: the default `/:slug`. */
+  urlPattern?: string | null;
+  /** IANA name in which the pattern's dates are read; null: the default `UTC`. */
+  timeZone?: string | null;
+  defaultAuthor?: DefaultAuthor | null;
+}
+
+export interface NewProject extends ProjectSettings {
   name: string;
   slug: string;
   description?: string;
-  siteUrl?: string | null;
-  logoUrl?: string | null;
   storageLimit?: string;
+}
+
+export interface ProjectChanges extends ProjectSettings {
+  name?: string;
+  description?: string;
 }
 
 export function isHttpUrl(value: string): boolean {
@@ -40,13 +61,7 @@ export async function createProject(db: Db, input: NewProject): Promise<Project>
       message: 'must be lower-case letters, digits and single hyphens, at most 100',
     });
   }
-  for (const [field, value] of [
-    ['siteUrl', input.siteUrl],
-    ['logoUrl', input.logoUrl],
-  ] as const) {
-    if (value != null && !isHttpUrl(value))
-      issues.push({ field, message: 'must be an absolute http(s) URL' });
-  }
+  issues.push(...settingsIssues(input));
   const storageLimit = parseSize(input.storageLimit ?? defaultStorageLimit);
   if (storageLimit === null || storageLimit <= 0) {
     issues.push({
@@ -66,9 +81,9 @@ export async function createProject(db: Db, input: NewProject): Promise<Project>
     description: input.description?.trim() ?? '',
     site_url: input.siteUrl ?? null,
     logo_url: input.logoUrl ?? null,
-    url_pattern: '/:slug',
-    time_zone: 'UTC',
-    default_author: null,
+    url_pattern: input.urlPattern ?? DEFAULT_URL_PATTERN,
+    time_zone: input.timeZone ?? DEFAULT_TIME_ZONE,
+    default_author: input.defaultAuthor ? JSON.stringify(input.defaultAuthor) : null,
     storage_limit_bytes: storageLimit!,
     content_version: 0,
     created_at: now,
@@ -76,6 +91,92 @@ export async function createProject(db: Db, input: NewProject): Promise<Project>
   };
   await queries.insertProject(db.kysely, project);
   return project;
+}
+
+/** The problems of the settings given (absent and null ones are fine), one issue per field. */
+export function settingsIssues(input: ProjectSettings): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const [field, value] of [
+    ['siteUrl', input.siteUrl],
+    ['logoUrl', input.logoUrl],
+  ] as const) {
+    if (value != null && !isHttpUrl(value))
+      issues.push({ field, message: 'must be an absolute http(s) URL' });
+  }
+  const patternProblem = input.urlPattern == null ? null : urlPatternProblem(input.urlPattern);
+  if (patternProblem !== null)
+    issues.push({
+      field: 'urlPattern',
+      message: `${patternProblem} (e.g. /posts/:slug/ or /:year/:month/:slug/)`,
+    });
+  if (input.timeZone != null && !isTimeZone(input.timeZone))
+    issues.push({ field: 'timeZone', message: 'must be an IANA time zone such as Europe/Lisbon or UTC' });
+  const author = input.defaultAuthor;
+  if (author != null) {
+    if (author.name.trim() === '' || author.name.length > 200)
+      issues.push({ field: 'defaultAuthor', message: 'name must be 1 to 200 characters' });
+    // An author picture may be a path of the site (`/images/rosa.jpg`), as the importers keep them.
+    if (author.image !== null && !isHttpUrl(author.image) && !author.image.startsWith('/'))
+      issues.push({
+        field: 'defaultAuthor',
+        message: 'image must be an absolute http(s) URL or a path starting with /',
+      });
+  }
+  return issues;
+}
+
+/** The project's default author, or null. */
+export function defaultAuthorOf(project: Pick<Project, 'default_author'>): DefaultAuthor | null {
+  return project.default_author === null ? null : (JSON.parse(project.default_author) as DefaultAuthor);
+}
+
+/**
+ * Changes the given fields of a project (absent ones stay; null clears a setting or restores its
+ * default) and marks its answers changed: article URLs and authors depend on these settings.
+ */
+export async function updateProject(db: Db, slug: string, changes: ProjectChanges): Promise<Project> {
+  const issues = settingsIssues(changes);
+  const name = changes.name?.trim();
+  if (name !== undefined && (name === '' || name.length > 200))
+    issues.push({ field: 'name', message: 'must be 1 to 200 characters' });
+  if (issues.length > 0) throw new ValidationError(issues);
+  const project = await requireProject(db, slug);
+  const row: Partial<Project> = {};
+  if (name !== undefined) row.name = name;
+  if (changes.description !== undefined) row.description = changes.description.trim();
+  if (changes.siteUrl !== undefined) row.site_url = changes.siteUrl;
+  if (changes.logoUrl !== undefined) row.logo_url = changes.logoUrl;
+  if (changes.urlPattern !== undefined) row.url_pattern = changes.urlPattern ?? DEFAULT_URL_PATTERN;
+  if (changes.timeZone !== undefined) row.time_zone = changes.timeZone ?? DEFAULT_TIME_ZONE;
+  if (changes.defaultAuthor !== undefined)
+    row.default_author = changes.defaultAuthor === null ? null : JSON.stringify(changes.defaultAuthor);
+  if (Object.keys(row).length === 0) return project;
+  await queries.updateProjectRow(db.kysely, project.id, { ...row, updated_at: new Date().toISOString() });
+  return (await queries.findProjectBySlug(db.kysely, slug))!;
+}
+
+/** What deleting a project removes. */
+export interface ProjectContents {
+  articles: number;
+  tags: number;
+  keys: number;
+  pageViews: number;
+}
+
+export async function projectContents(db: Db, slug: string): Promise<ProjectContents> {
+  const project = await requireProject(db, slug);
+  return queries.countProjectContents(db.kysely, project.id);
+}
+
+/** Deletes a project and everything of it (articles, tags, keys, page views, rollups); returns what was there. */
+export async function deleteProject(db: Db, slug: string): Promise<ProjectContents> {
+  return db.kysely.transaction().execute(async (trx) => {
+    const project = await queries.findProjectBySlug(trx, slug);
+    if (!project) throw new NotFoundError(`Project '${slug}' not found`);
+    const contents = await queries.countProjectContents(trx, project.id);
+    await queries.deleteProjectRows(trx, project.id);
+    return contents;
+  });
 }
 
 export async function requireProject(db: Db, slug: string): Promise<Project> {
@@ -179,6 +280,9 @@ export function projectView(row: Project) {
     description: row.description,
     siteUrl: row.site_url,
     logoUrl: row.logo_url,
+    urlPattern: row.url_pattern,
+    timeZone: row.time_zone,
+    defaultAuthor: defaultAuthorOf(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

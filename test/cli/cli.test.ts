@@ -112,13 +112,16 @@ describe('folio CLI', { concurrency: 4 }, () => {
     );
     assert.deepEqual(Object.keys(project).sort(), [
       'createdAt',
+      'defaultAuthor',
       'description',
       'id',
       'logoUrl',
       'name',
       'siteUrl',
       'slug',
+      'timeZone',
       'updatedAt',
+      'urlPattern',
     ]);
     assert.match(project.id, uuid);
     assert.equal(project.name, 'My Blog');
@@ -211,8 +214,19 @@ describe('folio CLI', { concurrency: 4 }, () => {
       storageUsed: '50 B',
       dryRun: false,
       changes: { created: first.changes.created, updated: [], removed: [], tagsRemoved: [] },
-      warnings: [],
+      warnings: first.warnings,
+      warningsByKind: { 'default-author': 2 },
+      settingsApplied: [],
+      files: first.files,
     });
+    // The files name no author: each gets the project's name, and the report says so.
+    assert.deepEqual(
+      first.warnings.map((warning: { file: string; kind: string }) => [warning.file, warning.kind]).sort(),
+      [
+        ['hello.md', 'default-author'],
+        ['nested/second.md', 'default-author'],
+      ],
+    );
     assert.equal(first.changes.created.length, 2);
     assert.deepEqual(await cliJson(database, 'import', '--project', slug, folder), {
       created: 0,
@@ -225,7 +239,10 @@ describe('folio CLI', { concurrency: 4 }, () => {
       storageUsed: '50 B',
       dryRun: false,
       changes: { created: [], updated: [], removed: [], tagsRemoved: [] },
-      warnings: [],
+      warnings: first.warnings,
+      warningsByKind: { 'default-author': 2 },
+      settingsApplied: [],
+      files: first.files,
     });
     assert.equal(await countArticles(database), 2);
   });

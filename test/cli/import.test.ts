@@ -85,13 +85,16 @@ describe('folio import', { concurrency: 3 }, () => {
       lenient.stderr,
       /^warning: _posts\/2024-01-15-hello\.md:2: unknown field "layout" .*: ignored$/m,
     );
-    assert.match(lenient.stdout, /^1 created, .* 1 warning\(s\)\.$/m);
+    assert.match(lenient.stdout, /^1 created, .* 2 warning\(s\)\.$/m);
+    // The file names no author either: counted apart, by kind.
+    assert.match(lenient.stdout, /^warnings: default-author 1, other 1$/m);
     const json = await folio(['import', '--project', slug, folder, '--json'], { databaseUrl });
     const document = JSON.parse(json.stdout);
     assert.equal(document.unchanged, 1);
     assert.deepEqual(
       document.warnings.map((w: { file: string; line: number }) => `${w.file}:${w.line}`),
-      ['_posts/2024-01-15-hello.md:2'],
+      // The unknown field, then the import's own: the file names no author.
+      ['_posts/2024-01-15-hello.md:2', '_posts/2024-01-15-hello.md:1'],
     );
   });
 
@@ -108,7 +111,8 @@ describe('folio import', { concurrency: 3 }, () => {
     const dry = await folio(['import', '--project', slug, folder, '--prune', '--dry-run'], { databaseUrl });
     assert.equal(dry.code, 0, dry.stderr);
     assert.deepEqual(dry.stdout.trimEnd().split('\n'), [
-      'Dry run (nothing written): 1 created, 1 updated, 0 unchanged, 1 removed; 0 tags created, 0 updated, 1 removed; storage 18 B.',
+      'Dry run (nothing written): 1 created, 1 updated, 0 unchanged, 1 removed; 0 tags created, 0 updated, 1 removed; storage 18 B. 2 warning(s).',
+      'warnings: default-author 2',
       '  would add: c',
       '  would change: b',
       '  would remove: a',

@@ -46,7 +46,12 @@ describeEachDialect('client', (context) => {
     owner = await createTestProject(context.db, { siteUrl: 'https://blog.example.com' });
     await importArticles(context.db, owner.project, [
       articleInput({ slug: 'first-post', title: 'First post', content: 'Hello **world**.', tags: ['News'] }),
-      articleInput({ slug: 'second-post', title: 'Second post', createdAt: '2026-01-02T00:00:00.000Z' }),
+      articleInput({
+        slug: 'second-post',
+        title: 'Second post',
+        createdAt: '2026-01-02T00:00:00.000Z',
+        aliases: ['/2019/second-post.html'],
+      }),
       articleInput({ slug: 'a-draft', status: 'draft', publishedAt: null }),
     ]);
   });
@@ -96,6 +101,9 @@ describeEachDialect('client', (context) => {
     assert.equal(json.data.urls.length, 2);
     const meta = await client.seo.article('first-post');
     assert.equal(meta.seo.metaTitle, 'First post');
+    assert.deepEqual(await client.redirects(), [
+      { from: '/2019/second-post.html', to: '/second-post', status: 301 },
+    ]);
   });
 
   test('client: bad parameters, unknown articles and bad keys are typed errors with the request id', async () => {

@@ -106,6 +106,9 @@ describeEachDialect('GET /v1/project', (ctx) => {
       description: 'A test project',
       siteUrl: 'https://blog.example.com',
       logoUrl: 'https://blog.example.com/logo.png',
+      urlPattern: '/:slug',
+      timeZone: 'UTC',
+      defaultAuthor: null,
       createdAt: project.created_at,
       updatedAt: project.updated_at,
     });

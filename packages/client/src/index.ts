@@ -13,6 +13,7 @@ import type {
   PageMeta,
   PageViewUpdate,
   ProjectInfo,
+  Redirect,
   Realtime,
   SeoArticle,
   SitemapJson,
@@ -174,6 +175,11 @@ export class FolioClient {
     all: async (params: Omit<TagListParams, 'limit'> = {}, options: PagerOptions = {}): Promise<Tag[]> =>
       (await this.get<{ data: Tag[] }>('/v1/tags', { ...params }, 'json', pagerPolicy(options))).data,
   };
+
+  /** The published articles' former paths and their current paths, as a front end serves 301s for them. */
+  async redirects(): Promise<Redirect[]> {
+    return (await this.get<{ data: Redirect[] }>('/v1/redirects', {})).data;
+  }
 
   async project(): Promise<ProjectInfo> {
     return (await this.get<{ data: ProjectInfo }>('/v1/project', {})).data;

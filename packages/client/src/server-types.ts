@@ -17,6 +17,7 @@ import type {
 import type {
   Article,
   PageMeta,
+  Redirect,
   SelectableField,
   Tag,
   articleSortFields,
@@ -31,6 +32,8 @@ import type { SeoArticle, SitemapJson, StructuredData } from '../../../src/seo/s
 export type ArticleFields = Static<typeof Article>;
 export type Tag = Static<typeof Tag>;
 export type PageMeta = Static<typeof PageMeta>;
+/** A former path of a published article and where it moved (`GET /v1/redirects`). */
+export type Redirect = Static<typeof Redirect>;
 export type ProjectInfo = Static<typeof ProjectInfo>;
 export type SeoArticle = Static<typeof SeoArticle>;
 export type StructuredData = Static<typeof StructuredData>;

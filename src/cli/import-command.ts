@@ -1,0 +1,124 @@
+// `folio import`: reads a content source (a folder of any supported generator, a JSON file, a
+// Ghost export), imports it, and reports: counts, warnings by kind, files skipped with reasons.
+import { Option, type Command } from 'commander';
+import { type ImportSummary, importContent } from '../content/import.ts';
+import { readContentSource } from '../content/import/read-source.ts';
+import { type FileReport, formatProblem } from '../content/import/records.ts';
+import { isHttpUrl } from '../projects/service.ts';
+import { createProgress } from './progress.ts';
+import { CliError, type CliTools } from './tools.ts';
+
+/** The layouts `--format` names (the readers refuse any other). */
+export const importFormats = [
+  'folio',
+  'hugo',
+  'jekyll',
+  'eleventy',
+  'astro',
+  'nextjs',
+  'docusaurus',
+] as const;
+
+interface ImportCliOptions {
+  project: string;
+  json: boolean;
+  prune?: boolean;
+  dryRun?: boolean;
+  strict?: boolean;
+  siteUrl?: string;
+  format?: string;
+}
+
+/** `default-author 5, unknown-shortcode 1`: the warnings' kinds by name. */
+export function warningsLine(byKind: Record<string, number>): string {
+  return Object.keys(byKind)
+    .sort()
+    .map((kind) => `${kind} ${byKind[kind]}`)
+    .join(', ');
+}
+
+/** What became of the source's files: counts by kind, and each skipped one with its reason. */
+export function filesText(files: FileReport[] | undefined): string {
+  if (files === undefined || files.length === 0) return '';
+  const counts = new Map<string, number>();
+  for (const file of files) counts.set(file.kind, (counts.get(file.kind) ?? 0) + 1);
+  const kinds = [...counts].map(([kind, count]) => `${kind} ${count}`).join(', ');
+  const skipped = files
+    .filter((file) => file.kind !== 'post' && file.kind !== 'draft')
+    .map((file) => `\n  ${file.kind}: ${file.file}${file.reason ? ` (${file.reason})` : ''}`)
+    .join('');
+  return `\nfiles: ${files.length} (${kinds})${skipped}`;
+}
+
+function changeLists(summary: ImportSummary): string {
+  if (!summary.dryRun) return '';
+  const { changes } = summary;
+  return [
+    ['would add', changes.created],
+    ['would change', changes.updated],
+    ['would remove', changes.removed],
+    ['would remove tags', changes.tagsRemoved],
+  ]
+    .filter(([, names]) => names.length > 0)
+    .map(([label, names]) => `\n  ${label}: ${(names as string[]).join(', ')}`)
+    .join('');
+}
+
+function summaryText(summary: ImportSummary, files: FileReport[] | undefined): string {
+  const counts = `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.removed} removed; ${summary.tagsCreated} tags created, ${summary.tagsUpdated} updated, ${summary.tagsRemoved} removed; storage ${summary.storageUsed}.`;
+  const settings =
+    summary.settingsApplied.length > 0
+      ? `\nproject settings taken from the site: ${summary.settingsApplied.join(', ')}`
+      : '';
+  const count = summary.warnings.length;
+  const warnings =
+    count > 0 ? ` ${count} warning(s).\nwarnings: ${warningsLine(summary.warningsByKind)}` : '';
+  return `${summary.dryRun ? 'Dry run (nothing written): ' : ''}${counts}${warnings}${settings}${filesText(files)}${changeLists(summary)}`;
+}
+
+export function importCommand(program: Command, tools: CliTools): void {
+  tools
+    .jsonOption(
+      program
+        .command('import')
+        .description(
+          'import a content folder (Folio, Hugo, Jekyll, Eleventy, Astro, Next.js, Docusaurus), a JSON file or a Ghost export',
+        ),
+    )
+    .requiredOption('--project <slug>', 'project slug')
+    .argument('<path>', 'site or content folder, Folio JSON file or Ghost JSON export')
+    .option('--prune', 'remove articles whose files are gone, and tags left without articles')
+    .option('--dry-run', 'validate and list what would change, write nothing')
+    .option('--strict', 'refuse the import on any warning (each is then reported as a problem)')
+    .option('--site-url <url>', "the blog's public URL, for sources without one (Ghost exports, starters)")
+    .addOption(
+      new Option('--format <name>', 'the site layout to read, instead of detecting it').choices(
+        importFormats,
+      ),
+    )
+    .action(async (path: string, options: ImportCliOptions) => {
+      const strict = options.strict === true;
+      if (options.siteUrl !== undefined && !isHttpUrl(options.siteUrl))
+        throw new CliError(`--site-url '${options.siteUrl}' is not an absolute http(s) URL`);
+      const source = await readContentSource(path, {
+        strict,
+        format: options.format,
+        siteUrl: options.siteUrl,
+      });
+      const progress = createProgress(!options.json && source.articles.length >= 50);
+      const summary = await tools
+        .withDatabase((db) =>
+          importContent(db, options.project, source, {
+            prune: options.prune === true,
+            dryRun: options.dryRun === true,
+            strict,
+            siteUrl: options.siteUrl,
+            onProgress: progress.update,
+          }),
+        )
+        .finally(progress.stop);
+      if (!options.json)
+        for (const warning of summary.warnings) process.stderr.write(`warning: ${formatProblem(warning)}\n`);
+      tools.print(options, { ...summary, files: source.files ?? [] }, summaryText(summary, source.files));
+    });
+}
