@@ -7,7 +7,7 @@ import { NotFoundError } from '../errors.ts';
 import { resolveBaseUrl } from './base-url.ts';
 import { seoMetadata, seoSite } from './metadata.ts';
 import { findArticleWithContent } from './queries.ts';
-import { isPublic, teaserOf, withTeaserSummaries } from './visibility.ts';
+import { isPublic, teaserOf } from './visibility.ts';
 
 export function seoProject(project: Project) {
   return { name: project.name, slug: project.slug, description: project.description };
@@ -33,7 +33,7 @@ export async function getArticleSeo(
     stored !== undefined &&
     reportedStatus(stored.status, stored.published_at, new Date().toISOString()) !== 'published';
   if (stored === undefined || hidden) throw new NotFoundError(`Article '${slug}' not found`);
-  const [row] = withTeaserSummaries([stored]);
+  const row = stored;
   const tagNames = await findTagNamesByArticle(db.kysely, [row.id]);
   return {
     id: row.id,

@@ -11,7 +11,7 @@ import { feedHtml } from './feed-html.ts';
 import { authorsOf, metaDescriptionOf, parseSeoOverrides } from './metadata.ts';
 import { type ContentRow, findNewestPublished } from './queries.ts';
 import { rssDefaults, type RssQueryType } from './schemas.ts';
-import { isPublic, teaserOf, withTeaserSummaries } from './visibility.ts';
+import { isPublic, teaserOf } from './visibility.ts';
 import { xmlAttribute, xmlDeclaration, xmlText } from './xml.ts';
 
 export const generator = 'Folio';
@@ -31,7 +31,7 @@ export async function rssFeed(db: Db, project: Project, params: RssQueryType): P
     }
   }
   const now = new Date().toISOString();
-  const rows = withTeaserSummaries(await findNewestPublished(db.kysely, project.id, now, query.limit));
+  const rows = await findNewestPublished(db.kysely, project.id, now, query.limit);
   const tagNames = await findTagNamesByArticle(
     db.kysely,
     rows.map((row) => row.id),

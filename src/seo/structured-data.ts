@@ -18,7 +18,6 @@ import {
 } from './queries.ts';
 import type { StructuredDataQueryType } from './schemas.ts';
 import { scriptSafeJson } from './script-safe-json.ts';
-import { withTeaserSummariesOf } from './visibility.ts';
 
 /** Articles read and written per step of the stream. */
 const batchSize = 1000;
@@ -37,8 +36,7 @@ export type StructuredDataAnswer =
   | { kind: 'page'; body: StructuredDataPage }
   | { kind: 'stream'; etag: string; notModified: boolean; stream: Readable | null };
 
-async function entries(db: Db, stored: MetadataRow[], site: SeoSite) {
-  const rows = await withTeaserSummariesOf(db.kysely, stored);
+async function entries(db: Db, rows: MetadataRow[], site: SeoSite) {
   const names = await findTagNamesByArticle(
     db.kysely,
     rows.map((row) => row.id),
