@@ -19,5 +19,7 @@ export { articlePath, articleUrl, resolveAgainstArticle, type UrlArticle } from 
 export { isTimeZone } from './article-url.ts';
 /** The shared markdown-it token stream: the feed finds the HTML blocks that hold embeds in it. */
 export { parseMarkdown } from './markdown.ts';
+/** Markdown as plain text: a feed's text summary of a members-only article's teaser. */
+export { plainTextOf } from './text-stats.ts';
 /** What readers without access see of a members-only or paid article: the part before `<!--members-only-->`. */
 export { isRestricted, teaserContent, teaserHtml } from './members-teaser.ts';

@@ -209,7 +209,7 @@ function personJsonLd(person: AuthorFields, site: SeoSite): Person {
 }
 
 /** `value` made absolute against `against`, or undefined when absent or not a web link. */
-function webLink(value: string | null, against: string): string | undefined {
+export function webLink(value: string | null, against: string): string | undefined {
   return value === null || !isWebLink(value) ? undefined : absoluteUrl(value, against);
 }
 

@@ -10,13 +10,18 @@ import { answerPreflights, browserRead } from '../http/cors.ts';
 import { getArticleSeo } from './article-seo.ts';
 import {
   articleSeoDescription,
+  atomDescription,
+  jsonFeedDescription,
   rssDescription,
   sitemapDescription,
   structuredDataDescription,
 } from './descriptions.ts';
+import { atomFeed } from './atom.ts';
+import { jsonFeed } from './json-feed.ts';
 import { rssFeed } from './rss.ts';
 import {
-  RssQuery,
+  FeedQuery,
+  JsonFeedDocument,
   SeoArticle,
   SeoArticleQuery,
   SitemapJson,
@@ -52,9 +57,17 @@ export function seoRoutes(fastify: FastifyInstance, db: Db, options: SeoRouteOpt
 
   articleSeoRoutes(fastify, db);
   feedRoutes(fastify, db, pageSize);
+  syndicationRoutes(fastify, db);
   answerPreflights(
     fastify,
-    ['/v1/seo/article/:slug', '/v1/seo/structured-data', '/v1/seo/sitemap', '/v1/seo/rss'],
+    [
+      '/v1/seo/article/:slug',
+      '/v1/seo/structured-data',
+      '/v1/seo/sitemap',
+      '/v1/seo/rss',
+      '/v1/seo/atom',
+      '/v1/seo/feed.json',
+    ],
     'GET',
   );
 }
@@ -162,7 +175,7 @@ function feedRoutes(fastify: FastifyInstance, db: Db, pageSize: number): void {
         tags: ['SEO'],
         summary: 'RSS 2.0 feed of the newest published articles',
         description: rssDescription,
-        querystring: RssQuery,
+        querystring: FeedQuery,
         response: {
           200: {
             description: 'The RSS 2.0 document',
@@ -175,6 +188,63 @@ function feedRoutes(fastify: FastifyInstance, db: Db, pageSize: number): void {
     async (request, reply) => {
       const feed = await rssFeed(db, request.auth.project, request.query);
       return reply.type('application/rss+xml; charset=utf-8').send(feed);
+    },
+  );
+}
+
+/**
+ * Atom and JSON Feed: the items of the RSS (same order, ids, parameters and errors) in the two
+ * other formats feed readers take.
+ */
+function syndicationRoutes(fastify: FastifyInstance, db: Db): void {
+  const app = fastify.withTypeProvider<TypeBoxRequestTypes>();
+  app.get(
+    '/v1/seo/atom',
+    {
+      config: { cache: true, ...browserRead },
+      schema: {
+        tags: ['SEO'],
+        summary: 'Atom 1.0 feed of the newest published articles',
+        description: atomDescription,
+        querystring: FeedQuery,
+        response: {
+          200: {
+            description: 'The Atom 1.0 document',
+            content: {
+              'application/atom+xml': { schema: Type.String({ description: 'Atom 1.0 (RFC 4287)' }) },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const feed = await atomFeed(db, request.auth.project, request.query);
+      return reply.type('application/atom+xml; charset=utf-8').send(feed);
+    },
+  );
+
+  app.get(
+    '/v1/seo/feed.json',
+    {
+      config: { cache: true, ...browserRead },
+      schema: {
+        tags: ['SEO'],
+        summary: 'JSON Feed 1.1 of the newest published articles',
+        description: jsonFeedDescription,
+        querystring: FeedQuery,
+        response: {
+          200: {
+            description: 'The JSON Feed 1.1 document',
+            content: { 'application/feed+json': { schema: JsonFeedDocument } },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const feed = await jsonFeed(db, request.auth.project, request.query);
+      return reply.type('application/feed+json; charset=utf-8').send(feed);
     },
   );
 }

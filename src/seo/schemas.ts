@@ -34,6 +34,7 @@ export type StructuredDataQueryType = Static<typeof StructuredDataQuery>;
  * service spreads them under the query too.
  */
 export const sitemapDefaults = { page: 1, format: 'xml' } as const;
+/** The RSS, Atom and JSON Feed default. */
 export const rssDefaults = { limit: 20 } as const;
 
 export const SitemapQuery = Type.Object({
@@ -55,7 +56,8 @@ export const SitemapQuery = Type.Object({
 });
 export type SitemapQueryType = Static<typeof SitemapQuery>;
 
-export const RssQuery = Type.Object({
+/** The parameters of the three feeds (RSS, Atom, JSON Feed), which hold the same items. */
+export const FeedQuery = Type.Object({
   baseUrl: Type.Optional(BaseUrl),
   limit: Type.Optional(
     Type.Integer({
@@ -69,11 +71,11 @@ export const RssQuery = Type.Object({
     Type.String({
       maxLength: 2048,
       description:
-        "Absolute http(s) URL where the front end publishes this feed: it becomes the channel's `atom:link rel=\"self\"`, which is left out without it (the API's own URL needs a key, so it cannot be the feed's address).",
+        'Absolute http(s) URL where the front end publishes this feed: it becomes the feed\'s self link (RSS `atom:link rel="self"` of the channel, Atom `link rel="self"`, JSON Feed `feed_url`), which is left out without it (the API\'s own URL needs a key, so it cannot be the feed\'s address).',
     }),
   ),
 });
-export type RssQueryType = Static<typeof RssQuery>;
+export type FeedQueryType = Static<typeof FeedQuery>;
 
 export const SeoProject = Type.Object({
   name: Type.String(),
@@ -214,3 +216,58 @@ export const SitemapJson = Type.Object({
   }),
 });
 export type SitemapJsonView = Static<typeof SitemapJson>;
+
+const JsonFeedAuthor = Type.Object({
+  name: Type.String(),
+  url: Type.Optional(Type.String({ description: "the author's page (absolute); left out when unknown" })),
+  avatar: Type.Optional(
+    Type.String({ description: "the author's picture (absolute); left out when unknown" }),
+  ),
+});
+
+const JsonFeedItem = Type.Object({
+  id: Type.String({
+    description:
+      "the RSS `guid` as an IRI: kept when it is an absolute IRI (a URL), `urn:uuid:…` for a UUID, else `tag:HOST,2026:…` (HOST: the base URL's host)",
+  }),
+  url: Type.String({ description: "the article's URL" }),
+  title: Type.String(),
+  content_html: Type.Optional(
+    Type.String({
+      description: 'the sanitised HTML of the article; left out for a members-only or paid article',
+    }),
+  ),
+  content_text: Type.Optional(
+    Type.String({
+      description:
+        'only for a members-only or paid article, since JSON Feed needs content_html or content_text: the same text as `summary`',
+    }),
+  ),
+  summary: Type.String({
+    description:
+      'plain text: the meta description; for a members-only or paid article its teaser (the part before `<!--members-only-->`) as plain text, else its meta description',
+  }),
+  date_published: Type.String({
+    format: 'date-time',
+    description: '`publishedAt` (`updatedAt` without one), RFC 3339',
+  }),
+  date_modified: Type.String({ format: 'date-time', description: '`updatedAt`, RFC 3339' }),
+  authors: Type.Array(JsonFeedAuthor, { description: "the article's authors in the source's order" }),
+  tags: Type.Optional(Type.Array(Type.String(), { description: 'tag names; left out when none' })),
+});
+
+export const JsonFeedDocument = Type.Object(
+  {
+    version: Type.Literal('https://jsonfeed.org/version/1.1'),
+    title: Type.String({ description: 'the project name' }),
+    home_page_url: Type.String({ description: 'the base URL' }),
+    feed_url: Type.Optional(Type.String({ description: '`feedUrl`; left out without it' })),
+    description: Type.String({ description: 'the project description, else its name' }),
+    icon: Type.Optional(
+      Type.String({ description: "the project's logo URL (absolute); left out without one" }),
+    ),
+    items: Type.Array(JsonFeedItem, { description: 'the newest published articles, newest first' }),
+  },
+  { description: 'A JSON Feed 1.1 document' },
+);
+export type JsonFeedView = Static<typeof JsonFeedDocument>;

@@ -97,6 +97,12 @@ describeEachDialect('client', (context) => {
     assert.match(sitemap, /<loc>https:\/\/blog\.example\.com\/first-post<\/loc>/);
     const feed = await client.seo.rss({ limit: 1 });
     assert.match(feed, /<rss /);
+    const atom = await client.seo.atom({ limit: 1 });
+    assert.match(atom, /<feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom">/);
+    const jsonFeed = await client.seo.jsonFeed({ feedUrl: 'https://blog.example.com/feed.json' });
+    assert.equal(jsonFeed.version, 'https://jsonfeed.org/version/1.1');
+    assert.equal(jsonFeed.feed_url, 'https://blog.example.com/feed.json');
+    assert.equal(jsonFeed.items.length, 2);
     const json = await client.seo.sitemapJson();
     assert.equal(json.data.urls.length, 2);
     const meta = await client.seo.article('first-post');

@@ -27,6 +27,8 @@ get('/v1/project', {});
 get('/v1/seo/structured-data', {});
 get('/v1/seo/sitemap', {});
 get('/v1/seo/rss', {});
+get('/v1/seo/atom', {});
+get('/v1/seo/feed.json', { query: { limit: 5 } });
 get('/v1/analytics/stats', {});
 get('/v1/analytics/funnel', {});
 get('/v1/articles', { query: { page: 2, limit: 5, sort: 'title', order: 'asc', published: true } });

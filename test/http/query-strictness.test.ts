@@ -72,6 +72,8 @@ describeEachDialect('query strictness', (ctx) => {
       '/v1/analytics/timeseries days',
       '/v1/articles limit',
       '/v1/articles page',
+      '/v1/seo/atom limit',
+      '/v1/seo/feed.json limit',
       '/v1/seo/rss limit',
       '/v1/seo/sitemap page',
       '/v1/seo/structured-data limit',

@@ -29,7 +29,14 @@ const badBaseUrls: Array<[string, string]> = [
   [`https://blog.example.com/${'a'.repeat(2100)}`, 'must be at most 2048 characters'],
 ];
 
-const seoEndpoints = ['/v1/seo/article/post', '/v1/seo/structured-data', '/v1/seo/sitemap', '/v1/seo/rss'];
+const seoEndpoints = [
+  '/v1/seo/article/post',
+  '/v1/seo/structured-data',
+  '/v1/seo/sitemap',
+  '/v1/seo/rss',
+  '/v1/seo/atom',
+  '/v1/seo/feed.json',
+];
 
 describeEachDialect('seo article metadata', (ctx) => {
   test('seo/article: without overrides every field falls back to the article fields', async () => {

@@ -41,7 +41,14 @@ const queryString = fc
   .array(parameter, { maxLength: 4 })
   .map((pairs) => pairs.map(([name, v]) => `${name}=${v}`).join('&'));
 const path = fc.oneof(
-  fc.constantFrom('/v1/seo/structured-data', '/v1/seo/sitemap', '/v1/seo/rss', '/v1/seo/article/post'),
+  fc.constantFrom(
+    '/v1/seo/structured-data',
+    '/v1/seo/sitemap',
+    '/v1/seo/rss',
+    '/v1/seo/atom',
+    '/v1/seo/feed.json',
+    '/v1/seo/article/post',
+  ),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).map((slug) => `/v1/seo/article/${encode(slug)}`),
 );
 

@@ -143,9 +143,15 @@ describeEachDialect('SEO output of a hostile article', (ctx) => {
     }
   });
 
-  test('sitemap and RSS: links are the article URLs, never a javascript: URL', async () => {
+  test('sitemap and feeds: links are the article URLs, never a javascript: URL', async () => {
     const { headers } = await hostileBlog();
-    for (const url of ['/v1/seo/sitemap', '/v1/seo/sitemap?format=json', '/v1/seo/rss']) {
+    for (const url of [
+      '/v1/seo/sitemap',
+      '/v1/seo/sitemap?format=json',
+      '/v1/seo/rss',
+      '/v1/seo/atom',
+      '/v1/seo/feed.json',
+    ]) {
       const response = await ctx.app.inject({ method: 'GET', url, headers });
       assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
       assert.doesNotMatch(response.body, /javascript:|data:image/i, url);

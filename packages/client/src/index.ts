@@ -10,6 +10,7 @@ import type {
   Breakdown,
   BreakdownDimension,
   Funnel,
+  JsonFeed,
   PageMeta,
   PageViewUpdate,
   ProjectInfo,
@@ -32,6 +33,14 @@ export type * from './server-types.ts';
 
 /** An article with every field the API can return, each possibly absent but `id`. */
 export type Article = ArticleFields;
+
+/** The parameters of the RSS, Atom and JSON Feed documents. */
+export interface FeedParams {
+  baseUrl?: string;
+  limit?: number;
+  /** Where the front end publishes the feed: its self link. */
+  feedUrl?: string;
+}
 
 /** A period: the last `days` days (today included), or the UTC days `from` to `to` (YYYY-MM-DD). */
 export interface PeriodParams {
@@ -197,8 +206,11 @@ export class FolioClient {
     sitemapJson: (params: { baseUrl?: string; page?: number } = {}) =>
       this.get<SitemapJson>('/v1/seo/sitemap', { ...params, format: 'json' }),
     /** The RSS 2.0 document. */
-    rss: (params: { baseUrl?: string; limit?: number; feedUrl?: string } = {}) =>
-      this.get<string>('/v1/seo/rss', { ...params }, 'text'),
+    rss: (params: FeedParams = {}) => this.get<string>('/v1/seo/rss', { ...params }, 'text'),
+    /** The Atom 1.0 document: the RSS's items, with their guids as ids written as IRIs. */
+    atom: (params: FeedParams = {}) => this.get<string>('/v1/seo/atom', { ...params }, 'text'),
+    /** The JSON Feed 1.1 document, parsed: the RSS's items, with their guids as ids written as IRIs. */
+    jsonFeed: (params: FeedParams = {}) => this.get<JsonFeed>('/v1/seo/feed.json', { ...params }),
   };
 
   readonly analytics = {

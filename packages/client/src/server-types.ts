@@ -26,7 +26,7 @@ import type {
   tagSortFields,
 } from '../../../src/content/schemas.ts';
 import type { ProjectInfo } from '../../../src/projects/schemas.ts';
-import type { SeoArticle, SitemapJson, StructuredData } from '../../../src/seo/schemas.ts';
+import type { JsonFeedDocument, SeoArticle, SitemapJson, StructuredData } from '../../../src/seo/schemas.ts';
 
 /** An article with every field the API can return: only `id` is always there. */
 export type ArticleFields = Static<typeof Article>;
@@ -38,6 +38,8 @@ export type ProjectInfo = Static<typeof ProjectInfo>;
 export type SeoArticle = Static<typeof SeoArticle>;
 export type StructuredData = Static<typeof StructuredData>;
 export type SitemapJson = Static<typeof SitemapJson>;
+/** A JSON Feed 1.1 document (`/v1/seo/feed.json`). */
+export type JsonFeed = Static<typeof JsonFeedDocument>;
 export type TrackBody = Static<typeof TrackBody>;
 /**
  * A visitor a server tracks on behalf of (secret keys only): the address and User-Agent of the
