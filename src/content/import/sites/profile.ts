@@ -1,0 +1,139 @@
+// What a static-site generator's profile tells the shared site pipeline (pipeline.ts): how to
+// recognise its layout, what its configuration says, what each file is, which front-matter names
+// carry which article field, and its rules for paths, feed ids, drafts and excerpts.
+import type { Path } from '../check-kit.ts';
+import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
+
+/** The template languages a body may hold, expanded at import (templates/expand.ts). */
+export type Dialect = 'hugo' | 'liquid' | 'nunjucks' | 'mdx';
+
+/** One Markdown file of the site with its front matter read. */
+export interface SiteDoc {
+  /** The path under the site root, with `/`. */
+  file: string;
+  data: Record<string, unknown>;
+  locate: (path: Path) => number;
+  body: string;
+  /** The file line of the body's first line. */
+  bodyLine: number;
+  /** The front-matter key as written for a name (Hugo's keys are case-insensitive), or undefined. */
+  key: (name: string) => string | undefined;
+}
+
+/** What a file of the site is. `ignore`: config, layout and data files, not reported. */
+export type FileClass =
+  | { kind: 'ignore' }
+  | { kind: 'skipped'; reason: string }
+  | { kind: 'page'; reason: string }
+  | { kind: 'article'; draftReason?: string };
+
+/**
+ * The front-matter names of each article field, in order of preference; the first one given is
+ * used and the others of the same field are reported as ignored.
+ */
+export interface FieldNames {
+  title: readonly string[];
+  slug: readonly string[];
+  publishedAt: readonly string[];
+  updatedAt: readonly string[];
+  /** The excerpt as written (Hugo `summary`, Jekyll `excerpt`); a divider in the body comes first. */
+  excerpt: readonly string[];
+  /** The meta description (seo.metaDescription). */
+  description: readonly string[];
+  /** A string, a list (its first item: Hugo `images`), or `{ image | url | path }`. */
+  coverImage: readonly string[];
+  tags: readonly string[];
+  /** Kept as tags after the post's own tags (Folio has one taxonomy). */
+  categories: readonly string[];
+  /** Names, author-file keys or `{ name, … }` objects, one or a list. */
+  authors: readonly string[];
+  /** Former paths, kept for redirects. */
+  aliases: readonly string[];
+  guid: readonly string[];
+  /** `true` makes a draft. */
+  draft: readonly string[];
+  /** `false` makes a draft (Jekyll's `published`). */
+  published: readonly string[];
+  /** Read by the profile's own rules (`url`, `permalink`, `excerpt_separator`): used, never warned. */
+  own: readonly string[];
+  /** Theme fields with why Folio has no place for them: warned as `ignored-field`. */
+  ignored: Readonly<Record<string, string>>;
+}
+
+/** Where the generator publishes an article, and the feed id its feed gave it. */
+export interface Placement {
+  /** The public path, or null when the generator gives none yet (an undated draft). */
+  path: string | null;
+  /** The front-matter field that gave the path's last segment (for the line of a slug problem). */
+  slugFrom: Path;
+  /** The slug when the path gives none (null path). */
+  fallbackSlug: string;
+  /** The old feed's id for it, absolute; null: the serving stage derives it. */
+  guid: string | null;
+  /** The content section (Hugo's first folder), for a URL pattern's :section. */
+  section: string | null;
+}
+
+/** What the shared flow has read of an article before asking the profile where it lives. */
+export interface ArticleFacts {
+  title: string;
+  /** The front matter's slug, when given and a string. */
+  slug: string | null;
+  publishedAt: string | null;
+}
+
+/** A site opened by its profile: settings, and the rules the pipeline asks file by file. */
+export interface SiteReader {
+  settings: SiteSettings;
+  /** Warnings about the configuration (e.g. `url-pattern-approximated` at `_config.yml:6`). */
+  warnings: ImportProblem[];
+  /** Problems that stop the import (a configuration file that cannot be read). */
+  problems: ImportProblem[];
+  /** Folders under the site root whose files are listed (`''` is the root). */
+  roots: readonly string[];
+  /** Whether a file or folder under a root is left out of the listing entirely (caches, output, layouts). */
+  skipEntry: (path: string, isDirectory: boolean) => boolean;
+  classify: (file: string, files: ReadonlySet<string>) => FileClass;
+  fields: FieldNames;
+  /** Hugo reads front-matter keys case-insensitively. */
+  caseInsensitiveKeys: boolean;
+  dialects: readonly Dialect[];
+  /** Authors of the site's author file, by key. */
+  authors: ReadonlyMap<string, AuthorInput>;
+  /** The site's author, given to an article without one (with a `default-author` warning). */
+  defaultAuthor: AuthorInput | null;
+  /** The date a file's name gives (Jekyll's `2024-01-15-title.md`), read in the site's zone. */
+  fileDate: (file: string) => string | null;
+  /** The excerpt divider of this article (`<!--more-->`), or null when the generator has none. */
+  excerptSeparator: (doc: SiteDoc) => string | null;
+  /** A draft or excluded article beyond the `draft`/`published` fields, with the report's reason. */
+  exclusion: (doc: SiteDoc) => { kind: 'draft' | 'excluded'; reason: string } | null;
+  /**
+   * The report's reasons in the generator's words: `draft: true`, `published: false`, and a future
+   * date (stored published with that date, i.e. scheduled; null when the generator publishes
+   * future-dated posts at once, as Eleventy does).
+   */
+  reasons: { draft: string; unpublished: string; future: string | null };
+  place: (doc: SiteDoc, facts: ArticleFacts) => Placement;
+  /**
+   * What a file classified as a page is, once its front matter is read (null: it has none, or it
+   * cannot be read): a page with its public path, or a file the generator copies as it is.
+   */
+  page: (
+    doc: SiteDoc | null,
+    file: string,
+    reason: string,
+  ) => { kind: 'page' | 'skipped'; reason: string; path: string | null };
+  /** Hugo: the `<!--more-->` divider wins over a `summary` field; Jekyll: an `excerpt` field wins over the divider. */
+  dividerFirst: boolean;
+  /** Resolves a cross-reference of a template tag (Hugo `ref`, Liquid `link`/`post_url`) among the site's files. */
+  refCandidates: (target: string, from: string) => string[];
+}
+
+export interface SiteProfile {
+  /** The `--format` name, and ContentSource.generator. */
+  name: string;
+  /** Whether a folder is laid out for this generator: a few stat calls, no parsing. */
+  detect: (root: string) => Promise<boolean>;
+  open: (root: string, options: ReadOptions) => Promise<SiteReader>;
+}

@@ -1,0 +1,80 @@
+// The body of a site's article, finished once every article's path is known: the excerpt divider
+// taken out, relative images made absolute against the article's own URL (so that page-bundle
+// images work wherever the content is shown), and a missing one reported with its line.
+import { access } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import type { ImportProblem } from '../records.ts';
+
+const FENCE_RE = /^\s*(```|~~~)/;
+// ![alt](target "title") and <img src="target">: the target is group 2.
+const MARKDOWN_IMAGE_RE = /(!\[[^\]]*\]\()\s*<?([^)\s>]+)>?((?:\s+["'(][^)]*)?\))/g;
+const HTML_IMAGE_RE = /(<img\b[^>]*?\bsrc=["'])([^"']+)(["'])/gi;
+
+/** Whether a link target is relative to the page (no scheme, no leading `/`, not a fragment). */
+function isPageRelative(target: string): boolean {
+  return !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('/') && !target.startsWith('#');
+}
+
+/** `boats.jpg` against `https://site/2024/05/walk/` → `https://site/2024/05/walk/boats.jpg` (a path without a site URL). */
+export function againstArticle(target: string, base: string): string {
+  const absolute = new URL(target, new URL(base, 'http://site.invalid')).href;
+  return absolute.replace(/^http:\/\/site\.invalid/, '');
+}
+
+/** The divider removed (its text only, so that the lines of the body keep their numbers). */
+export function withoutSeparator(body: string, separator: string | null): string {
+  if (separator === null) return body;
+  const at = body.indexOf(separator);
+  return at < 0 ? body : body.slice(0, at) + body.slice(at + separator.length);
+}
+
+/**
+ * Rewrites page-relative image targets outside code blocks; each one whose file is not beside the
+ * source file is reported as `missing-image` at its line.
+ */
+export async function resolveImages(
+  body: string,
+  context: { file: string; bodyLine: number; base: string | null; siteRoot: string },
+  warnings: ImportProblem[],
+): Promise<string> {
+  if (context.base === null) return body;
+  const lines = body.split('\n');
+  let fence: string | null = null;
+  const missing: { target: string; line: number }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const opening = FENCE_RE.exec(lines[i]);
+    if (opening) {
+      if (fence === null) fence = opening[1];
+      else if (opening[1] === fence) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    const rewrite = (whole: string, before: string, target: string, after: string) => {
+      if (!isPageRelative(target)) return whole;
+      missing.push({ target, line: context.bodyLine + i });
+      return `${before}${againstArticle(target, context.base as string)}${after}`;
+    };
+    lines[i] = lines[i].replace(MARKDOWN_IMAGE_RE, rewrite).replace(HTML_IMAGE_RE, rewrite);
+  }
+  const folder = posix.dirname(context.file);
+  for (const { target, line } of missing) {
+    const path = join(
+      context.siteRoot,
+      ...folder.split('/'),
+      ...decodeURI(target.split(/[?#]/)[0]).split('/'),
+    );
+    const exists = await access(path).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) {
+      warnings.push({
+        file: context.file,
+        line,
+        kind: 'missing-image',
+        message: `image ${JSON.stringify(target)} is not beside the post: its link points at ${againstArticle(target, context.base)}, which the import cannot check`,
+      });
+    }
+  }
+  return lines.join('\n');
+}
