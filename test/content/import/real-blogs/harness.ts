@@ -27,7 +27,7 @@ const TEMPLATE_WARNING_KINDS = new Set([
   'template-option-dropped',
 ]);
 
-interface ExpectedFile {
+export interface ExpectedFile {
   file: string;
   kind: string;
   status?: string;
@@ -35,7 +35,7 @@ interface ExpectedFile {
   [field: string]: unknown;
 }
 
-interface Expected {
+export interface Expected {
   generator: string;
   importOptions?: Record<string, unknown>;
   settings: Record<string, { value: unknown }>;
@@ -158,12 +158,22 @@ function summaryOf(source: ContentSource, templates: boolean) {
   };
 }
 
-/** Registers the fixture's tests; `templates`: whether template expansion is in (content checks and template warnings). */
-export function describeFixture(name: string, { templates }: { templates: boolean }): void {
+/**
+ * Registers the fixture's tests; `templates`: whether template expansion is in (content checks and
+ * template warnings); `prepare`: run before the import, to pin what the fixture's `fileTimes` say
+ * and to fill in the values only the test can know (a file's first commit).
+ */
+export function describeFixture(
+  name: string,
+  {
+    templates,
+    prepare,
+  }: { templates: boolean; prepare?: (expected: Expected, root: string) => Promise<void> },
+): void {
   let loaded: Promise<{ source: ContentSource; expected: Expected }> | undefined;
   const load = () =>
     (loaded ??= loadExpected(name).then(async (expected) => ({
-      expected,
+      expected: (await prepare?.(expected, fixturePath(name)), expected),
       source: await readContentSource(fixturePath(name), { ...(expected.importOptions ?? {}) }),
     })));
   const todo = templates ? undefined : 'template expansion (templates/expand.ts) is not merged yet';
