@@ -726,8 +726,15 @@ function eleventyReader(
     readDoc: (doc) => readTemplate(site, doc),
     fields: FIELDS(site.draftRule),
     caseInsensitiveKeys: false,
-    // Until the pipeline asks per file (dialects(doc), templateOptions(doc)): the Markdown engine.
-    dialects: site.markdownEngine === null ? [] : [site.markdownEngine],
+    dialects: (doc) => dialectsOf(site, doc),
+    templateOptions: (doc) => ({
+      siteShortcodes: site.shortcodes,
+      variables: {
+        ...site.variables,
+        title: typeof doc.data['title'] === 'string' ? doc.data['title'] : null,
+        'page.url': site.paths.get(doc.file) ?? null,
+      },
+    }),
     authors: new Map(),
     defaultAuthor,
     fileDate: eleventyFileDate,

@@ -4,10 +4,12 @@
 // whose other files are its resources. Paths follow [permalinks] with `:slug` = the slug field,
 // else the title urlized; `url` replaces the path. Keys of the config and front matter are
 // case-insensitive, as Hugo reads them.
-import { posix } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { join, posix } from 'node:path';
 import { calendarDate, isTimeZone, urlPatternProblem } from '../../article-url.ts';
 import { isObject, type Path } from '../check-kit.ts';
 import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
+import type { TemplateContext } from '../templates/expand.ts';
 import { authorOf } from './site-article.ts';
 import {
   type ConfigFile,
@@ -118,6 +120,7 @@ interface HugoSite {
   /** Section → page permalink pattern. */
   permalinks: Map<string, string>;
   mainSections: string[] | null;
+  templateOptions: TemplateContext['options'];
 }
 
 function readPermalinks(config: Record<string, unknown>): Map<string, string> {
@@ -181,6 +184,7 @@ async function openHugo(root: string, _options: ReadOptions): Promise<SiteReader
   const params = isObject(config['params']) ? config['params'] : {};
   const main = params['mainsections'];
   const site: HugoSite = {
+    templateOptions: await templateOptionsOf(root, config),
     config: configFile,
     contentDir:
       typeof config['contentdir'] === 'string' ? config['contentdir'].replace(/^\/+|\/+$/g, '') : 'content',
@@ -198,6 +202,41 @@ async function openHugo(root: string, _options: ReadOptions): Promise<SiteReader
   site.settings.defaultAuthor =
     defaultAuthor === null ? null : { name: defaultAuthor.name, image: defaultAuthor.image };
   return hugoReader(site, defaultAuthor, problems, warnings);
+}
+
+/** Names of the site's own shortcodes: templates under layouts/ of the site and of its theme. */
+async function siteShortcodes(root: string, config: Record<string, unknown>): Promise<string[]> {
+  const theme = Array.isArray(config['theme']) ? config['theme'][0] : config['theme'];
+  const folders = ['layouts/_shortcodes', 'layouts/shortcodes'];
+  if (typeof theme === 'string') folders.push(...folders.map((folder) => `themes/${theme}/${folder}`));
+  const names = new Set<string>();
+  for (const folder of folders) {
+    const entries = await readdir(join(root, ...folder.split('/'))).catch(() => []);
+    for (const entry of entries) if (/\.(html|md)$/.test(entry)) names.add(entry.replace(/\..*$/, ''));
+  }
+  return [...names].sort();
+}
+
+/** Hugo's privacy settings for embeds, the site's shortcodes, and params a `param` shortcode may read. */
+async function templateOptionsOf(
+  root: string,
+  config: Record<string, unknown>,
+): Promise<TemplateContext['options']> {
+  const privacy = isObject(config['privacy']) ? config['privacy'] : {};
+  const youtube = isObject(privacy['youtube']) ? privacy['youtube'] : {};
+  const vimeo = isObject(privacy['vimeo']) ? privacy['vimeo'] : {};
+  const params = isObject(config['params']) ? config['params'] : {};
+  const variables: Record<string, string | number | boolean | null> = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (['string', 'number', 'boolean'].includes(typeof value))
+      variables[key] = value as string | number | boolean;
+  }
+  return {
+    youtubePrivacyEnhanced: youtube['privacyenhanced'] === true,
+    vimeoDnt: vimeo['enablednt'] === true,
+    siteShortcodes: await siteShortcodes(root, config),
+    variables,
+  };
 }
 
 /** The post sections: params.mainSections, else those with a permalink, else the one with the most pages (Hugo's default). */
@@ -400,7 +439,8 @@ function hugoReader(
     },
     fields: FIELDS,
     caseInsensitiveKeys: true,
-    dialects: ['hugo'],
+    dialects: () => ['hugo'],
+    templateOptions: () => site.templateOptions,
     authors: new Map(),
     defaultAuthor,
     fileDate: () => null,

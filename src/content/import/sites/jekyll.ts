@@ -76,6 +76,8 @@ interface JekyllSite {
   style: string;
   separator: string;
   exclude: string[];
+  /** `site.*` values a Liquid expression in a post may read. */
+  variables: Record<string, string | number | boolean | null>;
 }
 
 async function readAuthorsFile(
@@ -180,11 +182,29 @@ async function openJekyll(root: string, _options: ReadOptions): Promise<SiteRead
     permalink,
     style,
     separator: typeof config['excerpt_separator'] === 'string' ? config['excerpt_separator'] : '\n\n',
+    variables: siteVariables(config, siteUrl, url, baseurl),
     exclude: Array.isArray(config['exclude'])
       ? config['exclude'].filter((e): e is string => typeof e === 'string')
       : [],
   };
   return jekyllReader(site, authors, defaultAuthor, problems, warnings);
+}
+
+/** The config's plain values as Liquid's `site.<key>`; `site.url` and `site.baseurl` as Jekyll normalises them. */
+function siteVariables(
+  config: Record<string, unknown>,
+  siteUrl: string | null,
+  url: string | null,
+  baseurl: string,
+) {
+  const variables: Record<string, string | number | boolean | null> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (['string', 'number', 'boolean'].includes(typeof value))
+      variables[`site.${key}`] = value as string | number | boolean;
+  }
+  variables['site.url'] = url ?? (siteUrl === null ? null : siteUrl);
+  variables['site.baseurl'] = baseurl === '/' ? '' : baseurl;
+  return variables;
 }
 
 function classifyJekyll(file: string): FileClass {
@@ -318,7 +338,13 @@ function jekyllReader(
     classify: (file) => classifyJekyll(file),
     fields: FIELDS,
     caseInsensitiveKeys: false,
-    dialects: ['liquid'],
+    dialects: () => ['liquid'],
+    templateOptions: (doc) => ({
+      variables: {
+        ...site.variables,
+        'page.title': typeof doc.data['title'] === 'string' ? doc.data['title'] : null,
+      },
+    }),
     authors,
     defaultAuthor,
     fileDate: (file) => {

@@ -50,7 +50,8 @@ import {
 } from '../records.ts';
 import type { SiteDoc, SiteProfile, SiteReader } from './profile.ts';
 import { readSiteArticle, type SiteArticle } from './site-article.ts';
-import { resolveImages, withoutSeparator } from './site-body.ts';
+import { againstArticle, refResolver, resolveImages, withoutSeparator } from './site-body.ts';
+import { expandTemplates } from '../templates/expand.ts';
 
 /** Every file under the reader's roots, with `/`, sorted by code unit; dot entries are never content. */
 async function listFiles(root: string, reader: SiteReader): Promise<string[]> {
@@ -158,24 +159,48 @@ export async function readSite(
 
   const warnings: ImportProblem[] = [...reader.warnings];
   const articles: ArticleInput[] = [];
+  const paths = new Map<string, string | null>(
+    read.files.filter((f) => f.kind === 'page').map((f) => [f.file, f.path ?? null]),
+  );
+  for (const { read: entry } of read.entries) paths.set(entry.report.file, entry.article?.path ?? null);
   for (const { read: entry, doc } of read.entries) {
     const article = entry.article as ArticleInput;
     const fileWarnings = [...entry.warnings];
-    const body = withoutSeparator(doc.body, entry.separator);
-    article.content = await resolveImages(
-      body,
-      { file: doc.file, bodyLine: doc.bodyLine, base: entry.base, siteRoot: root },
-      fileWarnings,
-    );
+    article.content = await finishBody(root, reader, doc, entry, paths, fileWarnings);
     warnings.push(...sortByLine(fileWarnings));
     articles.push(article);
   }
-  return {
-    generator: profile.name,
-    settings: reader.settings,
-    files: read.files,
-    tags: [],
-    articles,
+  const settings = reader.settings;
+  return { generator: profile.name, settings, files: read.files, tags: [], articles, warnings };
+}
+
+/**
+ * The stored content: the divider out, template syntax expanded as the generator renders it
+ * (cross-references to the other files' paths, bundle resources against the article's URL),
+ * then relative images resolved.
+ */
+async function finishBody(
+  root: string,
+  reader: SiteReader,
+  doc: SiteDoc,
+  entry: SiteArticle,
+  paths: ReadonlyMap<string, string | null>,
+  warnings: ImportProblem[],
+): Promise<string> {
+  const base = entry.base;
+  const expanded = expandTemplates(withoutSeparator(doc.body, entry.separator), {
+    file: doc.file,
+    firstBodyLine: doc.bodyLine,
+    dialects: reader.dialects(doc),
+    resolveRef: refResolver(paths, reader.refCandidates, reader.settings.siteUrl, doc.file),
+    resolveResource: (src) =>
+      base === null || /^[a-z][a-z0-9+.-]*:|^\/|^#/i.test(src) ? src : againstArticle(src, base),
+    options: reader.templateOptions(doc),
+  });
+  warnings.push(...expanded.warnings);
+  return resolveImages(
+    expanded.text,
+    { file: doc.file, bodyLine: doc.bodyLine, base, siteRoot: root },
     warnings,
-  };
+  );
 }

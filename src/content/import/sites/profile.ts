@@ -3,9 +3,10 @@
 // carry which article field, and its rules for paths, feed ids, drafts and excerpts.
 import type { Path } from '../check-kit.ts';
 import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
+import type { TemplateContext, TemplateDialect } from '../templates/expand.ts';
 
 /** The template languages a body may hold, expanded at import (templates/expand.ts). */
-export type Dialect = 'hugo' | 'liquid' | 'nunjucks' | 'mdx';
+export type Dialect = TemplateDialect;
 
 /** One Markdown file of the site with its front matter read. */
 export interface SiteDoc {
@@ -97,7 +98,10 @@ export interface SiteReader {
   fields: FieldNames;
   /** Hugo reads front-matter keys case-insensitively. */
   caseInsensitiveKeys: boolean;
-  dialects: readonly Dialect[];
+  /** The template languages of an article's body, in the order they run (Eleventy: per file). */
+  dialects: (doc: SiteDoc) => Dialect[];
+  /** Site options for the template expander (Hugo's privacy settings, the site's own shortcodes, known variables). */
+  templateOptions: (doc: SiteDoc) => TemplateContext['options'];
   /** Authors of the site's author file, by key. */
   authors: ReadonlyMap<string, AuthorInput>;
   /** The site's author, given to an article without one (with a `default-author` warning). */

@@ -78,3 +78,35 @@ export async function resolveImages(
   }
   return lines.join('\n');
 }
+
+/** A file's name for a cross-reference by name: its stem, or a bundle's folder for index.md. */
+function stemOf(file: string): string {
+  const stem = posix.basename(file).replace(/\.[^.]+$/, '');
+  return stem === 'index' || stem === '_index' ? posix.basename(posix.dirname(file)) : stem;
+}
+
+/**
+ * Resolves a template cross-reference (Hugo `ref`/`relref`, Liquid `link`/`post_url`) to the
+ * target's URL: the profile's candidate files first, else the one file whose name is the target's.
+ * `ref` gives the absolute URL (Hugo's .Permalink); the others the path, as the generators write them.
+ */
+export function refResolver(
+  paths: ReadonlyMap<string, string | null>,
+  candidates: (target: string, from: string) => string[],
+  siteUrl: string | null,
+  from: string,
+): (target: string, kind: 'ref' | 'relref' | 'link' | 'post_url') => string | null {
+  return (target, kind) => {
+    const fragment = /#.*$/.exec(target)?.[0] ?? '';
+    const bare = target.replace(/#.*$/, '');
+    let file = candidates(bare, from).find((candidate) => paths.has(candidate));
+    if (file === undefined) {
+      const wanted = stemOf(bare.replace(/\/+$/, ''));
+      const named = [...paths.keys()].filter((known) => stemOf(known) === wanted);
+      if (named.length === 1) file = named[0];
+    }
+    const path = file === undefined ? null : (paths.get(file) ?? null);
+    if (path === null) return null;
+    return `${kind === 'ref' && siteUrl !== null ? siteUrl : ''}${path}${fragment}`;
+  };
+}

@@ -39,4 +39,4 @@ async function pinFileTimes(expected: Expected, root: string): Promise<void> {
   }
 }
 
-describeFixture('eleventy', { templates: false, prepare: pinFileTimes });
+describeFixture('eleventy', { prepare: pinFileTimes });

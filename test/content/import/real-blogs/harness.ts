@@ -15,18 +15,6 @@ import { readContentSource } from '../../../../src/content/import/read-source.ts
 import type { ArticleInput, ContentSource, ImportProblem } from '../../../../src/content/import/records.ts';
 import { slugOfTagName } from '../../../../src/content/tag-slugs.ts';
 
-/**
- * Warning kinds that only the template expander (templates/expand.ts) reports; with
- * `templates: false` they, and the content checks, are left out until it is merged.
- */
-const TEMPLATE_WARNING_KINDS = new Set([
-  'shortcode-option-dropped',
-  'unknown-shortcode',
-  'unknown-tag',
-  'unknown-component',
-  'template-option-dropped',
-]);
-
 export interface ExpectedFile {
   file: string;
   kind: string;
@@ -123,28 +111,24 @@ function checkContent(article: ArticleInput, expected: ExpectedFile): void {
     assert.ok(!article.content.includes(text), `content holds ${JSON.stringify(text)}:\n${article.content}`);
 }
 
-function warningsAt(source: ContentSource, file: string, templates: boolean): string[] {
+function warningsAt(source: ContentSource, file: string): string[] {
   return (source.warnings ?? [])
-    .filter(
-      (warning) => warning.file === file && (templates || !TEMPLATE_WARNING_KINDS.has(warning.kind ?? '')),
-    )
+    .filter((warning) => warning.file === file)
     .map((warning) => `${warning.kind ?? '(no kind)'} ${at(warning)}`);
 }
 
-function expectedWarnings(list: { kind: string; at: string }[] | undefined, templates: boolean): string[] {
-  return (list ?? [])
-    .filter((w) => templates || !TEMPLATE_WARNING_KINDS.has(w.kind))
-    .map((w) => `${w.kind} ${w.at}`);
+function expectedWarnings(list: { kind: string; at: string }[] | undefined): string[] {
+  return (list ?? []).map((w) => `${w.kind} ${w.at}`);
 }
 
 /** Counts of the file report and the warnings by kind, in the fixture's summary names. */
-function summaryOf(source: ContentSource, templates: boolean) {
+function summaryOf(source: ContentSource) {
   const files = (source.files ?? []).filter((f) => f.file !== 'expected.json');
   const count = (kind: string) => files.filter((f) => f.kind === kind).length;
   const byKind: Record<string, number> = {};
   for (const warning of source.warnings ?? []) {
     const kind = warning.kind ?? '(no kind)';
-    if (templates || !TEMPLATE_WARNING_KINDS.has(kind)) byKind[kind] = (byKind[kind] ?? 0) + 1;
+    byKind[kind] = (byKind[kind] ?? 0) + 1;
   }
   return {
     files: files.length,
@@ -159,16 +143,13 @@ function summaryOf(source: ContentSource, templates: boolean) {
 }
 
 /**
- * Registers the fixture's tests; `templates`: whether template expansion is in (content checks and
- * template warnings); `prepare`: run before the import, to pin what the fixture's `fileTimes` say
- * and to fill in the values only the test can know (a file's first commit).
+ * Registers the fixture's tests: one per aspect, each over every file of the fixture. `prepare`
+ * runs before the import, to pin what the fixture's `fileTimes` say and to fill in the values only
+ * the test can know (a file's first commit).
  */
 export function describeFixture(
   name: string,
-  {
-    templates,
-    prepare,
-  }: { templates: boolean; prepare?: (expected: Expected, root: string) => Promise<void> },
+  { prepare }: { prepare?: (expected: Expected, root: string) => Promise<void> } = {},
 ): void {
   let loaded: Promise<{ source: ContentSource; expected: Expected }> | undefined;
   const load = () =>
@@ -176,7 +157,6 @@ export function describeFixture(
       expected: (await prepare?.(expected, fixturePath(name)), expected),
       source: await readContentSource(fixturePath(name), { ...(expected.importOptions ?? {}) }),
     })));
-  const todo = templates ? undefined : 'template expansion (templates/expand.ts) is not merged yet';
 
   test(`${name}: the layout is recognised and every file is reported with its kind and reason`, async () => {
     const { source, expected } = await load();
@@ -231,44 +211,32 @@ export function describeFixture(
     for (const want of expected.files) {
       const list = want['warnings'] as { kind: string; at: string }[] | undefined;
       assert.deepEqual(
-        sorted(warningsAt(source, want.file, templates)),
-        sorted(expectedWarnings(list, templates)),
+        sorted(warningsAt(source, want.file)),
+        sorted(expectedWarnings(list)),
         `${want.file}: warnings`,
       );
     }
     const siteFiles = new Set((expected.siteWarnings ?? []).map((w) => w.at.replace(/:\d+$/, '')));
-    const bySite = [...siteFiles].flatMap((file) => warningsAt(source, file, templates));
-    assert.deepEqual(
-      sorted(bySite),
-      sorted(expectedWarnings(expected.siteWarnings, templates)),
-      'site warnings',
-    );
+    const bySite = [...siteFiles].flatMap((file) => warningsAt(source, file));
+    assert.deepEqual(sorted(bySite), sorted(expectedWarnings(expected.siteWarnings)), 'site warnings');
   });
 
   test(`${name}: the summary counts files by kind and warnings by kind`, async () => {
     const { source, expected } = await load();
-    const got = summaryOf(source, templates);
+    const got = summaryOf(source);
     for (const key of ['files', 'posts', 'drafts', 'pages', 'skipped', 'excluded', 'scheduledAmongPosts']) {
       assert.equal(got[key as keyof typeof got], expected.summary[key] ?? 0, `summary.${key}`);
     }
-    const wanted = Object.fromEntries(
-      Object.entries(expected.summary.warningsByKind).filter(
-        ([kind]) => templates || !TEMPLATE_WARNING_KINDS.has(kind),
-      ),
-    );
+    const wanted = expected.summary.warningsByKind;
     assert.deepEqual(got.warningsByKind, wanted);
   });
 
-  test(
-    `${name}: stored content is what the generator renders (template syntax expanded, dividers out)`,
-    { todo },
-    async () => {
-      const { source, expected } = await load();
-      for (const want of expected.files.filter((f) => f['content'] !== undefined)) {
-        const article = source.articles.find((a) => a.file === want.file);
-        assert.ok(article, `${want.file} is not imported`);
-        checkContent(article, want);
-      }
-    },
-  );
+  test(`${name}: stored content is what the generator renders (template syntax expanded, dividers out)`, async () => {
+    const { source, expected } = await load();
+    for (const want of expected.files.filter((f) => f['content'] !== undefined)) {
+      const article = source.articles.find((a) => a.file === want.file);
+      assert.ok(article, `${want.file} is not imported`);
+      checkContent(article, want);
+    }
+  });
 }

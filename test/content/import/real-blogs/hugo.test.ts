@@ -2,4 +2,4 @@
 // Hugo publishes it: compared with the fixture's expected.json by the shared harness.
 import { describeFixture } from './harness.ts';
 
-describeFixture('hugo', { templates: false });
+describeFixture('hugo');

@@ -2,4 +2,4 @@
 // Jekyll publishes it: compared with the fixture's expected.json by the shared harness.
 import { describeFixture } from './harness.ts';
 
-describeFixture('jekyll', { templates: false });
+describeFixture('jekyll');
