@@ -592,7 +592,8 @@ function astroReader(
     settings: site.settings,
     warnings,
     problems: [],
-    roots: ['src', 'public'],
+    // A glob loader's base may lie outside src/ (`content/posts`).
+    roots: ['src', 'public', ...site.collections.flatMap((c) => (c.base === null ? [] : [c.base]))],
     skipEntry: () => false,
     classify: (file) => classifyAstro(site, file),
     readDoc: async (doc, kind) => {
