@@ -269,6 +269,8 @@ function linkPattern(module: JsModule, node: AnyNode): string | null {
 interface FeedFacts {
   collection: string | null;
   title: string | null;
+  /** The title as an imported constant (`SITE_TITLE` from '../consts'): its name and module. */
+  titleImport: { name: string; from: string } | null;
   pattern: string | null;
   patternLine: number;
   filter: string | null;
@@ -276,7 +278,14 @@ interface FeedFacts {
 
 /** What the feed endpoint says: the collection it reads, its title, each item's link and the filter. */
 function feedFacts(module: JsModule | null): FeedFacts {
-  const facts: FeedFacts = { collection: null, title: null, pattern: null, patternLine: 1, filter: null };
+  const facts: FeedFacts = {
+    collection: null,
+    title: null,
+    titleImport: null,
+    pattern: null,
+    patternLine: 1,
+    filter: null,
+  };
   if (module === null) return facts;
   for (const call of callsNamed(module, ['getCollection'])) {
     const [name] = callArguments(module, call);
@@ -288,6 +297,7 @@ function feedFacts(module: JsModule | null): FeedFacts {
   for (const call of callsNamed(module, ['rss'])) {
     const title = at(callArguments(module, call)[0], 'title');
     if (typeof title === 'string') facts.title = title;
+    if (isComputed(title)) facts.titleImport = importOf(module, title.text);
   }
   for (const node of walk(module.program)) {
     if (node.type !== 'Property' || (node['key'] as AnyNode)['name'] !== 'link') continue;
@@ -296,6 +306,36 @@ function feedFacts(module: JsModule | null): FeedFacts {
     if (facts.pattern !== null) break;
   }
   return facts;
+}
+
+/** Where a name is imported from: `import { SITE_TITLE } from '../consts'` → the module path. */
+function importOf(module: JsModule, name: string): { name: string; from: string } | null {
+  for (const node of (module.program as unknown as { body: AnyNode[] }).body) {
+    if (node.type !== 'ImportDeclaration') continue;
+    const from = (node['source'] as AnyNode)['value'];
+    const specifier = (node['specifiers'] as AnyNode[]).find(
+      (s) => (s['local'] as AnyNode)['name'] === name && s.type === 'ImportSpecifier',
+    );
+    if (specifier !== undefined && typeof from === 'string' && from.startsWith('.')) {
+      const imported = (specifier['imported'] as AnyNode)['name'];
+      return { name: String(imported), from: posix.join(posix.dirname(module.file), from) };
+    }
+  }
+  return null;
+}
+
+/** A constant a relative module exports as a literal (`export const SITE_TITLE = 'Astro Blog'`), or null. */
+async function importedConstant(root: string, imported: { name: string; from: string } | null) {
+  if (imported === null) return null;
+  const extensions = ['', '.ts', '.js', '.mjs', '.mts'];
+  const file = await firstFile(
+    root,
+    extensions.map((ext) => `${imported.from}${ext}`),
+  );
+  const module = file === null ? null : await readModule(root, file, []);
+  const node = module === null ? null : exportedNode(module, imported.name);
+  const value = module === null || node === null ? null : staticValue(module, node);
+  return typeof value === 'string' ? value : null;
 }
 
 /** `({ data }) => data.draft !== true` → `data.draft !== true`. */
@@ -368,6 +408,7 @@ async function openAstro(root: string, _options: ReadOptions): Promise<SiteReade
   const pages = await pageFiles(root);
   const feedFile = feedFileOf(pages);
   const feed = feedFacts(feedFile === null ? null : await readModule(root, feedFile, warnings));
+  feed.title ??= await importedConstant(root, feed.titleImport);
   const blogName =
     feed.collection ?? ['blog', 'posts', 'post'].find((n) => collections.some((c) => c.name === n));
   const blog =
@@ -607,6 +648,8 @@ function astroReader(
     fields: FIELDS(draft),
     caseInsensitiveKeys: false,
     dialects: (doc) => (doc.file.endsWith('.mdx') ? ['mdx'] : []),
+    processedImages: () =>
+      'Astro’s image pipeline (astro:assets) publishes a relative Markdown image under a hashed /_astro/ name',
     templateOptions: () => ({}),
     authors,
     defaultAuthor: projectName,

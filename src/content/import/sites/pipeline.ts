@@ -80,9 +80,10 @@ async function listFiles(root: string, reader: SiteReader): Promise<string[]> {
 function siteDoc(
   file: string,
   text: string,
-  caseInsensitive: boolean,
+  reader: SiteReader,
 ): { doc?: SiteDoc; problems: ImportProblem[] } {
-  const split = splitFrontMatter(file, text);
+  const caseInsensitive = reader.caseInsensitiveKeys;
+  const split = reader.splitDoc?.(file, text) ?? splitFrontMatter(file, text);
   if (split.problems.length > 0) return { problems: split.problems };
   const keys = new Map(
     Object.keys(split.data).map((key) => [caseInsensitive ? key.toLowerCase() : key, key]),
@@ -111,7 +112,7 @@ async function readFiles(root: string, reader: SiteReader, options: ReadOptions)
     }
     const problems: ImportProblem[] = [];
     const text = await readText(join(root, ...file.split('/')), file, problems);
-    const parsed = text === null ? { problems } : siteDoc(file, text, reader.caseInsensitiveKeys);
+    const parsed = text === null ? { problems } : siteDoc(file, text, reader);
     let found: ImportProblem[] = [];
     if (reader.readDoc !== undefined && parsed.doc !== undefined) {
       ({ kind, warnings: found } = await reader.readDoc(parsed.doc, kind));
@@ -200,7 +201,13 @@ async function finishBody(
   warnings.push(...expanded.warnings);
   return resolveImages(
     expanded.text,
-    { file: doc.file, bodyLine: doc.bodyLine, base, siteRoot: root },
+    {
+      file: doc.file,
+      bodyLine: doc.bodyLine,
+      base,
+      siteRoot: root,
+      processed: reader.processedImages?.(doc),
+    },
     warnings,
   );
 }

@@ -30,11 +30,19 @@ export function withoutSeparator(body: string, separator: string | null): string
 
 /**
  * Rewrites page-relative image targets outside code blocks; each one whose file is not beside the
- * source file is reported as `missing-image` at its line.
+ * source file is reported as `missing-image` at its line. With `processed` (the generator publishes
+ * such images under names the source does not hold: Astro's assets, Eleventy's image transform),
+ * each one is reported as `asset-not-public` with that reason instead.
  */
 export async function resolveImages(
   body: string,
-  context: { file: string; bodyLine: number; base: string | null; siteRoot: string },
+  context: {
+    file: string;
+    bodyLine: number;
+    base: string | null;
+    siteRoot: string;
+    processed?: string | null;
+  },
   warnings: ImportProblem[],
 ): Promise<string> {
   if (context.base === null) return body;
@@ -57,6 +65,17 @@ export async function resolveImages(
     lines[i] = lines[i].replace(MARKDOWN_IMAGE_RE, rewrite).replace(HTML_IMAGE_RE, rewrite);
   }
   const folder = posix.dirname(context.file);
+  if (context.processed) {
+    for (const { target, line } of missing) {
+      warnings.push({
+        file: context.file,
+        line,
+        kind: 'asset-not-public',
+        message: `image ${JSON.stringify(target)}: ${context.processed}; its link points at ${againstArticle(target, context.base)}, where the generator never published it`,
+      });
+    }
+    return lines.join('\n');
+  }
   for (const { target, line } of missing) {
     const path = join(
       context.siteRoot,

@@ -32,6 +32,8 @@ function article(source: ContentSource, file: string) {
 
 const warningsOf = (source: ContentSource, file: string) =>
   (source.warnings ?? []).filter((w) => w.file === file).map((w) => `${w.kind} ${w.line}`);
+const fileReason = (source: ContentSource, file: string) =>
+  source.files?.find((f) => f.file === file)?.reason ?? '';
 const fileKind = (source: ContentSource, file: string) =>
   source.files?.find((f) => f.file === file)?.kind ?? '(not reported)';
 
@@ -199,6 +201,52 @@ describe('Eleventy', () => {
     assert.deepEqual(warningsOf(source, 'src/blog/a.md'), ['future-date 3']);
   });
 
+  test('---js front matter: its declarations are the data (a draft of the base blog), a function left out', async () => {
+    const source = await site({
+      'eleventy.config.js': `${ELEVENTY_CONFIG}export default function (c) {\n  c.addPreprocessor('drafts', '*', (data) => { if (data.draft) return false; });\n}\n`,
+      'src/blog/blog.11tydata.js': BLOG_DATA,
+      'src/blog/a.md':
+        '---js\nconst title = "A";\nconst date = "2023-01-23";\nconst draft = true;\nconst helper = () => 1;\n---\nBody.\n',
+      'src/blog/b.md': '---js\n{ title: "B", date: "2023-01-24", tags: ["x"] }\n---\nBody.\n',
+    });
+    const a = article(source, 'src/blog/a.md');
+    assert.equal(a.title, 'A');
+    assert.equal(a.status, 'draft');
+    assert.equal(a.publishedAt, '2023-01-23T00:00:00.000Z');
+    assert.equal(article(source, 'src/blog/b.md').title, 'B');
+    assert.deepEqual(article(source, 'src/blog/b.md').tags, ['x']);
+  });
+
+  test('templates without front matter and paginated ones are pages, each with its reason', async () => {
+    const source = await site({
+      'eleventy.config.js': ELEVENTY_CONFIG,
+      'src/blog/blog.11tydata.js': BLOG_DATA,
+      'src/blog/untitled.md': 'No front matter.\n',
+      'src/tags.njk': '<h1>Tags</h1>\n',
+      'src/tag-pages.njk':
+        '---\npagination:\n  data: collections\n  size: 1\npermalink: /tags/{{ tag | slugify }}/\n---\nx\n',
+    });
+    const reason = (file: string) => source.files?.find((f) => f.file === file)?.reason ?? '';
+    assert.match(
+      reason('src/blog/untitled.md'),
+      /^tagged posts by its folder's data but without front matter/,
+    );
+    assert.equal(reason('src/tags.njk'), 'outside src/blog: not tagged posts');
+    assert.match(reason('src/tag-pages.njk'), /^a paginated template/);
+    assert.deepEqual(source.warnings, []);
+  });
+
+  test('with the image transform, a relative image is reported as published under another name, not as missing', async () => {
+    const source = await site({
+      'eleventy.config.js': `import { eleventyImageTransformPlugin } from '@11ty/eleventy-img';\nexport default function (c) { c.addPlugin(eleventyImageTransformPlugin); }\n${ELEVENTY_CONFIG}`,
+      'src/blog/blog.11tydata.js': BLOG_DATA,
+      'src/blog/a/a.md': post(['title: A', 'date: 2024-01-02'], '![A possum](./possum.png)'),
+      'src/blog/a/possum.png': 'png',
+    });
+    assert.deepEqual(warningsOf(source, 'src/blog/a/a.md'), ['asset-not-public 6']);
+    assert.match(fileReason(source, 'src/blog/a/possum.png'), /^an image for the image transform/);
+  });
+
   test('an Eleventy site holding a _posts folder is still read as Eleventy', async () => {
     const source = await site({
       'eleventy.config.js': 'export default function () {}\n',
@@ -218,6 +266,26 @@ describe('Eleventy', () => {
 
 describe('Astro', () => {
   const CONFIG = `export default { site: 'https://a.example' };\n`;
+  const COLLECTIONS = `const blog = defineCollection({ loader: glob({ base: './src/content/blog', pattern: '**/*.md' }) });\nexport const collections = { blog };\n`;
+
+  test('the feed title from an imported constant names the project, which an entry without authors gets', async () => {
+    const source = await site({
+      'astro.config.mjs': CONFIG,
+      'src/content.config.ts': COLLECTIONS,
+      'src/consts.ts': `export const SITE_TITLE: string = 'Orbit';\n`,
+      'src/pages/rss.xml.js': `import { SITE_TITLE } from '../consts';\nexport const GET = () => rss({ title: SITE_TITLE, items: posts.map((post) => ({ link: \`/blog/\${post.id}/\` })) });\n`,
+      'src/content/blog/a.md': post(['title: A', 'pubDate: 2024-01-02'], '![Dish](./dish.jpg)'),
+      'src/content/blog/dish.jpg': 'jpg',
+    });
+    const a = article(source, 'src/content/blog/a.md');
+    assert.deepEqual(
+      a.authors?.map((author) => author.name),
+      ['Orbit'],
+    );
+    assert.equal(source.settings?.defaultAuthor, null);
+    // Astro publishes a relative Markdown image under a hashed name: reported, not passed as fine.
+    assert.deepEqual(warningsOf(source, 'src/content/blog/a.md'), ['default-author 1', 'asset-not-public 6']);
+  });
 
   test('older src/content/config.ts collections: entries under src/content/<name>, segments slugged, index dropped', async () => {
     const source = await site({
