@@ -66,7 +66,8 @@ interface Collection {
   name: string;
   /** The glob loader's base (or the older src/content/<name>), under the root; null for a file loader. */
   base: string | null;
-  pattern: string;
+  /** Glob patterns under the base; those starting with `!` leave files out. */
+  pattern: string[];
   /** The file loader's file. */
   file: string | null;
   /** Schema fields that reference another collection: field → collection. */
@@ -182,7 +183,7 @@ function collectionOf(
   const collection: Collection = {
     name,
     base: `src/content/${name}`,
-    pattern: '**/*.{md,mdx,markdown}',
+    pattern: ['**/*.{md,mdx,markdown}'],
     file: null,
     ...schemaFields(module, options),
   };
@@ -203,7 +204,9 @@ function collectionOf(
       if (isComputed(value))
         warnings.push(configNotRead(module.file, value, `the ${name} collection’s glob ${what}`));
     collection.base = typeof base === 'string' ? posix.normalize(base).replace(/^\.\/?|\/+$/g, '') : null;
-    collection.pattern = typeof pattern === 'string' ? pattern : collection.pattern;
+    if (typeof pattern === 'string') collection.pattern = [pattern];
+    else if (Array.isArray(pattern))
+      collection.pattern = pattern.filter((p): p is string => typeof p === 'string');
     return collection.base === null ? null : collection;
   }
   if (kind === 'file' && typeof args[0] === 'string') {
@@ -481,7 +484,10 @@ function entryOf(collection: Collection, file: string): string | null {
   const prefix = collection.base === '' ? '' : `${collection.base}/`;
   if (!file.startsWith(prefix)) return null;
   const relative = file.slice(prefix.length);
-  return posix.matchesGlob(relative, collection.pattern) ? relative : null;
+  const positive = collection.pattern.filter((p) => !p.startsWith('!'));
+  const negative = collection.pattern.filter((p) => p.startsWith('!')).map((p) => p.slice(1));
+  const matches = (patterns: string[]) => patterns.some((p) => posix.matchesGlob(relative, p));
+  return matches(positive) && !matches(negative) ? relative : null;
 }
 
 function classifyAstro(site: AstroSite, file: string): FileClass {
@@ -507,6 +513,12 @@ function classifyAstro(site: AstroSite, file: string): FileClass {
   if (file.startsWith('src/pages/')) return pageClass(site, file);
   if (IMAGE_RE.test(file))
     return { kind: 'skipped', reason: 'processed by astro:assets, published under a hashed name' };
+  const under = site.collections.find((c) => c.base !== null && file.startsWith(`${c.base}/`));
+  if (under !== undefined && ENTRY_RE.test(file))
+    return {
+      kind: 'skipped',
+      reason: `under the ${under.name} collection's base but left out by its glob pattern: Astro does not read it`,
+    };
   if (file.startsWith('src/content/') && ENTRY_RE.test(file))
     return {
       kind: 'skipped',

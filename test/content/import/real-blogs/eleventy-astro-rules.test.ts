@@ -307,17 +307,21 @@ describe('Astro', () => {
     );
   });
 
-  test('a feed link built with + gives the pattern; the feed’s guid is the absolute link', async () => {
+  test('a feed link built with + gives the pattern, the guid is the absolute link, a glob’s negated pattern leaves files out', async () => {
     const source = await site({
       'astro.config.mjs': `export default { site: 'https://a.example', base: '/docs' };\n`,
-      'src/content.config.ts': `const blog = defineCollection({ loader: glob({ base: 'content/posts', pattern: '*.md' }) });\nexport const collections = { blog };\n`,
+      'src/content.config.ts': `const blog = defineCollection({ loader: glob({ base: 'content/posts', pattern: ['*.md', '!_*.md'] }) });\nexport const collections = { blog };\n`,
       'content/posts/a.md': post(['title: A', 'pubDate: 2024-01-02']),
+      'content/posts/_b.md': post(['title: B', 'pubDate: 2024-01-02']),
       'src/pages/feed.xml.ts': `export const GET = async () => rss({ items: (await getCollection('blog')).map((p) => ({ link: '/writing/' + p.id })) });\n`,
     });
     assert.equal(source.settings?.siteUrl, 'https://a.example/docs');
     const a = article(source, 'content/posts/a.md');
     assert.equal(a.path, '/writing/a');
     assert.equal(a.guid, 'https://a.example/docs/writing/a');
+    // A negated pattern leaves the file out of the collection.
+    assert.equal(source.articles.length, 1);
+    assert.match(fileReason(source, 'content/posts/_b.md'), /left out by its glob pattern/);
   });
 
   test('without a getCollection filter reading it, `draft: true` is published by Astro and warned', async () => {
