@@ -649,6 +649,8 @@ function astroReader(
     roots: ['src', 'public', ...site.collections.flatMap((c) => (c.base === null ? [] : [c.base]))],
     skipEntry: () => false,
     classify: (file) => classifyAstro(site, file),
+    // Astro's schema defaults are the only values an entry gets besides its own.
+    cascade: () => ({}),
     readDoc: async (doc, kind) => {
       const found: ImportProblem[] = [];
       if (kind.kind === 'article') {

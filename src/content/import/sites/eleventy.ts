@@ -523,6 +523,24 @@ function cascadeOf(site: EleventySite, file: string): DataFile[] {
   return files;
 }
 
+/**
+ * The values the data files give a template, the nearest winning, `tags` merged as Eleventy merges
+ * arrays; a value the data file computes is left out (it is not known without running it).
+ */
+function cascadeValues(site: EleventySite, file: string): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  const tags: string[] = [];
+  for (const data of cascadeOf(site, file)) {
+    for (const [key, value] of Object.entries(data.data)) {
+      if (isComputed(value)) continue;
+      if (key === 'tags') tags.push(...tagsOf(value));
+      else values[key] = value;
+    }
+  }
+  if (tags.length > 0) values['tags'] = [...new Set(tags)];
+  return values;
+}
+
 /** The input path as Eleventy writes it: `blog/x.md` → `/blog/x/`, `blog/x/x.md` and `blog/x/index.md` → `/blog/x/`. */
 function defaultPath(site: EleventySite, file: string): string {
   const relative = inputRelative(site, file)
@@ -775,6 +793,7 @@ function eleventyReader(
     roots: [site.input],
     skipEntry: (path, isDirectory) => isDirectory && (site.hidden.includes(path) || path === 'node_modules'),
     classify: (file) => classifyEleventy(site, file),
+    cascade: (file) => cascadeValues(site, file),
     readDoc: (doc) => readTemplate(site, doc),
     splitDoc: jsFrontMatter,
     processedImages: () =>
