@@ -217,6 +217,21 @@ describe('Eleventy', () => {
     assert.deepEqual(article(source, 'src/blog/b.md').tags, ['x']);
   });
 
+  test('a folder’s data file makes its templates drafts, or excludes them, as front matter would', async () => {
+    const source = await site({
+      'eleventy.config.js': `export default function (c) {\n  c.addPreprocessor('drafts', '*', (data) => { if (data.draft) return false; });\n}\n${ELEVENTY_CONFIG}`,
+      'src/blog/blog.11tydata.js': BLOG_DATA,
+      'src/blog/drafts/drafts.11tydata.json': '{ "draft": true, "layout": "post.njk" }',
+      'src/blog/drafts/a.md': post(['title: A', 'date: 2024-01-02']),
+      'src/blog/hidden/hidden.json': '{ "eleventyExcludeFromCollections": true }',
+      'src/blog/hidden/b.md': post(['title: B', 'date: 2024-01-02']),
+    });
+    assert.equal(fileKind(source, 'src/blog/drafts/a.md'), 'draft');
+    assert.equal(fileKind(source, 'src/blog/hidden/b.md'), 'excluded');
+    // Values the data files give are not the file's own fields: nothing to warn about on its lines.
+    assert.deepEqual(warningsOf(source, 'src/blog/drafts/a.md'), []);
+  });
+
   test('templates without front matter and paginated ones are pages, each with its reason', async () => {
     const source = await site({
       'eleventy.config.js': ELEVENTY_CONFIG,
