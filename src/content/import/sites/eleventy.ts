@@ -102,6 +102,8 @@ interface EleventySite {
   input: string;
   /** Folders Eleventy never reads as templates: includes, layouts, data, output. */
   hidden: string[];
+  /** The entries of .eleventyignore (at the root and in the input folder), as globs under the root. */
+  ignored: string[];
   formats: Set<string>;
   markdownEngine: Dialect | null;
   htmlEngine: Dialect | null;
@@ -401,6 +403,7 @@ async function openEleventy(root: string, _options: ReadOptions): Promise<SiteRe
     },
     input,
     hidden,
+    ignored: await ignoreList(root, input),
     formats: new Set(values.formats ?? DEFAULT_FORMATS),
     markdownEngine: dialectOf(values.markdownEngine, 'liquid'),
     htmlEngine: dialectOf(values.htmlEngine, 'liquid'),
@@ -461,8 +464,32 @@ function formatOf(site: EleventySite, file: string): string | null {
   return site.formats.has(ext) ? ext : null;
 }
 
+/** .eleventyignore's lines (11ty.dev/docs/ignores): paths or globs, relative to the folder holding the file. */
+async function ignoreList(root: string, input: string): Promise<string[]> {
+  const entries: string[] = [];
+  for (const folder of [...new Set(['', input])]) {
+    const file = folder === '' ? '.eleventyignore' : `${folder}/.eleventyignore`;
+    const text = await readText(join(root, ...file.split('/')), file, []).catch(() => null);
+    for (const line of (text ?? '').split('\n')) {
+      const entry = line.trim();
+      if (entry === '' || entry.startsWith('#') || entry.startsWith('!')) continue;
+      entries.push(under(folder, entry.replace(/^\.\//, '')));
+    }
+  }
+  return entries;
+}
+
+function ignoredBy(site: EleventySite, file: string): string | undefined {
+  return site.ignored.find(
+    (entry) => file === entry || file.startsWith(`${entry}/`) || posix.matchesGlob(file, entry),
+  );
+}
+
 function classifyEleventy(site: EleventySite, file: string): FileClass {
   if (site.input !== '' && !file.startsWith(`${site.input}/`)) return { kind: 'ignore' };
+  const ignored = ignoredBy(site, file);
+  if (ignored !== undefined)
+    return { kind: 'skipped', reason: `listed in .eleventyignore (${ignored}): Eleventy does not read it` };
   // With the root as input, the site's own code sits beside its templates.
   if (ELEVENTY_CONFIG_FILES.includes(file) || /^package(-lock)?\.json$/.test(file)) return { kind: 'ignore' };
   if (isDataFile(file)) {
@@ -618,22 +645,22 @@ async function keywordDate(
     case 'last modified':
       return {
         iso: (await stat(path)).mtime.toISOString(),
-        why: 'date: Last Modified is the file’s modification time, which changes with every checkout or copy; the imported date is fixed at this import',
+        why: 'date: Last Modified is the file’s modification time, which changes with every checkout or copy',
       };
     case 'created':
       return {
         iso: (await stat(path)).birthtime.toISOString(),
-        why: 'date: Created is the file’s creation time, which changes with every checkout or copy; the imported date is fixed at this import',
+        why: 'date: Created is the file’s creation time, which changes with every checkout or copy',
       };
     case 'git last modified':
       return {
         iso: (await git(['-1'])) ?? now,
-        why: 'date: git Last Modified is the file’s last commit (the import time outside a Git work tree); the imported date is fixed at this import',
+        why: 'date: git Last Modified is the file’s last commit (the import time outside a Git work tree)',
       };
     case 'git created':
       return {
         iso: (await git(['--diff-filter=A', '--follow', '-1'])) ?? now,
-        why: 'date: git Created is the file’s first commit (the import time outside a Git work tree or before the file is committed); the imported date is fixed at this import',
+        why: 'date: git Created is the file’s first commit (the import time outside a Git work tree or before the file is committed)',
       };
     default:
       return null;
@@ -650,14 +677,14 @@ async function resolveDate(site: EleventySite, doc: SiteDoc, warnings: ImportPro
     const keyword = await keywordDate(site, doc.file, value);
     if (keyword === null) return;
     doc.data[key] = keyword.iso;
-    warnAt(doc.locate([key]), keyword.why);
+    warnAt(doc.locate([key]), `${keyword.why}: read as ${keyword.iso}`);
   } else if (value === undefined && eleventyFileDate(doc.file) === null) {
     const created = await keywordDate(site, doc.file, 'Created');
     if (created === null) return;
     site.created.set(doc.file, created.iso);
     warnAt(
       1,
-      `no date: Eleventy dates it by the file’s creation time, which changes with every checkout or copy; the imported date is fixed at this import`,
+      `no date: Eleventy dates it by the file’s creation time, which changes with every checkout or copy: read as ${created.iso}`,
     );
   }
 }

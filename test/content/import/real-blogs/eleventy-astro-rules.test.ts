@@ -191,6 +191,26 @@ describe('Eleventy', () => {
     assert.equal(source.settings?.siteUrl, 'https://e.example');
   });
 
+  test('a template listed in .eleventyignore is reported as left out, not imported', async () => {
+    const source = await site({
+      'eleventy.config.js': ELEVENTY_CONFIG,
+      '.eleventyignore': '# notes\nsrc/blog/notes/\n./src/blog/*.draft.md\n',
+      'src/blog/blog.11tydata.js': BLOG_DATA,
+      'src/blog/notes/a.md': post(['title: A', 'date: 2024-01-02']),
+      'src/blog/b.draft.md': post(['title: B', 'date: 2024-01-02']),
+      'src/blog/c.md': post(['title: C', 'date: 2024-01-02']),
+    });
+    assert.deepEqual(
+      source.articles.map((a) => a.file),
+      ['src/blog/c.md'],
+    );
+    assert.match(
+      fileReason(source, 'src/blog/notes/a.md'),
+      /^listed in \.eleventyignore \(src\/blog\/notes\)/,
+    );
+    assert.equal(fileKind(source, 'src/blog/b.draft.md'), 'skipped');
+  });
+
   test('a future date is published by Eleventy at once: Folio schedules it and warns on the date’s line', async () => {
     const source = await site({
       'eleventy.config.js': ELEVENTY_CONFIG,
