@@ -349,7 +349,7 @@ test('Hugo cascade: a section’s _index.md gives its posts values under their o
     'content/posts/_index.md': post(['title: Posts', 'cascade:', '  author: Ann', '  type: notes']),
     'content/posts/hidden/_index.md': post(['title: Hidden', 'cascade:', '  - build: { list: never }']),
     'content/posts/a.md': post(['title: A', 'date: 2024-01-01']),
-    'content/posts/b.md': post(['title: B', 'date: 2024-01-02', 'author: Bo']),
+    'content/posts/b.md': post(['title: B', 'date: 2024-01-02', 'authors: [Bo]']),
     'content/posts/hidden/c.md': post(['title: C', 'date: 2024-01-03']),
   });
   assert.equal(article(source, 'content/posts/a.md').author?.name, 'Ann');
@@ -358,4 +358,5 @@ test('Hugo cascade: a section’s _index.md gives its posts values under their o
   const kinds = Object.fromEntries((source.files ?? []).map((f) => [f.file, f.kind]));
   assert.equal(kinds['content/posts/hidden/c.md'], 'excluded');
   assert.deepEqual(warningsOf(source, 'content/posts/a.md'), []);
+  assert.deepEqual(warningsOf(source, 'content/posts/b.md'), []);
 });
