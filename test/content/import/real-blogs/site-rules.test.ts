@@ -360,3 +360,10 @@ test('Hugo cascade: a section’s _index.md gives its posts values under their o
   assert.deepEqual(warningsOf(source, 'content/posts/a.md'), []);
   assert.deepEqual(warningsOf(source, 'content/posts/b.md'), []);
 });
+
+test('a _posts/ folder without dated names and without _config.yml is not taken for Jekyll', async () => {
+  const source = await site({ '_posts/hello.md': post(['title: Hello', 'publishedAt: 2024-01-01']) });
+  assert.equal(source.generator, undefined);
+  const dated = await site({ '_posts/2024-01-01-hello.md': post(['title: Hello']) });
+  assert.equal(dated.generator, 'jekyll');
+});
