@@ -165,6 +165,8 @@ export async function readSite(
     warnings.push(...sortByLine(fileWarnings));
     articles.push(article);
   }
+  // --strict refuses what would only be warned (contract: every warning becomes an error).
+  if (options.strict === true && warnings.length > 0) throw new ImportValidationError(warnings);
   const settings = reader.settings;
   return { generator: profile.name, settings, files: read.files, tags: [], articles, warnings };
 }
