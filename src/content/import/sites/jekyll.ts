@@ -138,6 +138,7 @@ async function openJekyll(root: string, options: ReadOptions): Promise<SiteReade
     locate: () => 1,
   };
   const config = configFile.data;
+  // The config's own URL wins over the import's: the old feed's ids were made with it.
   const url = siteUrlOf(config['url']) ?? siteUrlOf(options.siteUrl);
   const baseurl =
     typeof config['baseurl'] === 'string' ? config['baseurl'].replace(/^\/*/, '/').replace(/\/+$/, '') : '';
