@@ -12,15 +12,7 @@ import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../r
 import type { TemplateContext } from '../templates/expand.ts';
 import { splitFrontMatter } from '../markdown-file.ts';
 import { authorOf } from './site-article.ts';
-import {
-  type ConfigFile,
-  firstFile,
-  isFolder,
-  readConfigFile,
-  lastSegment,
-  siteUrlOf,
-  slugOfSegment,
-} from './config-file.ts';
+import { firstFile, isFolder, readConfigFile, lastSegment, siteUrlOf, slugOfSegment } from './config-file.ts';
 import type {
   ArticleFacts,
   FieldNames,
@@ -116,7 +108,6 @@ export function urlize(text: string): string {
 }
 
 interface HugoSite {
-  config: ConfigFile;
   settings: SiteSettings;
   contentDir: string;
   /** Section → page permalink pattern. */
@@ -174,6 +165,7 @@ async function openHugo(root: string, options: ReadOptions): Promise<SiteReader>
     locate: () => 1,
   };
   const config = lowerKeys(configFile.data) as Record<string, unknown>;
+  // The config's own URL wins over the import's: the old feed's ids were made with it.
   const siteUrl = siteUrlOf(config['baseurl']) ?? siteUrlOf(options.siteUrl);
   const zone = typeof config['timezone'] === 'string' ? config['timezone'] : null;
   if (zone !== null && !isTimeZone(zone)) {
@@ -192,7 +184,6 @@ async function openHugo(root: string, options: ReadOptions): Promise<SiteReader>
   const site: HugoSite = {
     templateOptions: await templateOptionsOf(root, config),
     cascades: await readCascades(root, contentDir),
-    config: configFile,
     contentDir,
     permalinks,
     mainSections: Array.isArray(main) ? main.filter((s): s is string => typeof s === 'string') : null,

@@ -8,14 +8,7 @@ import { calendarDate, isTimeZone, urlPatternProblem } from '../../article-url.t
 import { isObject, type Path } from '../check-kit.ts';
 import { parseIsoDate } from '../dates.ts';
 import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
-import {
-  absoluteOnSite,
-  firstFile,
-  isFolder,
-  readConfigFile,
-  siteUrlOf,
-  slugOfSegment,
-} from './config-file.ts';
+import { absoluteOnSite, firstFile, readConfigFile, siteUrlOf, slugOfSegment } from './config-file.ts';
 import type {
   ArticleFacts,
   FieldNames,
@@ -145,6 +138,7 @@ async function openJekyll(root: string, options: ReadOptions): Promise<SiteReade
     locate: () => 1,
   };
   const config = configFile.data;
+  // The config's own URL wins over the import's: the old feed's ids were made with it.
   const url = siteUrlOf(config['url']) ?? siteUrlOf(options.siteUrl);
   const baseurl =
     typeof config['baseurl'] === 'string' ? config['baseurl'].replace(/^\/*/, '/').replace(/\/+$/, '') : '';
@@ -452,8 +446,13 @@ function jekyllReader(
   };
 }
 
+/**
+ * _config.yml: every Jekyll site has one. A bare _posts/ folder stays Folio's own folder, which
+ * already reads dated post names (and Next.js's blog starter keeps its posts in _posts/ too);
+ * --format jekyll reads it as Jekyll.
+ */
 async function detectJekyll(root: string): Promise<boolean> {
-  return (await firstFile(root, CONFIG_FILES)) !== null || (await isFolder(`${root}/_posts`));
+  return (await firstFile(root, CONFIG_FILES)) !== null;
 }
 
 export const jekyllProfile: SiteProfile = { name: 'jekyll', detect: detectJekyll, open: openJekyll };

@@ -50,8 +50,11 @@ function pick(
     .filter(
       (key): key is string => key !== undefined && doc.data[key] !== undefined && doc.data[key] !== null,
     );
-  const unique = [...new Set(given)];
-  for (const other of unique.slice(1)) {
+  // The file's own fields come before the values a cascade gave it, which are never warned about.
+  const unique = [...new Set(given)].sort(
+    (a, b) => Number(doc.inherited.has(a)) - Number(doc.inherited.has(b)),
+  );
+  for (const other of unique.slice(1).filter((key) => !doc.inherited.has(key))) {
     warn(ctx, [other], `"${other}" ignored: "${unique[0]}" gives the ${field}`, 'ignored-field');
   }
   const chosen = unique[0];
@@ -73,7 +76,7 @@ function reportUnusedFields(ctx: Ctx, doc: SiteDoc, fields: FieldNames, caseInse
       why === undefined
         ? `unknown field ${JSON.stringify(key)}: Folio has no place for it, ignored`
         : `${JSON.stringify(key)} ignored: ${why}`;
-    if (ctx.strict && why === undefined) report(ctx, [key], message);
+    if (ctx.strict) report(ctx, [key], message);
     else warn(ctx, [key], message, 'ignored-field');
   }
 }
