@@ -20,8 +20,11 @@ export function report(ctx: Ctx, path: Path, message: string): void {
   ctx.problems.push({ file: ctx.file, line: ctx.locate(path), message });
 }
 
-export function warn(ctx: Ctx, path: Path, message: string): void {
-  ctx.warnings.push({ file: ctx.file, line: ctx.locate(path), message });
+/** A warning, with its `kind` for the import summary's count by kind when the caller gives one. */
+export function warn(ctx: Ctx, path: Path, message: string, kind?: string): void {
+  const warning: ImportProblem = { file: ctx.file, line: ctx.locate(path), message };
+  if (kind !== undefined) warning.kind = kind;
+  ctx.warnings.push(warning);
 }
 
 export function formatPath(path: Path): string {
@@ -151,8 +154,17 @@ export function requiredText(ctx: Ctx, value: unknown, path: Path, maxLength?: n
   return withinLength(ctx, trimmed, path, maxLength);
 }
 
-export function optionalDate(ctx: Ctx, value: unknown, path: Path): string | null {
+/** A date; a string without an offset is read in `timeZone` (a site's zone), else UTC. */
+export function optionalDate(ctx: Ctx, value: unknown, path: Path, timeZone?: string): string | null {
   if (value === undefined || value === null) return null;
+  // smol-toml's dates keep the text's form: a local date-time has no offset, to be read in the site's zone.
+  if (
+    value instanceof Date &&
+    timeZone !== undefined &&
+    typeof (value as { isLocal?: unknown }).isLocal === 'function'
+  ) {
+    return optionalDate(ctx, value.toISOString(), path, timeZone);
+  }
   if (value instanceof Date) {
     // TOML and YAML dates arrive parsed; a TOML date without an offset is read as UTC.
     if (Number.isNaN(value.getTime())) {
@@ -165,7 +177,7 @@ export function optionalDate(ctx: Ctx, value: unknown, path: Path): string | nul
     report(ctx, path, `${formatPath(path)} must be a date string (${DATE_FORMS}), got ${describe(value)}`);
     return null;
   }
-  const iso = parseDate(value);
+  const iso = parseDate(value, timeZone);
   if (iso === null) {
     report(
       ctx,

@@ -1,7 +1,8 @@
 // Dates as blogs write them: ISO 8601 (Folio, Hugo, Jekyll's "2024-01-15 10:00:00 +0100"), the
 // month-name forms of Astro's templates ("Jul 08 2024", "July 8, 2024") and of RFC 2822
-// ("Mon, 08 Jul 2024 10:00:00 +0000"), and "2024/01/15". A date or time without a zone is UTC, so
-// an import never depends on the zone of the machine that runs it.
+// ("Mon, 08 Jul 2024 10:00:00 +0000"), and "2024/01/15". A date or time without a zone is UTC, or
+// the site's time zone when one is given (Hugo's timeZone, Jekyll's timezone), so an import never
+// depends on the zone of the machine that runs it.
 
 const ISO_DATE_RE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)? ?([Zz]|[+-]\d{1,2}(?::?\d{2})?)?)?$/;
@@ -39,6 +40,8 @@ interface DateParts {
   second?: number;
   millis?: number;
   zone?: string;
+  /** The IANA zone a wall time without `zone` is read in; UTC when absent. */
+  timeZone?: string;
 }
 
 /**
@@ -54,6 +57,7 @@ function toIso({
   second = 0,
   millis = 0,
   zone,
+  timeZone,
 }: DateParts): string | null {
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   if (hour > 23 || minute > 59 || second > 59) return null;
@@ -70,9 +74,50 @@ function toIso({
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second, millis);
-  const time = date.getTime() - offsetMinutes * 60_000;
+  const wall = date.getTime();
+  if (!Number.isFinite(wall)) return null;
+  const time =
+    zone === undefined && timeZone !== undefined
+      ? wallTimeToUtc(wall, timeZone)
+      : wall - offsetMinutes * 60_000;
   if (!Number.isFinite(time)) return null;
   return new Date(time).toISOString();
+}
+
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's offset from UTC at an instant, in milliseconds (Europe/Lisbon in April: +3 600 000). */
+function zoneOffset(time: number, timeZone: string): number {
+  let format = offsetFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    offsetFormats.set(timeZone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(new Date(time)).map((p) => [p.type, p.value]));
+  const asUtc = new Date(0);
+  asUtc.setUTCFullYear(Number(parts['year']), Number(parts['month']) - 1, Number(parts['day']));
+  asUtc.setUTCHours(Number(parts['hour']), Number(parts['minute']), Number(parts['second']), 0);
+  return asUtc.getTime() - (time - (((time % 1000) + 1000) % 1000));
+}
+
+/**
+ * The instant whose wall-clock time in `timeZone` is `wall` (a wall time written as if UTC). The
+ * offset is taken at the first guess and checked again there, so that a time near a change of
+ * offset lands on the right side; a wall time skipped by a spring-forward reads as after the change.
+ */
+function wallTimeToUtc(wall: number, timeZone: string): number {
+  const first = wall - zoneOffset(wall, timeZone);
+  const second = wall - zoneOffset(first, timeZone);
+  return second === first ? first : wall - zoneOffset(second, timeZone);
 }
 
 function twelveHour(hour: number, meridiem: string | undefined): number {
@@ -81,8 +126,8 @@ function twelveHour(hour: number, meridiem: string | undefined): number {
   return (hour % 12) + (meridiem.toLowerCase() === 'pm' ? 12 : 0);
 }
 
-/** An ISO 8601 date or date-time, normalised to UTC with milliseconds; null when it is not one. */
-export function parseIsoDate(value: string): string | null {
+/** An ISO 8601 date or date-time, normalised to UTC with milliseconds; null when it is not one. A value without an offset is read in `timeZone` (default UTC). */
+export function parseIsoDate(value: string, timeZone?: string): string | null {
   const match = ISO_DATE_RE.exec(value);
   if (!match) return null;
   return toIso({
@@ -94,16 +139,18 @@ export function parseIsoDate(value: string): string | null {
     second: match[6] === undefined ? 0 : Number(match[6]),
     millis: match[7] === undefined ? 0 : Number(`${match[7]}00`.slice(0, 3)),
     zone: match[8],
+    timeZone,
   });
 }
 
-/** Any date form of the module comment, normalised to UTC with milliseconds; null when it is none. */
-export function parseDate(text: string): string | null {
+/** Any date form of the module comment, normalised to UTC with milliseconds; null when it is none. A value without a zone is read in `timeZone` (default UTC). */
+export function parseDate(text: string, timeZone?: string): string | null {
   const value = text.trim().replace(/\s+/g, ' ');
-  const iso = parseIsoDate(value);
+  const iso = parseIsoDate(value, timeZone);
   if (iso !== null) return iso;
   const slash = SLASH_DATE_RE.exec(value);
-  if (slash) return toIso({ year: Number(slash[1]), month: Number(slash[2]), day: Number(slash[3]) });
+  if (slash)
+    return toIso({ year: Number(slash[1]), month: Number(slash[2]), day: Number(slash[3]), timeZone });
   const monthFirst = MONTH_FIRST_RE.exec(value);
   const dayFirst = monthFirst ? null : DAY_FIRST_RE.exec(value);
   const match = monthFirst ?? dayFirst;
@@ -118,6 +165,7 @@ export function parseDate(text: string): string | null {
     minute: match[5] === undefined ? 0 : Number(match[5]),
     second: match[6] === undefined ? 0 : Number(match[6]),
     zone: match[8]?.replace(/^(gmt|utc)(?=[+-])/i, ''),
+    timeZone,
   });
 }
 

@@ -6,7 +6,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { parseIsoDate } from './dates.ts';
 import type { ArticleInput, ImportProblem, ReadOptions } from './records.ts';
 import { type ArticleOutcome, FRONT_MATTER_FIELDS, validateArticle } from './article-rules.ts';
-import { type Ctx, describe, isObject, type Path, report } from './check-kit.ts';
+import { type Ctx, describe, isObject, type Path } from './check-kit.ts';
 import { stripBom, toPlain, yamlErrorProblems, yamlLocator } from './yaml-lines.ts';
 
 /** What the file's name and place say about the article: its slug, and Jekyll's date. */
@@ -37,6 +37,52 @@ export function namingOf(file: string): FileNaming | { problem: string } {
   return { defaultSlug: jekyll[2], defaultDate: date };
 }
 
+/** A Markdown file split into its front matter (parsed, with field lines) and its body. */
+export interface SplitFile {
+  /** The front-matter record; empty when the front matter is empty. */
+  data: Record<string, unknown>;
+  locate: (path: Path) => number;
+  body: string;
+  /** The file line the body's first line is on. */
+  bodyLine: number;
+  problems: ImportProblem[];
+}
+
+/** Splits a file into front matter (YAML between `---`, TOML between `+++`) and body, or says why it cannot. */
+export function splitFrontMatter(file: string, text: string): SplitFile {
+  const lines = stripBom(text).replace(/\r\n?/g, '\n').split('\n');
+  const fence = lines[0].trimEnd();
+  const failed = (line: number, message: string): SplitFile => ({
+    data: {},
+    locate: () => 1,
+    body: '',
+    bodyLine: 1,
+    problems: [{ file, line, message }],
+  });
+  if (fence !== '---' && fence !== '+++') {
+    return failed(1, 'missing front matter: the file must start with a "---" (YAML) or "+++" (TOML) line');
+  }
+  const close = lines.findIndex((line, i) => i > 0 && line.trimEnd() === fence);
+  if (close === -1) {
+    return failed(1, `front matter is not closed: no "${fence}" line after the opening one`);
+  }
+  // No trailing newline, so an error at the end of the text points at the last front-matter line, not the fence.
+  const matterText = lines.slice(1, close).join('\n');
+  let body = lines.slice(close + 1).join('\n');
+  let bodyLine = close + 2;
+  if (body.startsWith('\n')) {
+    body = body.slice(1);
+    bodyLine++;
+  }
+  const matter =
+    fence === '---' ? yamlFrontMatter(file, matterText, body) : tomlFrontMatter(file, matterText, body);
+  if (matter.problems.length > 0) return { ...failed(1, ''), problems: matter.problems };
+  if (matter.data !== undefined && matter.data !== null && !isObject(matter.data)) {
+    return failed(1, `front matter must be a mapping of fields, got ${describe(matter.data)}`);
+  }
+  return { data: matter.data ?? {}, locate: matter.locate, body, bodyLine, problems: [] };
+}
+
 export function analyseArticleFile(
   file: string,
   text: string,
@@ -44,57 +90,14 @@ export function analyseArticleFile(
   warnings: ImportProblem[],
   options: ReadOptions = {},
 ): ArticleOutcome {
-  const lines = stripBom(text).replace(/\r\n?/g, '\n').split('\n');
-  const fence = lines[0].trimEnd();
-  if (fence !== '---' && fence !== '+++') {
-    return {
-      slugLine: 1,
-      problems: [
-        {
-          file,
-          line: 1,
-          message: 'missing front matter: the file must start with a "---" (YAML) or "+++" (TOML) line',
-        },
-      ],
-    };
-  }
-  let close = -1;
-  for (let i = 1; i < lines.length; i++) {
-    if (lines[i].trimEnd() === fence) {
-      close = i;
-      break;
-    }
-  }
-  if (close === -1) {
-    return {
-      slugLine: 1,
-      problems: [
-        { file, line: 1, message: `front matter is not closed: no "${fence}" line after the opening one` },
-      ],
-    };
-  }
-  // No trailing newline, so an error at the end of the text points at the last front-matter line, not the fence.
-  const matterText = lines.slice(1, close).join('\n');
-  let body = lines.slice(close + 1).join('\n');
-  if (body.startsWith('\n')) body = body.slice(1);
-
-  const matter =
-    fence === '---' ? yamlFrontMatter(file, matterText, body) : tomlFrontMatter(file, matterText, body);
-  if (matter.problems.length > 0) return { slugLine: 1, problems: matter.problems };
-  const ctx: Ctx = { file, problems: [], warnings, strict: options.strict === true, locate: matter.locate };
-  let data: Record<string, unknown> = {};
-  if (matter.data !== undefined && matter.data !== null) {
-    if (!isObject(matter.data)) {
-      report(ctx, [], `front matter must be a mapping of fields, got ${describe(matter.data)}`);
-      return { slugLine: 1, problems: ctx.problems };
-    }
-    data = matter.data;
-  }
-  return validateArticle(ctx, data, {
+  const split = splitFrontMatter(file, text);
+  if (split.problems.length > 0) return { slugLine: 1, problems: split.problems };
+  const ctx: Ctx = { file, problems: [], warnings, strict: options.strict === true, locate: split.locate };
+  return validateArticle(ctx, split.data, {
     allowed: FRONT_MATTER_FIELDS,
     defaultSlug: naming.defaultSlug,
     defaultDate: naming.defaultDate,
-    content: body,
+    content: split.body,
   });
 }
 
@@ -118,7 +121,7 @@ function yamlFrontMatter(file: string, yamlText: string, body: string): FrontMat
 function tomlFrontMatter(file: string, tomlText: string, body: string): FrontMatter {
   try {
     const data = parseToml(tomlText) as Record<string, unknown>;
-    return { data, locate: tomlLocator(tomlText), body, problems: [] };
+    return { data, locate: tomlLocator(tomlText, 2), body, problems: [] };
   } catch (error) {
     if (!(error instanceof TomlError)) throw error;
     // The parser's message repeats the offending lines; its first line is the reason.
@@ -132,10 +135,10 @@ function tomlFrontMatter(file: string, tomlText: string, body: string): FrontMat
 }
 
 /**
- * smol-toml gives no positions: a field's line is that of its `key =` line, or of its `[table]`
+ * `firstLine` is the file line of the text's first line. smol-toml gives no positions: a field's line is that of its `key =` line, or of its `[table]`
  * header, searched from the top and then inside the table for nested keys.
  */
-function tomlLocator(tomlText: string): (path: Path) => number {
+export function tomlLocator(tomlText: string, firstLine: number): (path: Path) => number {
   const lines = tomlText.split('\n');
   const keyPattern = (key: string) => {
     const quoted = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -145,8 +148,8 @@ function tomlLocator(tomlText: string): (path: Path) => number {
     new RegExp(`^\\s*\\[\\[?\\s*${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\]\\]?\\s*(#.*)?$`);
   return (path) => {
     let from = 0;
-    // Line 1 is the opening fence.
-    let line = 1;
+    // Without a key, the line before the text (a front matter's opening fence), or line 1.
+    let line = Math.max(1, firstLine - 1);
     let inTable = false;
     for (const segment of path) {
       if (typeof segment === 'number') break;
@@ -163,7 +166,7 @@ function tomlLocator(tomlText: string): (path: Path) => number {
         found = lines.findIndex((text) => headerPattern(segment).test(text));
       }
       if (found === -1) break;
-      line = found + 2;
+      line = found + firstLine;
       inTable = headerPattern(segment).test(lines[found]);
       from = found + 1;
     }

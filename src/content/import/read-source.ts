@@ -1,17 +1,18 @@
-// Reads a content source, whatever its format: a folder of Markdown files (Folio, Astro, Hugo,
-// Jekyll), Folio's JSON file, or a Ghost JSON export (told apart by its `db` list). Throws an
+// Reads a content source, whatever its format: a static site's folder (Hugo, Jekyll … as their
+// generator publishes them, sites/formats.ts), Folio's own folder of Markdown files, Folio's JSON file, or a Ghost JSON export (told apart by its `db` list). Throws an
 // ImportValidationError listing every problem, each with its file and line; reads nothing into a database.
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { ghostSource, isGhostExport } from './ghost.ts';
 import { folioJsonSource, parseJson } from './json-file.ts';
-import { readMarkdownFolder, readText } from './markdown-folder.ts';
+import { readText } from './markdown-folder.ts';
 import {
   type ContentSource,
   type ImportProblem,
   ImportValidationError,
   type ReadOptions,
 } from './records.ts';
+import { profileByName, readFolder } from './sites/formats.ts';
 import { stripBom } from './yaml-lines.ts';
 
 export async function readContentSource(path: string, options: ReadOptions = {}): Promise<ContentSource> {
@@ -21,7 +22,9 @@ export async function readContentSource(path: string, options: ReadOptions = {})
       { file: path, line: 1, message: 'content source not found: no such file or folder' },
     ]);
   }
-  if (info.isDirectory()) return readMarkdownFolder(path, options);
+  // An unknown format name is refused before anything is read, whatever the path holds.
+  if (options.format !== undefined) profileByName(options.format);
+  if (info.isDirectory()) return readFolder(path, options);
 
   const problems: ImportProblem[] = [];
   const file = basename(path);

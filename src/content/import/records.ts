@@ -40,6 +40,8 @@ export interface FileReport {
   file: string;
   kind: 'post' | 'draft' | 'excluded' | 'page' | 'skipped';
   reason?: string;
+  /** A page's public path (pages are reported, not imported); null when the generator gives none. */
+  path?: string | null;
 }
 
 export interface SeoInput {

@@ -1,0 +1,63 @@
+// Which reader a folder needs: a generator's layout recognised by its profile (in the order of
+// SITE_PROFILES, the most specific first), else Folio's own folder of Markdown files.
+// ReadOptions.format forces one by name; an unknown name is refused with the list of names.
+import { readMarkdownFolder } from '../markdown-folder.ts';
+import { type ContentSource, ImportValidationError, type ReadOptions } from '../records.ts';
+import { astroProfile } from './astro.ts';
+import { eleventyProfile } from './eleventy.ts';
+import { hugoProfile } from './hugo.ts';
+import { jekyllProfile } from './jekyll.ts';
+import { readSite } from './pipeline.ts';
+import type { SiteProfile } from './profile.ts';
+
+/**
+ * The generators whose layout is recognised, tried in this order. Eleventy, Astro, Next.js and
+ * Docusaurus profiles go here (each a module like hugo.ts); a site may hold another generator's
+ * marker files (a Docusaurus site has no hugo.toml, but an Astro site may have a content/ folder),
+ * so a profile's detect() must check its own config file first.
+ */
+export const SITE_PROFILES: readonly SiteProfile[] = [
+  astroProfile,
+  eleventyProfile,
+  hugoProfile,
+  jekyllProfile,
+];
+
+/** `folio`: today's folder of Markdown files with tags.yaml. */
+export const FOLIO_FORMAT = 'folio';
+
+export function formatNames(): string[] {
+  return [FOLIO_FORMAT, ...SITE_PROFILES.map((profile) => profile.name)];
+}
+
+/** The profile `format` names, or undefined for Folio's folder; throws for an unknown name. */
+export function profileByName(format: string): SiteProfile | undefined {
+  if (format === FOLIO_FORMAT) return undefined;
+  const profile = SITE_PROFILES.find((candidate) => candidate.name === format);
+  if (profile === undefined) {
+    throw new ImportValidationError([
+      {
+        file: format,
+        line: 1,
+        message: `unknown format ${JSON.stringify(format)}: use one of ${formatNames().join(', ')}`,
+      },
+    ]);
+  }
+  return profile;
+}
+
+/** Reads a folder with the profile `format` names, else the first that recognises it, else as Folio's own. */
+export async function readFolder(path: string, options: ReadOptions = {}): Promise<ContentSource> {
+  let profile: SiteProfile | undefined;
+  if (options.format !== undefined) profile = profileByName(options.format);
+  else {
+    for (const candidate of SITE_PROFILES) {
+      if (await candidate.detect(path)) {
+        profile = candidate;
+        break;
+      }
+    }
+  }
+  if (profile === undefined) return readMarkdownFolder(path, options);
+  return readSite(path, profile, options);
+}
