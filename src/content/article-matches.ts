@@ -36,6 +36,15 @@ export const checkedInTexts = 5_000;
  * the texts instead.
  */
 export const termChunksMost = 200_000;
+/** The three limits above, as findMatches takes them (tests lower them). */
+export interface MatchLimits {
+  termChunksFirst: number;
+  checkedInTexts: number;
+  termChunksMost: number;
+}
+
+export const matchLimits: MatchLimits = { termChunksFirst, checkedInTexts, termChunksMost };
+
 /** Rows combined between two turns of the event loop (about a millisecond), so that other requests go on. */
 const rowsPerTurn = 2_000;
 
@@ -65,9 +74,12 @@ export async function findMatches(
   filter: ArticleFilter,
   run: Run,
   known: TermSets | null,
+  limits: MatchLimits = matchLimits,
 ): Promise<Matches | null> {
   const terms = planTerms(filter.searchTerms, known);
-  const first = await readParts(await run(firstQuery(executor, dialect, filter, terms)));
+  const first = await readParts(
+    await run(firstQuery(executor, dialect, filter, terms, limits.termChunksFirst)),
+  );
   const parts = first.parts;
   const base = combine(filter, parts);
   let set = base.set;
@@ -77,7 +89,7 @@ export async function findMatches(
     if (term.kind === 'empty') set = new OrdinalSet();
     else if (term.kind === 'known') set = set.and(term.set);
     else if (term.kind === 'piece') set = set.and(parts.get(term.part) ?? new OrdinalSet());
-    else if ((first.counts.get(term.part) ?? 0) > termChunksFirst) large.push(term);
+    else if ((first.counts.get(term.part) ?? 0) > limits.termChunksFirst) large.push(term);
     else {
       const words = parts.get(term.part) ?? new OrdinalSet();
       if (term.check) toCheck.push(term.key);
@@ -86,11 +98,11 @@ export async function findMatches(
     }
   }
   for (const term of large) {
-    if (set.size <= checkedInTexts) {
+    if (set.size <= limits.checkedInTexts) {
       toCheck.push(term.key);
       continue;
     }
-    const words = await readTerm(executor, dialect, filter.projectId, term, run);
+    const words = await readTerm(executor, dialect, filter.projectId, term, run, limits.termChunksMost);
     if (words === null) return null;
     if (term.check) toCheck.push(term.key);
     else known?.set(term.key, words);
@@ -137,6 +149,7 @@ function firstQuery(
   dialect: DialectName,
   filter: ArticleFilter,
   terms: TermPlan[],
+  termChunks: number,
 ): CompiledQuery<SetRow> {
   const { projectId, status, published } = filter;
   const fixed = new Set<string>(storedStatuses.map(statusSetKey));
@@ -147,7 +160,7 @@ function firstQuery(
     sql`select set_key as part, chunk, members from article_sets where project_id = ${projectId} and set_key in (${sql.join([...fixed])})`,
   ];
   for (const term of terms)
-    if (term.kind === 'tokens') branches.push(termBranch(dialect, projectId, term, termChunksFirst));
+    if (term.kind === 'tokens') branches.push(termBranch(dialect, projectId, term, termChunks));
   if (status === 'published' || status === 'scheduled' || published !== undefined) {
     branches.push(sql`select 'scheduled' as part, ordinal as chunk, null as members from articles
       where project_id = ${projectId} and status = 'published' and published_at > ${filter.now}`);
@@ -180,11 +193,10 @@ async function readTerm(
   projectId: string,
   term: { part: string; tokens: string },
   run: Run,
+  most: number,
 ): Promise<OrdinalSet | null> {
-  const rows = await run(
-    sql<SetRow>`${termBranch(dialect, projectId, term, termChunksMost)}`.compile(executor),
-  );
-  if (rows.length > termChunksMost) return null;
+  const rows = await run(sql<SetRow>`${termBranch(dialect, projectId, term, most)}`.compile(executor));
+  if (rows.length > most) return null;
   return (await readParts(rows)).parts.get(term.part) ?? new OrdinalSet();
 }
 

@@ -116,7 +116,10 @@ class SearchSlots {
         return read(run);
       });
     } catch (error) {
-      if ((error as { code?: unknown }).code === '57014')
+      // PostgreSQL cancelled it at the statement timeout (57014), which the pool reports as a
+      // timeout of the database with the cancellation as its cause.
+      const failure = error as { code?: unknown; cause?: { code?: unknown } };
+      if (failure.code === '57014' || failure.cause?.code === '57014')
         throw new ServiceUnavailableError('The search took too long; try more or longer terms');
       throw error;
     } finally {
