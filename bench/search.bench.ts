@@ -245,6 +245,60 @@ async function lastPage(base: string, query: string, headers: Record<string, str
 }
 
 /**
+ * The heaviest queries just after a content change: the project's content version is bumped
+ * before each request (as an import does), so that no cache (the answer cache is off; the kept
+ * term sets are keyed by the version) holds anything of them.
+ */
+async function coldQueries(
+  base: string,
+  headers: Record<string, string>,
+  databaseUrl: string,
+): Promise<void> {
+  const db = openDatabase(databaseUrl);
+  const { id } = await db.kysely
+    .selectFrom('projects')
+    .select('id')
+    .where('slug', 'like', 'search-bench-%')
+    .executeTakeFirstOrThrow();
+  console.log('\n## Cold: the content version bumped before each request (20 requests each)\n');
+  console.log('| query | p50 ms | p95 ms | max ms | meta.total |');
+  console.log('|---|---:|---:|---:|---:|');
+  try {
+    for (const [name, template] of coldCases) {
+      const query = await lastPage(base, template, headers);
+      const url = `${base}/v1/articles?${query}`;
+      let total = 0;
+      const times = await latencies(20, async () => {
+        await db.kysely.transaction().execute((trx) => bumpContentVersion(trx, id));
+        // The server learns of the change (SQLite's data version, PostgreSQL's notification).
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        const started = performance.now();
+        const response = await fetch(url, { headers });
+        total = ((await response.json()) as { meta: { total: number } }).meta.total;
+        return performance.now() - started;
+      });
+      console.log(
+        `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${total} |`,
+      );
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+const coldCases: Array<[name: string, query: string]> = [
+  ['list, page=5000', 'page=5000'],
+  ['tags=topic 0 (50%), its last page', 'tags=topic%200&page=LAST'],
+  [`search rare word (${rareWord})`, `search=${rareWord}`],
+  ['search 10 terms (rare + 9 frequent)', `search=${q(tenTerms)}`],
+  ['search of 200 characters (rare + frequent words)', `search=${q(twoHundredChars)}`],
+  ['search common fragment (tion)', 'search=tion'],
+  ['search tion, page 2000', 'search=tion&page=2000'],
+  ['search tion + tags=topic 3', 'search=tion&tags=topic%203'],
+  ['search 200-character term', `search=${longerTerm}`],
+];
+
+/**
  * Twelve clients searching at once (four each: the common fragment, a rare word, ten terms), while
  * a cheap request (one article) is timed: how long each search takes when they share the
  * machine, and whether the cheap request waits for them.
@@ -334,6 +388,7 @@ async function measure(label: string, databaseUrl: string, keyFile: string | nul
         `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${first.meta.total} |${times.length < runs ? ` (${times.length} runs)` : ''}`,
       );
     }
+    await coldQueries(app.url, headers, databaseUrl);
     await concurrentSearchers(app.url, headers);
     await repeatedQuery(app.url, headers);
 

@@ -59,7 +59,7 @@ export interface Matches {
   /** The matching articles' ordinals. */
   set: OrdinalSet;
   /** Articles of the project, of any status. */
-  projectSize: number;
+  all: OrdinalSet;
 }
 
 const storedStatuses: StoredArticleStatus[] = ['draft', 'published', 'archived'];
@@ -110,7 +110,7 @@ export async function findMatches(
   }
   if (toCheck.length > 0 && set.size > 0)
     set = await checkInTexts(executor, dialect, filter, set, toCheck, run);
-  return { set, projectSize: base.projectSize };
+  return { set, all: base.all };
 }
 
 function planTerms(searchTerms: string[], known: TermSets | null): TermPlan[] {
@@ -223,7 +223,7 @@ async function checkInTexts(
 function combine(
   filter: ArticleFilter,
   parts: Map<string, OrdinalSet>,
-): { set: OrdinalSet; projectSize: number } {
+): { set: OrdinalSet; all: OrdinalSet } {
   const { status, published } = filter;
   const setOf = (part: string) => parts.get(part) ?? new OrdinalSet();
   const union = (keys: string[]) => keys.reduce((all, key) => all.or(setOf(key)), new OrdinalSet());
@@ -243,5 +243,5 @@ function combine(
   if (filter.allTagIds?.length === 0) result = new OrdinalSet();
   for (const key of tagKeys(filter.allTagIds)) result = result.and(setOf(key));
   if (filter.excludeTagIds.length > 0) result = result.minus(union(tagKeys(filter.excludeTagIds)));
-  return { set: result, projectSize: all.size };
+  return { set: result, all };
 }

@@ -90,9 +90,17 @@ export type ArticleRow = Pick<
  * sets were read). Both are right when few articles match. `walk`: along the sort index, each
  * article checked by itself (its search text, a probe of its tags), stopping at the page's end:
  * right when many match, since a page then lies near the start of the walk. `{ ids }`: these
- * articles, whose ids a narrower query of the page found (see articlePageIdsQuery).
+ * articles, whose ids a narrower query of the page found (see articlePageIdsQuery). `{ members }`:
+ * the matches are known exactly from the snapshot the page is read in (a search on PostgreSQL),
+ * so an article is checked by its ordinal alone, among the matches or (`except`) not among the
+ * others, whichever list is shorter; `walk` says whether the sort index is walked.
  */
-export type PagePlan = 'driven' | 'walk' | { ordinals: number[] } | { ids: string[] };
+export type PagePlan =
+  | 'driven'
+  | 'walk'
+  | { ordinals: number[] }
+  | { ids: string[] }
+  | { members: number[]; except: boolean; walk: boolean };
 
 function filtered<O>(
   query: SelectQueryBuilder<Database, 'articles', O>,
@@ -102,8 +110,13 @@ function filtered<O>(
 ): SelectQueryBuilder<Database, 'articles', O> {
   let q = query.where('articles.project_id', '=', filter.projectId);
   if (typeof planned !== 'string' && 'ids' in planned) return q.where('articles.id', 'in', planned.ids);
+  if (typeof planned !== 'string' && 'members' in planned) {
+    const among = ordinalAmong(dialect, planned.members);
+    return q.where(planned.except ? sql<boolean>`not (${among})` : among);
+  }
   const plan = typeof planned === 'string' ? planned : 'walk';
-  if (typeof planned !== 'string') q = q.where(ordinalAmong(dialect, planned.ordinals));
+  if (typeof planned !== 'string' && 'ordinals' in planned)
+    q = q.where(ordinalAmong(dialect, planned.ordinals));
   if (filter.status !== undefined) {
     const status = filter.status;
     q = q.where((eb) => hasReportedStatus(eb, status, filter.now));
@@ -244,13 +257,15 @@ function ordered<O>(
  * The plan of a page, from the number of matches: walk the sort index when the walk to the page's
  * end (matches spread evenly over the project) reads no more than twice as many articles as
  * match, else start from the matches: their ordinals when the article sets gave them. Without
- * the project's size, walk when the page's end is expected within 1/20 of the project.
+ * the project's size, walk when the page's end is expected within 1/20 of the project. `exact`:
+ * the matches were read in the page's own snapshot, so ordinals alone decide (see PagePlan).
  */
 export function pagePlan(
   filter: ArticleFilter,
   total: number,
   page: { offset: number; limit: number },
-  matches: { set: OrdinalSet; projectSize: number } | null,
+  matches: { set: OrdinalSet; all: OrdinalSet } | null,
+  exact = false,
 ): PagePlan {
   const filtersBySet =
     filter.searchTerms.length > 0 ||
@@ -259,9 +274,13 @@ export function pagePlan(
     filter.excludeTagIds.length > 0;
   if (!filtersBySet) return 'driven';
   if (matches === null) return total >= 20 * (page.offset + page.limit) ? 'walk' : 'driven';
-  const walked = ((page.offset + page.limit) * matches.projectSize) / Math.max(1, total);
-  if (walked <= 2 * total) return 'walk';
-  return { ordinals: matches.set.ordinals() };
+  const walk = ((page.offset + page.limit) * matches.all.size) / Math.max(1, total) <= 2 * total;
+  if (exact) {
+    const except = 2 * total > matches.all.size;
+    const members = except ? matches.all.minus(matches.set).ordinals() : matches.set.ordinals();
+    return { members, except, walk };
+  }
+  return walk ? 'walk' : { ordinals: matches.set.ordinals() };
 }
 
 /**

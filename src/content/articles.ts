@@ -153,7 +153,9 @@ export async function listArticles(
   // of one snapshot with a statement timeout.
   if (db.dialect === 'sqlite')
     return finish(await readArticlePage(db, read, (compiled) => db.readOffThread(compiled, 'search')));
-  return finish(await searchSlotsOf(db, search).run((run) => readArticlePage(db, read, run)));
+  return finish(
+    await searchSlotsOf(db, search).run((run, oneSnapshot) => readArticlePage(db, read, run, oneSnapshot)),
+  );
 
   async function finish({ rows, total }: { rows: ArticleRow[]; total: number }) {
     const data = await toViews(db, project, rows, select, now);

@@ -172,7 +172,7 @@ describeEachDialect('search matches and deep pages', (ctx) => {
       for (const limits of ways) {
         const found = await findMatches(ctx.db.kysely, ctx.db.dialect, filter, run, null, limits);
         assert.equal(found?.set.size, expected, `${terms.join(' ')} ${JSON.stringify(limits)}`);
-        assert.equal(found?.projectSize, count);
+        assert.equal(found?.all.size, count);
       }
       // More word sets than are ever read: the caller counts in the texts.
       const tooMany = { termChunksFirst: 0, checkedInTexts: 0, termChunksMost: 0 };
