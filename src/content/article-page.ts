@@ -18,6 +18,7 @@ import {
   articlePageQuery,
   pagePlan,
   pageWindow,
+  shortWalk,
 } from './article-queries.ts';
 import { termSetsOf } from './search-cache.ts';
 
@@ -37,13 +38,15 @@ export interface PageRead {
 
 /**
  * `oneSnapshot`: every query given to `run` reads the same snapshot (a PostgreSQL transaction of
- * repeatable read), so the matches are exact for the page too.
+ * repeatable read), so the matches are exact for the page too. `shortWalkRows`: see pagePlan
+ * (tests lower it).
  */
 export async function readArticlePage(
   db: Db,
   { filter, order, page, columns, project }: PageRead,
   run: Run,
   oneSnapshot = false,
+  shortWalkRows = shortWalk,
 ): Promise<{ rows: ArticleRow[]; total: number }> {
   const known =
     filter.searchTerms.length > 0 ? termSetsOf(db, project.id, Number(project.content_version)) : null;
@@ -54,11 +57,11 @@ export async function readArticlePage(
       : Number((await run(articleCountQuery(db.kysely, db.dialect, filter)))[0].count);
   if (page.offset >= total) return { rows: [], total };
   const window = pageWindow(page, total);
-  const plan = pagePlan(filter, total, window, matches, oneSnapshot);
+  const plan = pagePlan(filter, total, window, matches, oneSnapshot, shortWalkRows);
   // PostgreSQL prices a walk of the sort index by the matches it expects, and may instead read
   // every match from a bitmap and sort them (1.7 s for page 2,000 of a term in every article,
   // against 0.1 s walked): told to walk when the plan walks.
-  if (oneSnapshot && typeof plan !== 'string' && 'members' in plan && plan.walk)
+  if (db.dialect === 'postgres' && typeof plan !== 'string' && 'members' in plan && plan.walk)
     await run(withoutBitmapScans.compile(db.kysely));
   const rowsOf = (ids: string[]) =>
     run(
