@@ -82,44 +82,86 @@ export async function findMatches(
   limits: MatchLimits = matchLimits,
 ): Promise<Matches | null> {
   const terms = planTerms(filter.searchTerms, known);
-  // Forty terms of a pasted sentence read no more word sets at first than one term does.
-  const read = terms.filter((term) => term.kind === 'tokens').length;
-  const share = Math.max(
-    Math.min(limits.termChunksFirst, 200),
-    Math.floor(limits.termChunksFirst / Math.max(1, read)),
+  const words = terms.filter((term): term is TokensTerm => term.kind === 'tokens');
+  // Of many terms (a pasted sentence), the longest, likely the rarest, are read first: the
+  // others are then checked in the texts of the few articles left, each term's word sets found
+  // with a trigram index query of its own.
+  const early = new Set([...words].sort((a, b) => b.tokens.length - a.tokens.length).slice(0, earlyTerms));
+  const later = words.filter((term) => !early.has(term));
+  const share = shareOf(limits, early.size);
+  const first = await readParts(
+    await run(firstQuery(executor, dialect, filter, terms, (term) => early.has(term), share)),
   );
-  const first = await readParts(await run(firstQuery(executor, dialect, filter, terms, share)));
-  const parts = first.parts;
-  const base = combine(filter, parts);
+  const base = combine(filter, first.parts);
   let set = base.set;
-  const toCheck: string[] = [];
-  const large: Array<Extract<TermPlan, { kind: 'tokens' }>> = [];
   for (const term of terms) {
     if (term.kind === 'empty') set = new OrdinalSet();
     else if (term.kind === 'known') set = set.and(term.set);
-    else if (term.kind === 'piece') set = set.and(parts.get(term.part) ?? new OrdinalSet());
-    else if ((first.counts.get(term.part) ?? 0) > share) large.push(term);
-    else {
-      const words = parts.get(term.part) ?? new OrdinalSet();
-      if (term.check) toCheck.push(term.key);
-      else known?.set(term.key, words);
-      set = set.and(words);
-    }
+    else if (term.kind === 'piece') set = set.and(first.parts.get(term.part) ?? new OrdinalSet());
   }
-  for (const term of large) {
+  const found = { set, toCheck: [] as string[], large: [] as TokensTerm[] };
+  takeTerms(found, [...early], first, share, known);
+  if (later.length > 0 && found.set.size > limits.checkedInTexts) {
+    const laterShare = shareOf(limits, later.length);
+    const rows = await run(
+      sql<SetRow>`${sql.join(
+        later.map((term) => termBranch(dialect, filter.projectId, term, laterShare)),
+        sql` union all `,
+      )}`.compile(executor),
+    );
+    takeTerms(found, later, await readParts(rows), laterShare, known);
+  } else found.toCheck.push(...later.map((term) => term.key));
+  set = found.set;
+  for (const term of found.large) {
     if (set.size <= limits.checkedInTexts) {
-      toCheck.push(term.key);
+      found.toCheck.push(term.key);
       continue;
     }
-    const words = await readTerm(executor, dialect, filter.projectId, term, run, limits.termChunksMost);
-    if (words === null) return null;
-    if (term.check) toCheck.push(term.key);
-    else known?.set(term.key, words);
-    set = set.and(words);
+    const termSet = await readTerm(executor, dialect, filter.projectId, term, run, limits.termChunksMost);
+    if (termSet === null) return null;
+    if (term.check) found.toCheck.push(term.key);
+    else known?.set(term.key, termSet);
+    set = set.and(termSet);
   }
-  if (toCheck.length > 0 && set.size > 0)
-    set = await checkInTexts(executor, dialect, filter, set, toCheck, run);
+  if (found.toCheck.length > 0 && set.size > 0)
+    set = await checkInTexts(executor, dialect, filter, set, found.toCheck, run);
   return { set, all: base.all };
+}
+
+/** Token terms whose word sets are read in the first statement; the others wait for its result. */
+const earlyTerms = 3;
+
+type TokensTerm = Extract<TermPlan, { kind: 'tokens' }>;
+
+/** Chunks read per term at first: the terms share termChunksFirst (each 200 at least). */
+function shareOf(limits: MatchLimits, terms: number): number {
+  return Math.max(
+    Math.min(limits.termChunksFirst, 200),
+    Math.floor(limits.termChunksFirst / Math.max(1, terms)),
+  );
+}
+
+/**
+ * Applies the word sets read of these terms: a term with more than `share` chunks is large (read
+ * alone or checked in the texts later); a long one is checked in the texts; the others are kept.
+ */
+function takeTerms(
+  found: { set: OrdinalSet; toCheck: string[]; large: TokensTerm[] },
+  terms: TokensTerm[],
+  read: { parts: Map<string, OrdinalSet>; counts: Map<string, number> },
+  share: number,
+  known: TermSets | null,
+): void {
+  for (const term of terms) {
+    if ((read.counts.get(term.part) ?? 0) > share) {
+      found.large.push(term);
+      continue;
+    }
+    const words = read.parts.get(term.part) ?? new OrdinalSet();
+    if (term.check) found.toCheck.push(term.key);
+    else known?.set(term.key, words);
+    found.set = found.set.and(words);
+  }
 }
 
 function planTerms(searchTerms: string[], known: TermSets | null): TermPlan[] {
@@ -158,6 +200,7 @@ function firstQuery(
   dialect: DialectName,
   filter: ArticleFilter,
   terms: TermPlan[],
+  readNow: (term: TokensTerm) => boolean,
   termChunks: number,
 ): CompiledQuery<SetRow> {
   const { projectId, status, published } = filter;
@@ -169,7 +212,8 @@ function firstQuery(
     sql`select set_key as part, chunk, members from article_sets where project_id = ${projectId} and set_key in (${sql.join([...fixed])})`,
   ];
   for (const term of terms)
-    if (term.kind === 'tokens') branches.push(termBranch(dialect, projectId, term, termChunks));
+    if (term.kind === 'tokens' && readNow(term))
+      branches.push(termBranch(dialect, projectId, term, termChunks));
   if (status === 'published' || status === 'scheduled' || published !== undefined) {
     branches.push(sql`select 'scheduled' as part, ordinal as chunk, null as members from articles
       where project_id = ${projectId} and status = 'published' and published_at > ${filter.now}`);

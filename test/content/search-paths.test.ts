@@ -192,6 +192,13 @@ describeEachDialect('search matches and deep pages', (ctx) => {
       [['word', 'rare'], null, (a) => text(a).includes('rare')],
       [['word1'], 'Alpha', (a) => text(a).includes('word1') && a.tags.includes('Alpha')],
       [['ord1', 'rd12'], null, (a) => text(a).includes('ord1') && text(a).includes('rd12')],
+      // More terms than are read at first: the shortest (`rare`, `lain`) wait for the first ones' result.
+      [['word1', 'word', 'ord1', 'rare'], null, (a) => text(a).includes('word1') && text(a).includes('rare')],
+      [
+        ['plain', 'word', 'ord', 'word1', 'lain'],
+        null,
+        (a) => text(a).includes('word1') && text(a).includes('plain'),
+      ],
       [[longWord], null, (a) => text(a).includes(longWord)],
       [[longWord.slice(0, 200)], null, (a) => text(a).includes(longWord.slice(0, 200))],
       [[longTwin, 'word'], 'Beta', (a) => text(a).includes(longTwin) && a.tags.includes('Beta')],
