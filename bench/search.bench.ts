@@ -5,7 +5,10 @@
 // SQLite always; PostgreSQL too when BENCH_POSTGRES_URL is set (a database of its own, dropped
 // afterwards). BENCH_SEARCH_ARTICLES sets the size, BENCH_SEARCH_RUNS the requests per query,
 // BENCH_SEARCH_SQLITE_FILE a SQLite file that is kept and reused by the next run (seeding 100,000
-// articles takes from 30 s on a quiet machine to minutes on a busy one).
+// articles takes from 30 s on a quiet machine to minutes on a busy one), BENCH_SEARCH_POSTGRES_KEEP
+// the same for the URL of an existing, empty PostgreSQL database, BENCH_SEARCH_BUDGET_MS the most
+// time spent on one query's runs (30 s). Then twelve clients search at once while a cheap request
+// is timed, and a repeated search is timed again and paged.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -36,16 +39,27 @@ function random(seed: number): () => number {
 
 // A vocabulary of 5,000 made-up words drawn with a Zipf-like skew, as natural text is: a few words
 // in nearly every article, most in few. `reading` is put in 90% of the articles (the common word),
-// `quetzal` in 20 of them (the rare word).
+// `quetzal` in 20 of them (the rare word, followed by `plumage;` there). One word in five ends in
+// `tion`, as in English, so that fragment is held by a thousand different words (the common
+// fragment: a term whose word sets are too many to combine cheaply).
 const syllables = 'ka lo mi nu pe ra si to vu we xa yo ze bi co da fe gu hi ja'.split(' ');
 const vocabulary = Array.from({ length: 5000 }, (_, i) => {
   let word = '';
   for (let n = i + 7; n > 0; n = Math.floor(n / syllables.length)) word += syllables[n % syllables.length];
-  return word;
+  return i % 5 === 4 ? `${word}tion` : word;
 });
 const commonWord = 'reading';
 const rareWord = 'quetzal';
 const longTerm = 'ka'.repeat(65);
+const longerTerm = 'ka'.repeat(100);
+/** Ten terms: the rare word and nine of the most frequent words. */
+const tenTerms = [rareWord, ...vocabulary.slice(0, 9)].join(' ');
+/** A query of 200 characters: the rare word, then frequent words. */
+const twoHundredChars = (() => {
+  let query = rareWord;
+  for (let i = 0; query.length < 200; i++) query += ` ${vocabulary[i % 40]}`;
+  return query.slice(0, 200).trimEnd();
+})();
 
 function article(i: number, next: () => number): { markdown: string; plain: string; title: string } {
   const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 3)];
@@ -53,7 +67,10 @@ function article(i: number, next: () => number): { markdown: string; plain: stri
   for (let p = 0; p < 3; p++) {
     const words = Array.from({ length: 45 }, word);
     if (p === 1 && i % 10 !== 0) words[7] = commonWord;
-    if (p === 2 && i % Math.floor(articleCount / 20) === 3) words[11] = rareWord;
+    if (p === 2 && i % Math.floor(articleCount / 20) === 3) {
+      words[11] = `${rareWord},`;
+      words[12] = 'plumage;';
+    }
     const plain = `${words.join(' ')}.`;
     // Markdown syntax around some words: bold, and a link whose URL is not text.
     const marked = [...words];
@@ -129,10 +146,10 @@ async function seed(db: Db, projectId: string): Promise<void> {
   });
 }
 
-async function prepare(databaseUrl: string): Promise<string> {
-  // BENCH_SEARCH_SQLITE_FILE keeps the SQLite database (and its key beside it) for the next run.
-  const keyFile = `${databaseUrl}.key`;
-  if (databaseUrl === process.env.BENCH_SEARCH_SQLITE_FILE && existsSync(keyFile)) {
+async function prepare(databaseUrl: string, keyFile: string | null): Promise<string> {
+  // BENCH_SEARCH_SQLITE_FILE and BENCH_SEARCH_POSTGRES_KEEP keep the database (and its key in
+  // keyFile) for the next run.
+  if (keyFile !== null && existsSync(keyFile)) {
     const db = openDatabase(databaseUrl);
     await migrateToLatest(db);
     await db.close();
@@ -150,14 +167,32 @@ async function prepare(databaseUrl: string): Promise<string> {
   console.log(`seeded ${articleCount} articles in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const { key } = await createApiKey(db, slug, { kind: 'secret', rateLimit: 1_000_000 });
   await db.close();
-  if (databaseUrl === process.env.BENCH_SEARCH_SQLITE_FILE) writeFileSync(keyFile, key);
+  if (keyFile !== null) writeFileSync(keyFile, key);
   return key;
 }
 
+const q = encodeURIComponent;
 const queries: Array<[name: string, query: string]> = [
   ['list, no filter (count of all)', 'limit=10'],
   ['list, status=published', 'limit=10&status=published'],
+  ['list, page=5000', 'page=5000'],
+  ['list, page=5000, sort=title', 'page=5000&sort=title'],
+  ['tags=topic 3, its last page', 'tags=topic%203&page=LAST'],
+  ['tags=topic 0 (50%), its last page', 'tags=topic%200&page=LAST'],
   [`search rare word (${rareWord})`, `search=${rareWord}`],
+  [`search with punctuation (${rareWord}, plumage;)`, `search=${q(`${rareWord}, plumage;`)}`],
+  ['search 10 terms (rare + 9 frequent)', `search=${q(tenTerms)}`],
+  ['search of 200 characters (rare + frequent words)', `search=${q(twoHundredChars)}`],
+  ['search rare word + tags=topic 3', `search=${rareWord}&tags=topic%203`],
+  [
+    'search rare word + tagsAll + excludeTags',
+    `search=${rareWord}&tagsAll=topic%200,topic%203&excludeTags=topic%205`,
+  ],
+  ['search rare word, its last page (limit=3)', `search=${rareWord}&limit=3&page=LAST`],
+  ['search common fragment (tion)', 'search=tion'],
+  ['search tion, page 2000', 'search=tion&page=2000'],
+  ['search tion + tags=topic 3', 'search=tion&tags=topic%203'],
+  ['search 200-character term', `search=${longerTerm}`],
   [`search common word (${commonWord}, 90%)`, `search=${commonWord}`],
   ['search common word, page 50', `search=${commonWord}&page=50`],
   ['search two words (common + vocabulary)', `search=${commonWord}%20${vocabulary[40]}`],
@@ -185,16 +220,148 @@ async function timed(url: string, headers: Record<string, string>): Promise<numb
   return performance.now() - started;
 }
 
-async function latencies(count: number, request: () => Promise<number>): Promise<number[]> {
+/** Time one query may take in all: a query of seconds stops before its runs are done. */
+const budgetMs = Number(process.env.BENCH_SEARCH_BUDGET_MS ?? 30_000);
+
+async function latencies(
+  count: number,
+  request: () => Promise<number>,
+  budget = Infinity,
+): Promise<number[]> {
   const times: number[] = [];
-  for (let i = 0; i < count; i++) times.push(await request());
+  const started = performance.now();
+  for (let i = 0; i < count && performance.now() - started < budget; i++) times.push(await request());
   return times.sort((a, b) => a - b);
+}
+
+/** `page=LAST` becomes the query's last page, from its total. */
+async function lastPage(base: string, query: string, headers: Record<string, string>): Promise<string> {
+  if (!query.includes('page=LAST')) return query;
+  const probe = query.replace(/&?page=LAST/, '');
+  const { meta } = (await (await fetch(`${base}/v1/articles?${probe}`, { headers })).json()) as {
+    meta: { totalPages: number };
+  };
+  return query.replace('page=LAST', `page=${meta.totalPages}`);
+}
+
+/**
+ * The heaviest queries just after a content change: the project's content version is bumped
+ * before each request (as an import does), so that no cache (the answer cache is off; the kept
+ * term sets are keyed by the version) holds anything of them.
+ */
+async function coldQueries(
+  base: string,
+  headers: Record<string, string>,
+  databaseUrl: string,
+): Promise<void> {
+  const db = openDatabase(databaseUrl);
+  const { id } = await db.kysely
+    .selectFrom('projects')
+    .select('id')
+    .where('slug', 'like', 'search-bench-%')
+    .executeTakeFirstOrThrow();
+  console.log('\n## Cold: the content version bumped before each request (20 requests each)\n');
+  console.log('| query | p50 ms | p95 ms | max ms | meta.total |');
+  console.log('|---|---:|---:|---:|---:|');
+  try {
+    for (const [name, template] of coldCases) {
+      const query = await lastPage(base, template, headers);
+      const url = `${base}/v1/articles?${query}`;
+      let total = 0;
+      const times = await latencies(20, async () => {
+        await db.kysely.transaction().execute((trx) => bumpContentVersion(trx, id));
+        // The server learns of the change (SQLite's data version, PostgreSQL's notification).
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        const started = performance.now();
+        const response = await fetch(url, { headers });
+        total = ((await response.json()) as { meta: { total: number } }).meta.total;
+        return performance.now() - started;
+      });
+      console.log(
+        `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${total} |`,
+      );
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+const coldCases: Array<[name: string, query: string]> = [
+  ['list, page=5000', 'page=5000'],
+  ['tags=topic 0 (50%), its last page', 'tags=topic%200&page=LAST'],
+  [`search rare word (${rareWord})`, `search=${rareWord}`],
+  ['search 10 terms (rare + 9 frequent)', `search=${q(tenTerms)}`],
+  ['search of 200 characters (rare + frequent words)', `search=${q(twoHundredChars)}`],
+  ['search common fragment (tion)', 'search=tion'],
+  ['search tion, page 2000', 'search=tion&page=2000'],
+  ['search tion + tags=topic 3', 'search=tion&tags=topic%203'],
+  ['search 200-character term', `search=${longerTerm}`],
+];
+
+/**
+ * Twelve clients searching at once (four each: the common fragment, a rare word, ten terms), while
+ * a cheap request (one article) is timed: how long each search takes when they share the
+ * machine, and whether the cheap request waits for them.
+ */
+async function concurrentSearchers(base: string, headers: Record<string, string>): Promise<void> {
+  const cheapUrl = `${base}/v1/articles/article-4242`;
+  const kinds = [
+    ['tion', 'search=tion'],
+    [rareWord, `search=${rareWord}`],
+    ['ten terms', `search=${q(tenTerms)}`],
+  ];
+  const times = new Map<string, number[]>(kinds.map(([name]) => [name, []]));
+  let searching = true;
+  const clients = Array.from({ length: 12 }, async (_, i) => {
+    const [name, query] = kinds[i % kinds.length];
+    while (searching) times.get(name)!.push(await timed(`${base}/v1/articles?${query}`, headers));
+  });
+  // At least ten seconds, so that every client finishes several searches.
+  const cheap: number[] = [];
+  for (const started = performance.now(); cheap.length < runs * 2 || performance.now() - started < 10_000;)
+    cheap.push(await timed(cheapUrl, headers));
+  searching = false;
+  await Promise.all(clients);
+  console.log('\n## Twelve clients searching at once, while a cheap request is timed\n');
+  console.log('| requests | p50 ms | p95 ms | max ms | answered |');
+  console.log('|---|---:|---:|---:|---:|');
+  const row = (name: string, list: number[]) => {
+    list.sort((a, b) => a - b);
+    console.log(
+      `| ${name} | ${fmt(percentile(list, 50))} | ${fmt(percentile(list, 95))} | ${fmt(list[list.length - 1])} | ${list.length} |`,
+    );
+  };
+  row('GET /v1/articles/:slug (cheap)', cheap);
+  for (const [name, list] of times) row(`search=${name} (4 clients)`, list);
+}
+
+/**
+ * A repeated search: the same query again (with the answer cache off, the search's own cache of
+ * matches), and its next pages.
+ */
+async function repeatedQuery(base: string, headers: Record<string, string>): Promise<void> {
+  console.log('\n## A repeated search (answer cache off)\n');
+  console.log('| query | first ms | again p50 ms | again p95 ms | pages 2-21 p50 ms |');
+  console.log('|---|---:|---:|---:|---:|');
+  // Terms no other query of the bench asked: the first answer is a cold one.
+  for (const term of ['otion', `${rareWord} tomi`, longerTerm.slice(0, 150)]) {
+    const query = `search=${q(term)}&sort=title&limit=7`;
+    const first = await timed(`${base}/v1/articles?${query}`, headers);
+    const again = await latencies(20, () => timed(`${base}/v1/articles?${query}`, headers));
+    const pages: number[] = [];
+    for (let page = 2; page <= 21; page++)
+      pages.push(await timed(`${base}/v1/articles?${query}&page=${page}`, headers));
+    pages.sort((a, b) => a - b);
+    console.log(
+      `| search=${term.length > 20 ? `${term.slice(0, 12)}… (${term.length} chars)` : term} | ${fmt(first)} | ${fmt(percentile(again, 50))} | ${fmt(percentile(again, 95))} | ${fmt(percentile(pages, 50))} |`,
+    );
+  }
 }
 
 const fmt = (ms: number) => ms.toFixed(1);
 
-async function measure(label: string, databaseUrl: string): Promise<void> {
-  const key = await prepare(databaseUrl);
+async function measure(label: string, databaseUrl: string, keyFile: string | null): Promise<void> {
+  const key = await prepare(databaseUrl, keyFile);
   const headers = { 'x-api-key': key };
   const app = await forkServer(new URL('./serve-app.ts', import.meta.url).pathname, {
     DATABASE_URL: databaseUrl,
@@ -207,19 +374,23 @@ async function measure(label: string, databaseUrl: string): Promise<void> {
     );
     // The server's start (compilation, the read workers) is not the first query's: list queries
     // that are not in the table, untimed.
-    for (const warm of ['sort=title', 'search=lomi', 'tags=topic%205', 'status=draft']) {
+    for (const warm of ['sort=title', 'search=lomi', 'tags=topic%205', 'status=draft', 'search=mika']) {
       for (let i = 0; i < 10; i++) await timed(`${app.url}/v1/articles?${warm}`, headers);
     }
     console.log('| query | p50 ms | p95 ms | max ms | meta.total |');
     console.log('|---|---:|---:|---:|---:|');
-    for (const [name, query] of queries) {
+    for (const [name, template] of queries) {
+      const query = await lastPage(app.url, template, headers);
       const url = `${app.url}/v1/articles?${query}`;
       const first = (await (await fetch(url, { headers })).json()) as { meta: { total: number } };
-      const times = await latencies(runs, () => timed(url, headers));
+      const times = await latencies(runs, () => timed(url, headers), budgetMs);
       console.log(
-        `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${first.meta.total} |`,
+        `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${first.meta.total} |${times.length < runs ? ` (${times.length} runs)` : ''}`,
       );
     }
+    await coldQueries(app.url, headers, databaseUrl);
+    await concurrentSearchers(app.url, headers);
+    await repeatedQuery(app.url, headers);
 
     // A cheap request alone, then while one client searches without pause.
     const cheapUrl = `${app.url}/v1/articles/article-4242`;
@@ -281,11 +452,17 @@ console.log(
 );
 const work = mkdtempSync(join(tmpdir(), 'folio-search-bench-'));
 try {
+  const sqliteFile = process.env.BENCH_SEARCH_SQLITE_FILE;
   if (process.env.BENCH_SEARCH_SKIP_SQLITE !== '1')
-    await measure('SQLite', process.env.BENCH_SEARCH_SQLITE_FILE ?? join(work, 'bench.db'));
-  if (process.env.BENCH_POSTGRES_URL) {
+    await measure('SQLite', sqliteFile ?? join(work, 'bench.db'), sqliteFile ? `${sqliteFile}.key` : null);
+  // BENCH_SEARCH_POSTGRES_KEEP: the URL of a database that is seeded once, kept, and reused.
+  const keep = process.env.BENCH_SEARCH_POSTGRES_KEEP;
+  if (keep) {
+    const name = new URL(keep).pathname.slice(1);
+    await measure('PostgreSQL', keep, join(tmpdir(), `folio-search-bench-${name}.key`));
+  } else if (process.env.BENCH_POSTGRES_URL) {
     await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, 'folio_search_bench', (url) =>
-      measure('PostgreSQL', url),
+      measure('PostgreSQL', url, null),
     );
   }
 } finally {

@@ -10,6 +10,7 @@ const db = openDatabase(config.databaseUrl);
 const app = await buildApp({
   db,
   rateLimits: createRateLimitStore(config.redisUrl),
+  search: { concurrency: config.limits.searchConcurrency, timeoutMs: config.limits.searchTimeoutMs },
   // BENCH_ANSWER_CACHE=off measures every request running its queries (a cache that keeps nothing).
   ...(process.env.BENCH_ANSWER_CACHE === 'off' ? { answerCache: new AnswerCache(0) } : {}),
 });

@@ -56,6 +56,8 @@ export interface AppOptions {
   analyticsRetentionDays?: number | null;
   /** Set `draining` to refuse new requests with 503 (the server does on SIGTERM). */
   lifecycle?: Lifecycle;
+  /** How searches share a PostgreSQL database (SEARCH_CONCURRENCY, SEARCH_TIMEOUT_MS); defaults in config.ts. */
+  search?: { concurrency: number; timeoutMs: number };
 }
 
 export interface Lifecycle {
@@ -112,7 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   opsRoutes(app, { db: options.db, rateLimits, failures, writeBatches });
   metricsRoute(app, metrics);
 
-  contentRoutes(app, options.db);
+  contentRoutes(app, options.db, options.search);
   projectRoutes(app, options.db, { countArticles: countProjectArticles });
   await app.register(analyticsRoutes, {
     db: options.db,

@@ -180,6 +180,7 @@ async function buildAppOrClose(
       analyticsRetentionDays: config.analyticsRetentionDays,
       geoipDatabase: config.geoipDatabase,
       lifecycle,
+      search: { concurrency: config.limits.searchConcurrency, timeoutMs: config.limits.searchTimeoutMs },
     });
   } catch (error) {
     await rateLimits.close();

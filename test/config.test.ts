@@ -96,6 +96,8 @@ test('config: timeouts and connection caps are read, and refused when not positi
     SHUTDOWN_TIMEOUT_MS: '4000',
     DATABASE_CONNECT_TIMEOUT_MS: '200',
     DATABASE_QUERY_TIMEOUT_MS: '900',
+    SEARCH_CONCURRENCY: '2',
+    SEARCH_TIMEOUT_MS: '750',
   });
   assert.deepEqual(
     { ...config.limits },
@@ -108,6 +110,8 @@ test('config: timeouts and connection caps are read, and refused when not positi
       shutdownTimeoutMs: 4000,
       databaseConnectTimeoutMs: 200,
       databaseQueryTimeoutMs: 900,
+      searchConcurrency: 2,
+      searchTimeoutMs: 750,
     },
   );
   assert.throws(
@@ -117,13 +121,17 @@ test('config: timeouts and connection caps are read, and refused when not positi
         MAX_CONNECTIONS_PER_IP: 'many',
         REQUEST_TIMEOUT_MS: '1.5',
         HEADERS_TIMEOUT_MS: 'soon',
+        SEARCH_CONCURRENCY: '0',
+        SEARCH_TIMEOUT_MS: 'never',
       }),
     (error: Error) =>
       error instanceof ConfigError &&
       /MAX_CONNECTIONS must be a positive integer, got '0'/.test(error.message) &&
       /MAX_CONNECTIONS_PER_IP must be a positive integer, got 'many'/.test(error.message) &&
       /REQUEST_TIMEOUT_MS must be a positive integer/.test(error.message) &&
-      /HEADERS_TIMEOUT_MS must be a positive integer/.test(error.message),
+      /HEADERS_TIMEOUT_MS must be a positive integer/.test(error.message) &&
+      /SEARCH_CONCURRENCY must be a positive integer, got '0'/.test(error.message) &&
+      /SEARCH_TIMEOUT_MS must be a positive integer, got 'never'/.test(error.message),
   );
   assert.throws(
     () => loadConfig({ REQUEST_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '2000' }),

@@ -1,23 +1,18 @@
 // The article list and single article: parameter rules beyond the schema (select, tag names,
 // search terms), the queries, and the mapping of rows to the API's shape.
-import type { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { preferIndexScans } from '../db/dialect-sql.ts';
 import type { ArticleVariantTable, Project } from '../db/schema.ts';
-import { type FieldIssue, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import { type FieldIssue, NotFoundError, ValidationError } from '../errors.ts';
 import {
   type ArticleFilter,
   type ArticleRow,
   type ArticleTagRow,
-  articleCountQuery,
-  articlePageQuery,
-  articleSetCount,
-  pagePlan,
   findArticleBySlug,
   findTagIdsByNames,
   findTagsOfArticles,
   findVariantsOfArticles,
 } from './article-queries.ts';
+import { readArticlePage, type SearchSettings, searchSlotsOf } from './article-page.ts';
 import { reportedStatus } from './article-status.ts';
 import { articlePath, articleUrl, usableUrlSettings, type UrlSettings } from './article-url.ts';
 import { groupBy } from './lists.ts';
@@ -119,6 +114,7 @@ export async function listArticles(
   project: Project,
   params: ArticleListQueryType,
   publishedOnly = false,
+  search?: SearchSettings,
 ) {
   const query = { ...articleListDefaults, ...params };
   if (publishedOnly) requirePublishedQuery(query);
@@ -154,27 +150,17 @@ export async function listArticles(
   const order = { sort: query.sort, order: query.order };
   const withHtml = select.fields.has('html');
   // A public key's html of a members-only article is rendered from its teaser, read from content.
-  const withContent = select.fields.has('content') || (publishedOnly && withHtml);
-  // The count first: it says whether the page is found from the matches or by walking the sort
-  // index, and whether there is a page at all. It comes from the article sets, except for searches
-  // they cannot count, which read the matching texts: off the event loop on SQLite.
-  const setCount = articleSetCount(db.kysely, db.dialect, filter);
-  const read = async (run: Run) => {
-    const matches = setCount === null ? null : setCount.matches(await run(setCount.query));
-    const total =
-      matches !== null
-        ? matches.size
-        : Number((await run(articleCountQuery(db.kysely, db.dialect, filter)))[0].count);
-    if (page.offset >= total) return { rows: [] as ArticleRow[], total };
-    const plan = pagePlan(filter, total, page, matches);
-    const rows = await run(
-      articlePageQuery(db.kysely, db.dialect, filter, order, page, withContent, plan, withHtml),
-    );
-    return { rows, total };
-  };
-  if (filter.searchTerms.length === 0) return finish(await read((compiled) => db.readOffThread(compiled)));
-  if (db.dialect === 'sqlite') return finish(await read((compiled) => db.readOffThread(compiled, 'search')));
-  return finish(await searchOnPostgres(db, read));
+  const columns = { content: select.fields.has('content') || (publishedOnly && withHtml), html: withHtml };
+  const read = { filter, order, page, columns, project };
+  if (filter.searchTerms.length === 0)
+    return finish(await readArticlePage(db, read, (compiled) => db.readOffThread(compiled)));
+  // Searches: off the event loop on SQLite; on PostgreSQL a few at a time, each in a transaction
+  // of one snapshot with a statement timeout.
+  if (db.dialect === 'sqlite')
+    return finish(await readArticlePage(db, read, (compiled) => db.readOffThread(compiled, 'search')));
+  return finish(
+    await searchSlotsOf(db, search).run((run, oneSnapshot) => readArticlePage(db, read, run, oneSnapshot)),
+  );
 
   async function finish({ rows, total }: { rows: ArticleRow[]; total: number }) {
     const data = await toViews(db, project, rows, select, now, publishedOnly);
@@ -182,37 +168,6 @@ export async function listArticles(
       data,
       meta: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
     };
-  }
-}
-
-/** Searches running at once per database on PostgreSQL: the others wait, so that the pool stays free for the rest. */
-const concurrentSearches = 3;
-const searchSlots = new WeakMap<Db, { running: number; waiting: Array<() => void> }>();
-/** Longest a search may run on PostgreSQL before it is cancelled (a 503). */
-const searchTimeoutMs = 10_000;
-
-/** Runs one compiled query somewhere (a worker, a transaction) and returns its rows. */
-type Run = <R>(query: CompiledQuery<R>) => Promise<R[]>;
-
-async function searchOnPostgres<T>(db: Db, read: (run: Run) => Promise<T>): Promise<T> {
-  let slots = searchSlots.get(db);
-  if (slots === undefined) searchSlots.set(db, (slots = { running: 0, waiting: [] }));
-  const state = slots;
-  if (state.running >= concurrentSearches) await new Promise<void>((resolve) => state.waiting.push(resolve));
-  else state.running++;
-  try {
-    return await db.transactionWithTimeout(searchTimeoutMs, async (trx) => {
-      await preferIndexScans(trx);
-      return read(async <R>(compiled: CompiledQuery<R>) => (await trx.executeQuery(compiled)).rows);
-    });
-  } catch (error) {
-    if ((error as { code?: unknown }).code === '57014')
-      throw new ServiceUnavailableError('The search took too long; try more or longer terms');
-    throw error;
-  } finally {
-    const next = state.waiting.shift();
-    if (next) next();
-    else state.running--;
   }
 }
 

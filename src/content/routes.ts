@@ -8,6 +8,7 @@ import { ValidationError } from '../errors.ts';
 import { publishedOnly } from '../http/auth.ts';
 import { answerPreflights, browserRead, browserRule } from '../http/cors.ts';
 import { ErrorBody, issuesFromValidation } from '../http/errors.ts';
+import type { SearchSettings } from './article-page.ts';
 import { getArticle, listArticles, selectIssue } from './articles.ts';
 import {
   getArticleDescription,
@@ -62,8 +63,8 @@ export const publishedOnlyRule =
   'Secret keys see every article. **Public keys** (`folio_pk_`) may call this GET too, from a browser: for them only published articles exist (reported status `published`; drafts, scheduled and archived articles are 404 and counted nowhere).';
 const publicKeyRule = `${publishedOnlyRule} For a public key, \`status=\` other than \`published\`, or \`published=false\`, is a 400. ${browserRule}`;
 
-export function contentRoutes(fastify: FastifyInstance, db: Db): void {
-  articleRoutes(fastify, db);
+export function contentRoutes(fastify: FastifyInstance, db: Db, search?: SearchSettings): void {
+  articleRoutes(fastify, db, search);
   tagRoutes(fastify, db);
   redirectRoutes(fastify, db);
   answerPreflights(
@@ -91,7 +92,7 @@ function redirectRoutes(fastify: FastifyInstance, db: Db): void {
   );
 }
 
-function articleRoutes(fastify: FastifyInstance, db: Db): void {
+function articleRoutes(fastify: FastifyInstance, db: Db, search: SearchSettings | undefined): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
@@ -109,7 +110,13 @@ function articleRoutes(fastify: FastifyInstance, db: Db): void {
     },
     async (request) => {
       rejectInvalid(request);
-      const answer = await listArticles(db, request.auth.project, request.query, publishedOnly(request));
+      const answer = await listArticles(
+        db,
+        request.auth.project,
+        request.query,
+        publishedOnly(request),
+        search,
+      );
       // A page shows the view counts of its own articles: cached, it is refreshed for their page
       // views only, unless views order the list (then any article's may change the page).
       const slugs = answer.data.map((article) => article.slug);

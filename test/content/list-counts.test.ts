@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../src/db/database.ts';
 import type { ArticleInput, TagInput } from '../../src/content/import/records.ts';
 import { rebuildArticleSets } from '../../src/content/article-set-queries.ts';
-import { setChunkLimit } from '../../src/content/article-queries.ts';
+import { termChunksFirst } from '../../src/content/article-matches.ts';
 import {
   articleInput,
   createTestProject,
@@ -339,10 +339,11 @@ describeEachDialect('list counts from article sets', (ctx) => {
     await assertSetsAsRebuilt(ctx.db, p.project.id, 'lone surrogates');
   });
 
-  test(`list: a search whose sets have more than ${setChunkLimit} chunks is counted in the texts, exactly`, async () => {
+  test(`list: a term held by more than ${termChunksFirst} words is counted exactly from the texts of the articles it may be in`, async () => {
     const p = await createTestProject(ctx.db);
-    // Each article holds a word of its own: `wide` is held by more words than can be combined.
-    const count = setChunkLimit + 20;
+    // Each article holds a word of its own: `wide` is held by more words than are read with the
+    // other sets (its words' sets read alone are checked in search-paths.test.ts).
+    const count = termChunksFirst + 20;
     const text = (i: number) => `wide${i} plain`;
     await insertPublishedArticles(ctx.db, p.project, count, text);
     const texts = Array.from({ length: count }, (_, i) => text(i));
@@ -351,10 +352,12 @@ describeEachDialect('list counts from article sets', (ctx) => {
       'wide',
       'ide1',
       'plain wide',
-      'wide4100',
+      'wide2010',
       'de40',
       'ide1 ide2',
       'ide1 ide2 ide3 ide4',
+      'wide2010 wide',
+      'wide plain4',
     ]) {
       const terms = search.split(' ');
       const expected = texts.filter((t) => terms.every((term) => t.includes(term))).length;

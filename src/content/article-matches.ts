@@ -1,0 +1,300 @@
+// The articles a list's filters match, exactly, from the project's article sets (article-sets.ts):
+// the stored status sets less the articles scheduled at `now`, tag sets, and per search term the
+// set of its piece of text (up to three characters) or the union of the sets of the words holding
+// it. A term held by very many words is not read word by word when the other filters leave few
+// articles: those few are checked in their texts instead. A term longer than the word windows is
+// found from the words holding its start, then checked in the texts of those articles.
+import { type CompiledQuery, type RawBuilder, sql } from 'kysely';
+import type { DialectName } from '../db/database.ts';
+import { articleTextContains, ordinalAmong, projectTokensHolding } from '../db/dialect-sql.ts';
+import type { Executor, StoredArticleStatus } from '../db/schema.ts';
+import type { ArticleFilter } from './article-queries.ts';
+import { OrdinalSet, statusSetKey, tagSetKey, termSource, windowStep } from './article-sets.ts';
+import type { TermSets } from './search-cache.ts';
+import { searchKey } from './search-text.ts';
+
+/** Runs one compiled query somewhere (a worker, a transaction) and returns its rows. */
+export type Run = <R>(query: CompiledQuery<R>) => Promise<R[]>;
+
+/** A row of the sets' query: one stored chunk of a set, or (`scheduled`) one ordinal in `chunk`. */
+export interface SetRow {
+  part: string;
+  chunk: number;
+  members: Uint8Array | null;
+}
+
+/**
+ * Chunks of the terms' word sets read with the other sets (each term its share, 200 at least):
+ * past its share, a term is either checked in the texts of the articles the rest of the filter
+ * leaves, or read alone (and cached).
+ */
+export const termChunksFirst = 2_000;
+/**
+ * Articles left by the rest of a filter that are checked in their texts rather than a large
+ * term's sets read: a text is checked in 2-10 µs, a chunk of a set read in about 10 µs, and `tion`
+ * in 100,000 articles has 43,000 chunks (0.5 s on a busy machine).
+ */
+export const checkedInTexts = 20_000;
+/**
+ * Chunks of one term's sets read at most (about 100 ms to read and combine): a term held by more
+ * words than that (a fragment of nearly every word of a project of unique tokens) is counted in
+ * the texts instead.
+ */
+export const termChunksMost = 200_000;
+/** The three limits above, as findMatches takes them (tests lower them). */
+export interface MatchLimits {
+  termChunksFirst: number;
+  checkedInTexts: number;
+  termChunksMost: number;
+}
+
+export const matchLimits: MatchLimits = { termChunksFirst, checkedInTexts, termChunksMost };
+
+/** Rows combined between two turns of the event loop (about a millisecond), so that other requests go on. */
+const rowsPerTurn = 2_000;
+
+type TermPlan =
+  | { kind: 'empty' }
+  | { kind: 'piece'; part: string }
+  | { kind: 'known'; part: string; set: OrdinalSet }
+  /** `tokens`: what the words must hold; `check`: the whole term, when it is longer (found in the texts). */
+  | { kind: 'tokens'; part: string; key: string; tokens: string; check: boolean };
+
+export interface Matches {
+  /** The matching articles' ordinals. */
+  set: OrdinalSet;
+  /** Articles of the project, of any status. */
+  all: OrdinalSet;
+}
+
+const storedStatuses: StoredArticleStatus[] = ['draft', 'published', 'archived'];
+
+/**
+ * The articles the filter matches; null when a term is held by too many words to combine (the
+ * caller counts in the texts). `known` holds the sets of terms read before at this content version.
+ */
+export async function findMatches(
+  executor: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+  run: Run,
+  known: TermSets | null,
+  limits: MatchLimits = matchLimits,
+): Promise<Matches | null> {
+  const terms = planTerms(filter.searchTerms, known);
+  const words = terms.filter((term): term is TokensTerm => term.kind === 'tokens');
+  // Of many terms (a pasted sentence), the longest, likely the rarest, are read first: the
+  // others are then checked in the texts of the few articles left, each term's word sets found
+  // with a trigram index query of its own.
+  const early = new Set([...words].sort((a, b) => b.tokens.length - a.tokens.length).slice(0, earlyTerms));
+  const later = words.filter((term) => !early.has(term));
+  const share = shareOf(limits, early.size);
+  const first = await readParts(
+    await run(firstQuery(executor, dialect, filter, terms, (term) => early.has(term), share)),
+  );
+  const base = combine(filter, first.parts);
+  let set = base.set;
+  for (const term of terms) {
+    if (term.kind === 'empty') set = new OrdinalSet();
+    else if (term.kind === 'known') set = set.and(term.set);
+    else if (term.kind === 'piece') set = set.and(first.parts.get(term.part) ?? new OrdinalSet());
+  }
+  const found = { set, toCheck: [] as string[], large: [] as TokensTerm[] };
+  takeTerms(found, [...early], first, share, known);
+  if (later.length > 0 && found.set.size > limits.checkedInTexts) {
+    const laterShare = shareOf(limits, later.length);
+    const rows = await run(
+      sql<SetRow>`${sql.join(
+        later.map((term) => termBranch(dialect, filter.projectId, term, laterShare)),
+        sql` union all `,
+      )}`.compile(executor),
+    );
+    takeTerms(found, later, await readParts(rows), laterShare, known);
+  } else found.toCheck.push(...later.map((term) => term.key));
+  set = found.set;
+  for (const term of found.large) {
+    if (set.size <= limits.checkedInTexts) {
+      found.toCheck.push(term.key);
+      continue;
+    }
+    const termSet = await readTerm(executor, dialect, filter.projectId, term, run, limits.termChunksMost);
+    if (termSet === null) return null;
+    if (term.check) found.toCheck.push(term.key);
+    else known?.set(term.key, termSet);
+    set = set.and(termSet);
+  }
+  if (found.toCheck.length > 0 && set.size > 0)
+    set = await checkInTexts(executor, dialect, filter, set, found.toCheck, run);
+  return { set, all: base.all };
+}
+
+/** Token terms whose word sets are read in the first statement; the others wait for its result. */
+const earlyTerms = 3;
+
+type TokensTerm = Extract<TermPlan, { kind: 'tokens' }>;
+
+/** Chunks read per term at first: the terms share termChunksFirst (each 200 at least). */
+function shareOf(limits: MatchLimits, terms: number): number {
+  return Math.max(
+    Math.min(limits.termChunksFirst, 200),
+    Math.floor(limits.termChunksFirst / Math.max(1, terms)),
+  );
+}
+
+/**
+ * Applies the word sets read of these terms: a term with more than `share` chunks is large (read
+ * alone or checked in the texts later); a long one is checked in the texts; the others are kept.
+ */
+function takeTerms(
+  found: { set: OrdinalSet; toCheck: string[]; large: TokensTerm[] },
+  terms: TokensTerm[],
+  read: { parts: Map<string, OrdinalSet>; counts: Map<string, number> },
+  share: number,
+  known: TermSets | null,
+): void {
+  for (const term of terms) {
+    if ((read.counts.get(term.part) ?? 0) > share) {
+      found.large.push(term);
+      continue;
+    }
+    const words = read.parts.get(term.part) ?? new OrdinalSet();
+    if (term.check) found.toCheck.push(term.key);
+    else known?.set(term.key, words);
+    found.set = found.set.and(words);
+  }
+}
+
+function planTerms(searchTerms: string[], known: TermSets | null): TermPlan[] {
+  return searchTerms.map((term, i): TermPlan => {
+    const key = searchKey(term);
+    // No stored text holds a NUL (and PostgreSQL takes none in a parameter): nothing matches.
+    if (key.includes('\u0000')) return { kind: 'empty' };
+    const source = termSource(key);
+    if (source.kind === 'piece') return { kind: 'piece', part: source.key };
+    const set = known?.get(key);
+    if (set !== undefined) return { kind: 'known', part: `term ${i}`, set };
+    if (source.kind === 'tokens')
+      return { kind: 'tokens', part: `term ${i}`, key, tokens: key, check: false };
+    // Longer than a window step: its start lies whole in a window of every word that holds it.
+    let end = windowStep;
+    if (/[\ud800-\udbff]/u.test(key[end - 1])) end--;
+    return { kind: 'tokens', part: `term ${i}`, key, tokens: key.slice(0, end), check: true };
+  });
+}
+
+/** The word sets of one term: a branch of a union (`limit` chunks at most, plus one to tell). */
+function termBranch(
+  dialect: DialectName,
+  projectId: string,
+  term: { part: string; tokens: string },
+  limit: number,
+): RawBuilder<unknown> {
+  return sql`select * from (select ${term.part} as part, s.chunk, s.members
+    from search_tokens as t join article_sets as s on s.project_id = t.project_id and s.set_key = 't:' || t.token
+    where ${projectTokensHolding(dialect, projectId, term.tokens)} limit ${limit + 1}) as ${sql.id(term.part.replace(' ', '_'))}`;
+}
+
+/** One statement, so that the sets are read from one snapshot: status, tags, pieces, terms' words. */
+function firstQuery(
+  executor: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+  terms: TermPlan[],
+  readNow: (term: TokensTerm) => boolean,
+  termChunks: number,
+): CompiledQuery<SetRow> {
+  const { projectId, status, published } = filter;
+  const fixed = new Set<string>(storedStatuses.map(statusSetKey));
+  for (const term of terms) if (term.kind === 'piece') fixed.add(term.part);
+  for (const id of [...(filter.anyTagIds ?? []), ...(filter.allTagIds ?? []), ...filter.excludeTagIds])
+    fixed.add(tagSetKey(id));
+  const branches: RawBuilder<unknown>[] = [
+    sql`select set_key as part, chunk, members from article_sets where project_id = ${projectId} and set_key in (${sql.join([...fixed])})`,
+  ];
+  for (const term of terms)
+    if (term.kind === 'tokens' && readNow(term))
+      branches.push(termBranch(dialect, projectId, term, termChunks));
+  if (status === 'published' || status === 'scheduled' || published !== undefined) {
+    branches.push(sql`select 'scheduled' as part, ordinal as chunk, null as members from articles
+      where project_id = ${projectId} and status = 'published' and published_at > ${filter.now}`);
+  }
+  return sql<SetRow>`${sql.join(branches, sql` union all `)}`.compile(executor);
+}
+
+/** The rows as one set per part, and the rows of each part; a turn of the event loop every so often. */
+async function readParts(
+  rows: SetRow[],
+): Promise<{ parts: Map<string, OrdinalSet>; counts: Map<string, number> }> {
+  const parts = new Map<string, OrdinalSet>();
+  const counts = new Map<string, number>();
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0 && i % rowsPerTurn === 0) await new Promise((resolve) => setImmediate(resolve));
+    const { part, chunk, members } = rows[i];
+    let set = parts.get(part);
+    if (set === undefined) parts.set(part, (set = new OrdinalSet()));
+    counts.set(part, (counts.get(part) ?? 0) + 1);
+    if (members === null) set.add(Number(chunk));
+    else set.addStored(Number(chunk), members);
+  }
+  return { parts, counts };
+}
+
+/** All the word sets of one term, or null past termChunksMost. */
+async function readTerm(
+  executor: Executor,
+  dialect: DialectName,
+  projectId: string,
+  term: { part: string; tokens: string },
+  run: Run,
+  most: number,
+): Promise<OrdinalSet | null> {
+  const rows = await run(sql<SetRow>`${termBranch(dialect, projectId, term, most)}`.compile(executor));
+  if (rows.length > most) return null;
+  return (await readParts(rows)).parts.get(term.part) ?? new OrdinalSet();
+}
+
+/** Those of `candidates` whose text holds every one of the keys. */
+async function checkInTexts(
+  executor: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+  candidates: OrdinalSet,
+  keys: string[],
+  run: Run,
+): Promise<OrdinalSet> {
+  let query = executor
+    .selectFrom('articles')
+    .select('articles.ordinal')
+    .where('articles.project_id', '=', filter.projectId)
+    .where(ordinalAmong(dialect, candidates.ordinals()));
+  for (const key of keys) query = query.where(articleTextContains(dialect, key));
+  const rows = await run(query.compile());
+  return OrdinalSet.of(rows.map((row) => Number(row.ordinal)));
+}
+
+/** The status, published and tag filters applied to the sets read. */
+function combine(
+  filter: ArticleFilter,
+  parts: Map<string, OrdinalSet>,
+): { set: OrdinalSet; all: OrdinalSet } {
+  const { status, published } = filter;
+  const setOf = (part: string) => parts.get(part) ?? new OrdinalSet();
+  const union = (keys: string[]) => keys.reduce((all, key) => all.or(setOf(key)), new OrdinalSet());
+  const tagKeys = (ids: string[] | null) => (ids ?? []).map(tagSetKey);
+  const all = union(storedStatuses.map(statusSetKey));
+  const scheduled = setOf('scheduled');
+  const publishedNow = () => setOf(statusSetKey('published')).minus(scheduled);
+  let result: OrdinalSet;
+  if (status === undefined) result = all;
+  else if (status === 'published') result = publishedNow();
+  else if (status === 'scheduled') result = scheduled;
+  else result = setOf(statusSetKey(status));
+  if (published === true) result = result.and(publishedNow());
+  if (published === false) result = result.minus(publishedNow());
+  if (filter.anyTagIds !== null) result = result.and(union(tagKeys(filter.anyTagIds)));
+  // An empty list of all-of tags holds a name that matches no tag: no article has them all.
+  if (filter.allTagIds?.length === 0) result = new OrdinalSet();
+  for (const key of tagKeys(filter.allTagIds)) result = result.and(setOf(key));
+  if (filter.excludeTagIds.length > 0) result = result.minus(union(tagKeys(filter.excludeTagIds)));
+  return { set: result, all };
+}

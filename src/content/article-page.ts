@@ -1,0 +1,155 @@
+// Reading one page of the article list: its matches and exact total (article-matches.ts, or the
+// texts for the searches the sets cannot count), then the page, read from the nearer end of the
+// list and, when deep, found by its ids first. Searches on PostgreSQL run a few at a time, each in
+// one snapshot with a statement timeout (SEARCH_CONCURRENCY, SEARCH_TIMEOUT_MS).
+import { sql } from 'kysely';
+import { defaultLimits } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { preferIndexScans } from '../db/dialect-sql.ts';
+import type { Project } from '../db/schema.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+import { findMatches, type Run } from './article-matches.ts';
+import {
+  type ArticleFilter,
+  type ArticleOrder,
+  type ArticleRow,
+  articleCountQuery,
+  articlePageIdsQuery,
+  articlePageQuery,
+  pagePlan,
+  pageWindow,
+  shortWalk,
+} from './article-queries.ts';
+import { termSetsOf } from './search-cache.ts';
+
+/**
+ * From this offset a page is found by its ids first, then read: the rows skipped are read for
+ * their sort key and filters only. Below it the one query is quicker than two round trips.
+ */
+const idsFirstFrom = 50;
+
+export interface PageRead {
+  filter: ArticleFilter;
+  order: ArticleOrder;
+  page: { offset: number; limit: number };
+  columns: { content: boolean; html: boolean };
+  project: Project;
+}
+
+/**
+ * `oneSnapshot`: every query given to `run` reads the same snapshot (a PostgreSQL transaction of
+ * repeatable read), so the matches are exact for the page too. `shortWalkRows`: see pagePlan
+ * (tests lower it).
+ */
+export async function readArticlePage(
+  db: Db,
+  { filter, order, page, columns, project }: PageRead,
+  run: Run,
+  oneSnapshot = false,
+  shortWalkRows = shortWalk,
+): Promise<{ rows: ArticleRow[]; total: number }> {
+  const known =
+    filter.searchTerms.length > 0 ? termSetsOf(db, project.id, Number(project.content_version)) : null;
+  const matches = await findMatches(db.kysely, db.dialect, filter, run, known);
+  const total =
+    matches !== null
+      ? matches.set.size
+      : Number((await run(articleCountQuery(db.kysely, db.dialect, filter)))[0].count);
+  if (page.offset >= total) return { rows: [], total };
+  const window = pageWindow(page, total);
+  const plan = pagePlan(filter, total, window, matches, oneSnapshot, shortWalkRows);
+  // PostgreSQL prices a walk of the sort index by the matches it expects, and may instead read
+  // every match from a bitmap and sort them (1.7 s for page 2,000 of a term in every article,
+  // against 0.1 s walked): told to walk when the plan walks.
+  if (db.dialect === 'postgres' && typeof plan !== 'string' && 'members' in plan && plan.walk)
+    await run(withoutBitmapScans.compile(db.kysely));
+  const rowsOf = (ids: string[]) =>
+    run(
+      articlePageQuery(
+        db.kysely,
+        db.dialect,
+        filter,
+        order,
+        { offset: 0, limit: ids.length, reverse: window.reverse },
+        columns.content,
+        { ids },
+        columns.html,
+      ),
+    );
+  let rows: ArticleRow[];
+  if (window.offset < idsFirstFrom) {
+    rows = await run(
+      articlePageQuery(db.kysely, db.dialect, filter, order, window, columns.content, plan, columns.html),
+    );
+  } else {
+    const ids = await run(articlePageIdsQuery(db.kysely, db.dialect, filter, order, window, plan));
+    rows = ids.length === 0 ? [] : await rowsOf(ids.map((row) => row.id));
+  }
+  return { rows: window.reverse ? rows.reverse() : rows, total };
+}
+
+/** How searches share a PostgreSQL database (config.ts: SEARCH_CONCURRENCY, SEARCH_TIMEOUT_MS). */
+export interface SearchSettings {
+  concurrency: number;
+  timeoutMs: number;
+}
+
+export const defaultSearchSettings: SearchSettings = {
+  concurrency: defaultLimits.searchConcurrency,
+  timeoutMs: defaultLimits.searchTimeoutMs,
+};
+
+const setRepeatableRead = sql`set transaction isolation level repeatable read`;
+const withoutBitmapScans = sql`set local enable_bitmapscan = off`;
+
+/**
+ * Searches running at once on a PostgreSQL database, per handle: the others wait in turn (first
+ * come, first served), so that the pool keeps connections for the other requests. Each search
+ * holds its slot for the few statements it runs, milliseconds once its sets are read.
+ */
+class SearchSlots {
+  settings = defaultSearchSettings;
+  #running = 0;
+  readonly #waiting: Array<() => void> = [];
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async run<T>(read: (run: Run, oneSnapshot: boolean) => Promise<T>): Promise<T> {
+    if (this.#running >= this.settings.concurrency)
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#running++;
+    try {
+      return await this.#db.transactionWithTimeout(this.settings.timeoutMs, async (trx) => {
+        // One snapshot for the sets, the texts checked and the page: the total is the page's.
+        await trx.executeQuery(setRepeatableRead.compile(trx));
+        await preferIndexScans(trx);
+        const run: Run = async (compiled) => (await trx.executeQuery(compiled)).rows;
+        return read(run, true);
+      });
+    } catch (error) {
+      // PostgreSQL cancelled it at the statement timeout (57014), which the pool reports as a
+      // timeout of the database with the cancellation as its cause.
+      const failure = error as { code?: unknown; cause?: { code?: unknown } };
+      if (failure.code === '57014' || failure.cause?.code === '57014')
+        throw new ServiceUnavailableError('The search took too long; try more or longer terms');
+      throw error;
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+    }
+  }
+}
+
+const slots = new WeakMap<Db, SearchSlots>();
+
+/** The search slots of a database handle, with these settings from now on. */
+export function searchSlotsOf(db: Db, settings: SearchSettings = defaultSearchSettings): SearchSlots {
+  let found = slots.get(db);
+  if (found === undefined) slots.set(db, (found = new SearchSlots(db)));
+  found.settings = settings;
+  return found;
+}
