@@ -47,7 +47,7 @@ interface Expected {
 }
 
 /** The fixtures whose layout Folio reads; each is imported whole. */
-const FIXTURES = ['ghost'];
+const FIXTURES = ['ghost', 'hugo', 'jekyll', 'eleventy', 'astro'];
 
 function fixturePath(name: string): string {
   return fileURLToPath(new URL(`../fixtures/real-blogs/${name}`, import.meta.url));
@@ -78,8 +78,12 @@ const SELECT = encodeURIComponent(
   JSON.stringify({ url: true, path: true, aliases: true, authors: true, visibility: true }),
 );
 
-const isLive = (file: ExpectedFile) =>
-  file.status === 'published' && file.publishedAt !== undefined && Date.parse(file.publishedAt) <= Date.now();
+/** Whether the post is in the feed now; undefined when its date comes from the file system or Git (fileTimes). */
+function isLive(file: ExpectedFile): boolean | undefined {
+  if (file.status !== 'published') return false;
+  const at = Date.parse(file.publishedAt ?? '');
+  return Number.isNaN(at) ? undefined : at <= Date.now();
+}
 
 for (const dialect of configuredDialects()) {
   for (const name of FIXTURES) {
@@ -106,21 +110,23 @@ for (const dialect of configuredDialects()) {
         assert.equal(read.status, 200, `${file.file}: ${JSON.stringify(read.body)}`);
         const article = read.body.data;
         if (file.url !== undefined) assert.equal(article.url, file.url, file.file);
-        if (file.path !== undefined) assert.equal(article.path, file.path, file.file);
+        // A null path is the reading stage's "no path of its own": the API then gives the pattern's.
+        if (typeof file.path === 'string') assert.equal(article.path, file.path, file.file);
         if (file.aliases !== undefined) assert.deepEqual(article.aliases, file.aliases, file.file);
         if (file.authors !== undefined) assert.deepEqual(article.authors, file.authors, file.file);
         assert.equal(article.visibility, file.visibility ?? 'public', file.file);
 
         const item = file.guid === undefined ? undefined : items.get(file.guid);
-        if (isLive(file)) {
+        const live = isLive(file);
+        if (live === true || (live === undefined && item !== undefined)) {
           assert.ok(item !== undefined, `${file.file}: no RSS item with guid ${file.guid}`);
           if (file.url !== undefined)
             assert.ok(item.includes(`<link>${file.url}</link>`), `${file.file}: ${item}`);
           checkStrings(item, file.rss, `${file.file} RSS item`);
-        } else {
+        } else if (live === false) {
           assert.equal(item, undefined, `${file.file} is not live yet it is in the feed`);
         }
-        if (file.publicContent !== undefined && isLive(file)) {
+        if (file.publicContent !== undefined && live === true) {
           const asPublic = await getJson(app, `/v1/articles/${file.slug}`, publicKey.headers);
           checkStrings(asPublic.body.data.content, file.publicContent, `${file.file} public content`);
         }
