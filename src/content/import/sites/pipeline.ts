@@ -47,11 +47,12 @@ import {
   type ImportProblem,
   ImportValidationError,
   type ReadOptions,
+  type TagInput,
 } from '../records.ts';
 import type { SiteDoc, SiteProfile, SiteReader } from './profile.ts';
 import { readSiteArticle, type SiteArticle } from './site-article.ts';
 import { againstArticle, refResolver, resolveImages, withoutSeparator } from './site-body.ts';
-import { expandTemplates } from '../templates/expand.ts';
+import { expandTemplates, type TemplateContext } from '../templates/expand.ts';
 
 /** Every file under the reader's roots, with `/`, sorted by code unit; dot entries are never content. */
 async function listFiles(root: string, reader: SiteReader): Promise<string[]> {
@@ -161,7 +162,24 @@ export async function readSite(
     articles.push(article);
   }
   const settings = reader.settings;
-  return { generator: profile.name, settings, files: read.files, tags: [], articles, warnings };
+  const tags = declaredTags(reader, articles);
+  return { generator: profile.name, settings, files: read.files, tags, articles, warnings };
+}
+
+/** The tags whose slug the profile gives (a tags file, the generator's slugger), each once. */
+function declaredTags(reader: SiteReader, articles: readonly ArticleInput[]): TagInput[] {
+  const tagOf = reader.tagOf;
+  if (tagOf === undefined) return [];
+  const tags = new Map<string, TagInput>();
+  for (const written of reader.tagKeys?.() ?? []) {
+    const { name, slug } = tagOf(written);
+    tags.set(name.toLowerCase(), { name, slug, color: null, icon: null });
+  }
+  for (const name of articles.flatMap((article) => article.tags)) {
+    if (tags.has(name.toLowerCase())) continue;
+    tags.set(name.toLowerCase(), { name, slug: tagOf(name).slug, color: null, icon: null });
+  }
+  return [...tags.values()];
 }
 
 /**
@@ -178,7 +196,7 @@ async function finishBody(
   warnings: ImportProblem[],
 ): Promise<string> {
   const base = entry.base;
-  const expanded = expandTemplates(withoutSeparator(doc.body, entry.separator), {
+  const context: TemplateContext = {
     file: doc.file,
     firstBodyLine: doc.bodyLine,
     dialects: reader.dialects(doc),
@@ -186,11 +204,18 @@ async function finishBody(
     resolveResource: (src) =>
       base === null || /^[a-z][a-z0-9+.-]*:|^\/|^#/i.test(src) ? src : againstArticle(src, base),
     options: reader.templateOptions(doc),
-  });
+  };
+  const expanded = expandTemplates(withoutSeparator(doc.body, entry.separator), context);
   warnings.push(...expanded.warnings);
+  const article = entry.article as ArticleInput;
+  if (entry.excerptFromBody && article.excerpt !== null) {
+    // The same text is in the body, whose expansion has reported its template syntax already.
+    const excerpt = expandTemplates(article.excerpt, { ...context, firstBodyLine: doc.bodyLine }).text.trim();
+    article.excerpt = excerpt === '' ? null : excerpt;
+  }
   return resolveImages(
     expanded.text,
-    { file: doc.file, bodyLine: doc.bodyLine, base, siteRoot: root },
+    { file: doc.file, bodyLine: doc.bodyLine, base, siteRoot: root, note: reader.assetNote },
     warnings,
   );
 }

@@ -41,6 +41,12 @@ export interface FieldNames {
   excerpt: readonly string[];
   /** The meta description (seo.metaDescription). */
   description: readonly string[];
+  /** The Open Graph image (seo.ogImage): a string or `{ url }` (Next.js blog-starter). */
+  ogImage?: readonly string[];
+  /** The canonical URL (seo.canonicalUrl), when the post says it lives elsewhere. */
+  canonicalUrl?: readonly string[];
+  /** Who last updated the post (lastUpdatedBy): a name or `{ name }`. */
+  lastUpdatedBy?: readonly string[];
   /** A string, a list (its first item: Hugo `images`), or `{ image | url | path }`. */
   coverImage: readonly string[];
   tags: readonly string[];
@@ -110,8 +116,11 @@ export interface SiteReader {
   fileDate: (file: string) => string | null;
   /** The excerpt divider of this article (`<!--more-->`), or null when the generator has none. */
   excerptSeparator: (doc: SiteDoc) => string | null;
-  /** A draft or excluded article beyond the `draft`/`published` fields, with the report's reason. */
-  exclusion: (doc: SiteDoc) => { kind: 'draft' | 'excluded'; reason: string } | null;
+  /**
+   * A draft or excluded article beyond the `draft`/`published` fields, with the report's reason
+   * and the field that excludes it (the line of the `unlisted` warning; the file's first line without it).
+   */
+  exclusion: (doc: SiteDoc) => { kind: 'draft' | 'excluded'; reason: string; path?: Path } | null;
   /**
    * The report's reasons in the generator's words: `draft: true`, `published: false`, and a future
    * date (stored published with that date, i.e. scheduled; null when the generator publishes
@@ -130,6 +139,19 @@ export interface SiteReader {
   ) => { kind: 'page' | 'skipped'; reason: string; path: string | null };
   /** Hugo: the `<!--more-->` divider wins over a `summary` field; Jekyll: an `excerpt` field wins over the divider. */
   dividerFirst: boolean;
+  /**
+   * A tag as the front matter writes it → its name and slug (Docusaurus tags.yml keys, Next.js's
+   * github-slugger slugs); absent: the name as written, its slug derived. The tags it gives are the
+   * ContentSource's declared tags.
+   */
+  tagOf?: (written: string) => { name: string; slug: string | null };
+  /** The tags a tags file declares (as written in front matter), declared even when no post uses them. */
+  tagKeys?: () => readonly string[];
+  /**
+   * Why a page-relative image (cover or body) is not where the generator publishes it (Docusaurus
+   * serves co-located files under hashed /assets/ names): each one is warned `asset-not-public`.
+   */
+  assetNote?: string;
   /** Resolves a cross-reference of a template tag (Hugo `ref`, Liquid `link`/`post_url`) among the site's files. */
   refCandidates: (target: string, from: string) => string[];
 }

@@ -34,7 +34,7 @@ export function withoutSeparator(body: string, separator: string | null): string
  */
 export async function resolveImages(
   body: string,
-  context: { file: string; bodyLine: number; base: string | null; siteRoot: string },
+  context: { file: string; bodyLine: number; base: string | null; siteRoot: string; note?: string },
   warnings: ImportProblem[],
 ): Promise<string> {
   if (context.base === null) return body;
@@ -58,6 +58,14 @@ export async function resolveImages(
   }
   const folder = posix.dirname(context.file);
   for (const { target, line } of missing) {
+    if (context.note !== undefined) {
+      warnings.push({
+        file: context.file,
+        line,
+        kind: 'asset-not-public',
+        message: `image ${JSON.stringify(target)}: ${context.note}`,
+      });
+    }
     const path = join(
       context.siteRoot,
       ...folder.split('/'),
