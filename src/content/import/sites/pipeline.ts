@@ -104,7 +104,7 @@ async function readFiles(root: string, reader: SiteReader, options: ReadOptions)
   const result: Read = { files: [], entries: [], problems: [] };
   const now = new Date();
   for (const file of all) {
-    const kind = reader.classify(file, fileSet);
+    let kind = reader.classify(file, fileSet);
     if (kind.kind === 'ignore') continue;
     if (kind.kind === 'skipped') {
       result.files.push({ file, kind: 'skipped', reason: kind.reason });
@@ -113,6 +113,15 @@ async function readFiles(root: string, reader: SiteReader, options: ReadOptions)
     const problems: ImportProblem[] = [];
     const text = await readText(join(root, ...file.split('/')), file, problems);
     const parsed = text === null ? { problems } : siteDoc(file, text, reader.caseInsensitiveKeys);
+    let found: ImportProblem[] = [];
+    if (reader.readDoc !== undefined && parsed.doc !== undefined) {
+      ({ kind, warnings: found } = await reader.readDoc(parsed.doc, kind));
+      if (kind.kind === 'ignore') continue;
+      if (kind.kind === 'skipped') {
+        result.files.push({ file, kind: 'skipped', reason: kind.reason });
+        continue;
+      }
+    }
     if (kind.kind === 'page') {
       // A page is reported, not imported: front matter it cannot read only leaves its path unknown.
       const page = reader.page(parsed.doc ?? null, file, kind.reason);
@@ -130,6 +139,7 @@ async function readFiles(root: string, reader: SiteReader, options: ReadOptions)
       strict: options.strict === true,
       now,
     });
+    if (read.article !== undefined) read.warnings.push(...found);
     result.files.push(read.report);
     result.entries.push({ file, outcome: read, read, doc: parsed.doc });
   }

@@ -122,9 +122,18 @@ export interface SiteReader {
    */
   exclusion: (doc: SiteDoc) => { kind: 'draft' | 'excluded'; reason: string; path?: Path } | null;
   /**
+   * For generators whose front matter decides what a file is (Eleventy: the data cascade's tags,
+   * `permalink: false`) or holds values only the file system or Git gives (Eleventy's `date: Last
+   * Modified`, `git Created`): called once a page's or article's front matter is read, before the
+   * shared flow. It may rewrite `doc.data` values (a date keyword into the date it stands for) and
+   * returns the file's class and the warnings it found (kept when the article is imported).
+   */
+  readDoc?: (doc: SiteDoc, kind: FileClass) => Promise<{ kind: FileClass; warnings: ImportProblem[] }>;
+  /**
    * The report's reasons in the generator's words: `draft: true`, `published: false`, and a future
    * date (stored published with that date, i.e. scheduled; null when the generator publishes
-   * future-dated posts at once, as Eleventy does).
+   * future-dated posts at once, as Eleventy and Astro do: then a `future-date` warning says that
+   * Folio holds the post back until its date).
    */
   reasons: { draft: string; unpublished: string; future: string | null };
   place: (doc: SiteDoc, facts: ArticleFacts) => Placement;

@@ -221,7 +221,7 @@ function readDates(ctx: Ctx, doc: SiteDoc, reader: SiteReader) {
   const updated = pick(ctx, doc, reader.fields.updatedAt, 'update date');
   const publishedAt = optionalDate(ctx, published.value, published.path, zone) ?? reader.fileDate(doc.file);
   const updatedAt = optionalDate(ctx, updated.value, updated.path, zone);
-  return { publishedAt, updatedAt };
+  return { publishedAt, updatedAt, publishedPath: published.path };
 }
 
 /** The fields that hang off the article's place: excerpt, description, cover, authors, tags, aliases, feed id. */
@@ -231,6 +231,7 @@ function describedFields(
   reader: SiteReader,
   placement: Placement,
   base: string | null,
+  excluded: boolean,
 ) {
   const separator = reader.excerptSeparator(doc);
   const excerptField = pick(ctx, doc, reader.fields.excerpt, 'excerpt');
@@ -241,9 +242,14 @@ function describedFields(
   if (cover !== null && reader.assetNote !== undefined && isPageRelative(cover))
     warn(ctx, coverField.path, `image ${JSON.stringify(cover)}: ${reader.assetNote}`, 'asset-not-public');
   let authors = readAuthors(ctx, doc, reader);
-  if (authors.length === 0 && reader.defaultAuthor !== null) {
+  // An excluded article was never listed or fed, so no byline of the site stood for it: none is given.
+  if (authors.length === 0 && reader.defaultAuthor !== null && !excluded) {
     authors = [reader.defaultAuthor];
-    warn(ctx, [], `no author: the site's author ${reader.defaultAuthor.name} is used`, 'default-author');
+    const whose =
+      reader.settings.defaultAuthor === null
+        ? "no site author either: the project's name"
+        : "the site's author";
+    warn(ctx, [], `no author: ${whose} ${reader.defaultAuthor.name} is used`, 'default-author');
   }
   const tagsField = pick(ctx, doc, reader.fields.tags, 'tags');
   const categoriesField = pick(ctx, doc, reader.fields.categories, 'categories');
@@ -322,7 +328,7 @@ export function readSiteArticle(
   const titleField = pick(ctx, doc, reader.fields.title, 'title');
   const title = requiredText(ctx, titleField.value, titleField.path, TITLE_MAX);
   const slugField = pick(ctx, doc, reader.fields.slug, 'slug');
-  const { publishedAt, updatedAt } = readDates(ctx, doc, reader);
+  const { publishedAt, updatedAt, publishedPath } = readDates(ctx, doc, reader);
   const placement = reader.place(doc, {
     title: title ?? '',
     slug: typeof slugField.value === 'string' ? slugField.value : null,
@@ -342,8 +348,16 @@ export function readSiteArticle(
   if (slug.length > SLUG_MAX)
     report(ctx, placement.slugFrom, `the slug ${JSON.stringify(slug)} is longer than ${SLUG_MAX} characters`);
   const base = placement.path === null ? null : (reader.settings.siteUrl ?? '') + placement.path;
-  const status = articleState(ctx, doc, reader, draftReason, publishedAt, options.now);
-  const { separator, authors, excerptFromBody, ...fields } = describedFields(ctx, doc, reader, placement, base);
+  const status = articleState(ctx, doc, reader, draftReason, { publishedAt, publishedPath }, options.now);
+  const excluded = status.kind === 'excluded';
+  const { separator, authors, excerptFromBody, ...fields } = describedFields(
+    ctx,
+    doc,
+    reader,
+    placement,
+    base,
+    excluded,
+  );
 
   sortByLine(ctx.problems);
   sortByLine(warnings);
@@ -385,7 +399,7 @@ function articleState(
   doc: SiteDoc,
   reader: SiteReader,
   draftReason: string | undefined,
-  publishedAt: string | null,
+  { publishedAt, publishedPath }: { publishedAt: string | null; publishedPath: Path },
   now: Date,
 ): { kind: FileReport['kind']; status: ArticleInput['status']; reason?: string } {
   const isDraft = flagged(ctx, doc, reader.fields.draft, true);
@@ -405,8 +419,17 @@ function articleState(
     );
     return { kind: 'excluded', status: 'draft', reason: exclusion.reason };
   }
-  if (reader.reasons.future !== null && publishedAt !== null && Date.parse(publishedAt) > now.getTime()) {
+  const future = publishedAt !== null && Date.parse(publishedAt) > now.getTime();
+  if (future && reader.reasons.future !== null) {
     return { kind: 'post', status: 'published', reason: reader.reasons.future };
+  }
+  if (future) {
+    warn(
+      ctx,
+      publishedPath,
+      'the generator publishes a future-dated post at once; Folio holds it back (scheduled) until its date',
+      'future-date',
+    );
   }
   return { kind: 'post', status: 'published' };
 }

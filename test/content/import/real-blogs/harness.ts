@@ -15,7 +15,7 @@ import { readContentSource } from '../../../../src/content/import/read-source.ts
 import type { ArticleInput, ContentSource, ImportProblem } from '../../../../src/content/import/records.ts';
 import { slugOfTagName } from '../../../../src/content/tag-slugs.ts';
 
-interface ExpectedFile {
+export interface ExpectedFile {
   file: string;
   kind: string;
   status?: string;
@@ -23,7 +23,7 @@ interface ExpectedFile {
   [field: string]: unknown;
 }
 
-interface Expected {
+export interface Expected {
   generator: string;
   importOptions?: Record<string, unknown>;
   settings: Record<string, { value: unknown }>;
@@ -142,12 +142,19 @@ function summaryOf(source: ContentSource) {
   };
 }
 
-/** Registers the fixture's tests: one per aspect, each over every file of the fixture. */
-export function describeFixture(name: string): void {
+/**
+ * Registers the fixture's tests: one per aspect, each over every file of the fixture. `prepare`
+ * runs before the import, to pin what the fixture's `fileTimes` say and to fill in the values only
+ * the test can know (a file's first commit).
+ */
+export function describeFixture(
+  name: string,
+  { prepare }: { prepare?: (expected: Expected, root: string) => Promise<void> } = {},
+): void {
   let loaded: Promise<{ source: ContentSource; expected: Expected }> | undefined;
   const load = () =>
     (loaded ??= loadExpected(name).then(async (expected) => ({
-      expected,
+      expected: (await prepare?.(expected, fixturePath(name)), expected),
       source: await readContentSource(fixturePath(name), { ...(expected.importOptions ?? {}) }),
     })));
 

@@ -1,0 +1,776 @@
+// Eleventy's layout (11ty.dev: permalinks, dates, collections, data cascade, front matter options,
+// passthrough copy; the RSS plugin; 11ty/eleventy-base-blog): eleventy.config.js (or .eleventy.js)
+// with `dir.input`; templates are the files of `templateFormats` under the input folder; the posts
+// are the templates whose data cascade tags them with the collection the feed reads (`posts`,
+// usually from a directory data file such as blog/blog.11tydata.js), less those excluded from
+// collections. Paths are the input path without the input folder (`blog/x.md` → `/blog/x/`,
+// `blog/x/x.md` and `blog/x/index.md` → `/blog/x/`), or `permalink`; `permalink: false` writes
+// nothing. Dates are `date` (midnight UTC without a time) or the keywords `Last Modified`,
+// `Created`, `git Last Modified`, `git Created`. Eleventy has no drafts, no future rule and no
+// time zone; the base blog's drafts preprocessor is recognised in the config.
+//
+// The config and data files are JavaScript: they are read as data (js-static.ts), never run.
+import { execFile } from 'node:child_process';
+import { readdir, stat } from 'node:fs/promises';
+import { join, posix, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { isObject } from '../check-kit.ts';
+import { readText } from '../markdown-folder.ts';
+import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
+import { firstFile, isFile, readConfigFile, siteUrlOf, slugOfSegment } from './config-file.ts';
+import {
+  at,
+  callArguments,
+  callsNamed,
+  type Computed,
+  exportedNode,
+  isComputed,
+  type JsModule,
+  parseJsModule,
+  returnedObject,
+  type StaticValue,
+  staticValue,
+  textOf,
+} from './js-static.ts';
+import type {
+  Dialect,
+  FieldNames,
+  FileClass,
+  Placement,
+  SiteDoc,
+  SiteProfile,
+  SiteReader,
+} from './profile.ts';
+import { authorOf } from './site-article.ts';
+
+const run = promisify(execFile);
+
+export const ELEVENTY_CONFIG_FILES = [
+  'eleventy.config.js',
+  'eleventy.config.mjs',
+  'eleventy.config.cjs',
+  'eleventy.config.ts',
+  'eleventy.config.mts',
+  '.eleventy.js',
+  '.eleventy.mjs',
+  '.eleventy.cjs',
+];
+// 11ty.dev/docs/config/#template-formats: Eleventy 3's default list.
+const DEFAULT_FORMATS = ['html', 'liquid', 'ejs', 'md', 'hbs', 'mustache', 'haml', 'pug', 'njk', '11ty.js'];
+const LANGUAGES: Record<string, string> = {
+  njk: 'Nunjucks',
+  liquid: 'Liquid',
+  html: 'HTML',
+  md: 'Markdown',
+  '11ty.js': 'JavaScript',
+};
+const DATA_FILE_RE = /\.11tydata\.(js|cjs|mjs|json)$/;
+const GLOBAL_DATA_NAMES = ['metadata', 'site'];
+// The RSS plugin's feed and the base blog's tag list leave these out: they name collections, not topics.
+const NOT_TAGS = ['all', 'post', 'posts'];
+
+/** One data file of the cascade, read as data. */
+interface DataFile {
+  file: string;
+  data: Record<string, StaticValue>;
+}
+
+interface EleventySite {
+  /** Absolute, so that Git runs in the site's folder. */
+  root: string;
+  /** When the site was opened: the date of a file Git does not know yet (Eleventy takes the build time). */
+  openedAt: string;
+  settings: SiteSettings;
+  /** The input folder under the root, with `/`; `''` for the root itself. */
+  input: string;
+  /** Folders Eleventy never reads as templates: includes, layouts, data, output. */
+  hidden: string[];
+  formats: Set<string>;
+  markdownEngine: Dialect | null;
+  htmlEngine: Dialect | null;
+  excerptSeparator: string | null;
+  passthrough: string[];
+  collection: string;
+  /** The drafts preprocessor's reason, or null: `draft` means nothing to Eleventy. */
+  draftRule: string | null;
+  /** `*.11tydata.*` files by path. */
+  dataFiles: Map<string, DataFile>;
+  /** Names of the config's own shortcodes (addShortcode, addPairedShortcode …). */
+  shortcodes: string[];
+  /** Global data values templates may read (`metadata.title`). */
+  variables: Record<string, string | number | boolean | null>;
+  /** Each template's path, found by readDoc (permalink as written or the default). */
+  paths: Map<string, string>;
+}
+
+const FIELDS = (draftRule: string | null): FieldNames => ({
+  title: ['title'],
+  slug: [],
+  publishedAt: ['date'],
+  updatedAt: ['updated', 'lastModified', 'last_modified_at', 'lastmod'],
+  excerpt: ['excerpt'],
+  description: ['description'],
+  coverImage: ['image', 'featuredImage', 'featured_image', 'cover', 'coverImage', 'ogImage'],
+  tags: ['tags'],
+  categories: [],
+  authors: ['authors', 'author'],
+  aliases: [],
+  guid: ['guid'],
+  draft: draftRule === null ? [] : ['draft'],
+  published: [],
+  own: ['permalink', 'eleventyExcludeFromCollections', 'templateEngineOverride'],
+  ignored: {
+    layout: 'a layout template name',
+    eleventyNavigation: 'an entry of the eleventy-navigation plugin’s menus',
+    eleventyComputed: 'values Eleventy computes at build time from the site’s code',
+    pagination: 'a template paginating data, not an article',
+    eleventyImport: 'which collections a template reads',
+    ...(draftRule === null
+      ? { draft: 'Eleventy has no drafts and this site’s config drops none: the post is published' }
+      : {}),
+  },
+});
+
+function configNotRead(file: string, value: Computed, what: string): ImportProblem {
+  return {
+    file,
+    line: value.line,
+    kind: 'config-not-read',
+    message: `${what} is computed (${value.text.slice(0, 80)}), not written: it cannot be read without running the site's code`,
+  };
+}
+
+/** A string setting, or null; a computed one is warned about. */
+function stringSetting(
+  value: StaticValue | undefined,
+  file: string,
+  what: string,
+  warnings: ImportProblem[],
+): string | null {
+  if (isComputed(value)) {
+    warnings.push(configNotRead(file, value, what));
+    return null;
+  }
+  return typeof value === 'string' ? value : null;
+}
+
+async function readModule(root: string, file: string, warnings: ImportProblem[]): Promise<JsModule | null> {
+  const text = await readText(join(root, ...file.split('/')), file, warnings);
+  if (text === null) return null;
+  const parsed = parseJsModule(file, text);
+  if ('problem' in parsed) {
+    warnings.push(parsed.problem);
+    return null;
+  }
+  return parsed.module;
+}
+
+/** A data file's value: JSON, or a module's export (an object, or the object its function returns). */
+async function readDataValue(
+  root: string,
+  file: string,
+  warnings: ImportProblem[],
+): Promise<Record<string, StaticValue>> {
+  if (file.endsWith('.json')) {
+    const read = await readConfigFile(root, file, warnings);
+    return (read?.data ?? {}) as Record<string, StaticValue>;
+  }
+  const module = await readModule(root, file, warnings);
+  if (module === null) return {};
+  let node = exportedNode(module);
+  if (node !== null) node = returnedObject(node) ?? node;
+  const value = node === null ? null : staticValue(module, node);
+  if (isComputed(value)) {
+    warnings.push(configNotRead(file, value, 'the data file’s value'));
+    return {};
+  }
+  return isObject(value) ? (value as Record<string, StaticValue>) : {};
+}
+
+/** The folder path `base/relative`, normalised under the root (`content/../_data` → `_data`). */
+function under(base: string, relative: string): string {
+  const joined = posix.normalize(posix.join(base === '' ? '.' : base, relative));
+  return joined === '.' ? '' : joined.replace(/\/+$/, '');
+}
+
+interface ConfigValues {
+  dir: Record<string, string>;
+  formats: string[] | null;
+  markdownEngine: StaticValue | undefined;
+  htmlEngine: StaticValue | undefined;
+}
+
+/** `export const config = {…}`, the object the config function returns, and setInputDirectory(…) calls. */
+function configValues(module: JsModule | null, file: string, warnings: ImportProblem[]): ConfigValues {
+  const values: ConfigValues = { dir: {}, formats: null, markdownEngine: undefined, htmlEngine: undefined };
+  if (module === null) return values;
+  const exported = exportedNode(module);
+  const sources = [exported === null ? null : returnedObject(exported), exportedNode(module, 'config')];
+  for (const node of sources) {
+    if (node === null) continue;
+    const value = staticValue(module, node);
+    for (const key of ['input', 'includes', 'layouts', 'data', 'output']) {
+      const setting = stringSetting(at(value, 'dir', key), file, `dir.${key}`, warnings);
+      if (setting !== null) values.dir[key] = setting;
+    }
+    const formats = at(value, 'templateFormats');
+    if (Array.isArray(formats)) values.formats = formats.filter((f): f is string => typeof f === 'string');
+    if (typeof formats === 'string') values.formats = formats.split(',').map((f) => f.trim());
+    values.markdownEngine = at(value, 'markdownTemplateEngine') ?? values.markdownEngine;
+    values.htmlEngine = at(value, 'htmlTemplateEngine') ?? values.htmlEngine;
+  }
+  const setters: Record<string, string> = {
+    setInputDirectory: 'input',
+    setIncludesDirectory: 'includes',
+    setLayoutsDirectory: 'layouts',
+    setDataDirectory: 'data',
+    setOutputDirectory: 'output',
+  };
+  for (const call of callsNamed(module, Object.keys(setters))) {
+    const key = setters[String((call['callee'] as { property: { name: string } }).property.name)];
+    const setting = stringSetting(callArguments(module, call)[0], file, `dir.${key}`, warnings);
+    if (setting !== null) values.dir[key] = setting;
+  }
+  for (const call of callsNamed(module, ['setTemplateFormats'])) {
+    const [formats] = callArguments(module, call);
+    if (Array.isArray(formats)) values.formats = formats.filter((f): f is string => typeof f === 'string');
+    else if (typeof formats === 'string') values.formats = formats.split(',').map((f) => f.trim());
+  }
+  for (const call of callsNamed(module, ['setMarkdownTemplateEngine']))
+    values.markdownEngine = callArguments(module, call)[0];
+  return values;
+}
+
+function dialectOf(engine: StaticValue | undefined, fallback: Dialect | null): Dialect | null {
+  if (engine === false) return null;
+  if (engine === 'njk') return 'nunjucks';
+  if (engine === 'liquid') return 'liquid';
+  return fallback;
+}
+
+/** The RSS plugin's options: `addPlugin(feedPlugin, { collection, metadata })` (or the older rssPlugin with none). */
+function feedOptions(module: JsModule | null): StaticValue | undefined {
+  if (module === null) return undefined;
+  for (const call of callsNamed(module, ['addPlugin'])) {
+    const args = call['arguments'] as { type: string; name?: string }[];
+    const options = callArguments(module, call)[1];
+    const named = /feed|rss/i.test(args[0]?.name ?? '');
+    if (named || at(options, 'collection') !== undefined) return options ?? {};
+  }
+  return undefined;
+}
+
+/** The config's words that Eleventy acts on, beyond `dir` and the template formats. */
+function configRules(module: JsModule | null) {
+  const rules = {
+    excerptSeparator: null as string | null,
+    passthrough: [] as string[],
+    draftRule: null as string | null,
+    shortcodes: [] as string[],
+  };
+  if (module === null) return rules;
+  for (const call of callsNamed(module, ['setFrontMatterParsingOptions'])) {
+    const options = callArguments(module, call)[0];
+    // gray-matter's excerpt option; its separator defaults to `---`.
+    if (at(options, 'excerpt') === true) {
+      const separator = at(options, 'excerpt_separator');
+      rules.excerptSeparator = typeof separator === 'string' ? separator : '---';
+    }
+  }
+  for (const call of callsNamed(module, ['addPassthroughCopy'])) {
+    const target = callArguments(module, call)[0];
+    if (typeof target === 'string') rules.passthrough.push(target);
+    else if (isObject(target)) rules.passthrough.push(...Object.keys(target));
+  }
+  for (const call of callsNamed(module, ['addPreprocessor'])) {
+    // The base blog's `if (data.draft && …) return false`: drafts are left out of builds.
+    if (/\.draft\b/.test(textOf(module, call)))
+      rules.draftRule = 'draft: true: the drafts preprocessor drops it from builds (ELEVENTY_RUN_MODE=build)';
+  }
+  const shortcodeCalls = callsNamed(module, [
+    'addShortcode',
+    'addPairedShortcode',
+    'addNunjucksShortcode',
+    'addLiquidShortcode',
+    'addAsyncShortcode',
+  ]);
+  for (const call of shortcodeCalls) {
+    const name = callArguments(module, call)[0];
+    if (typeof name === 'string') rules.shortcodes.push(name);
+  }
+  return rules;
+}
+
+/** Every `*.11tydata.*` file under the input folder. */
+async function findDataFiles(root: string, input: string, hidden: readonly string[]): Promise<string[]> {
+  const found: string[] = [];
+  const walkFolder = async (relative: string): Promise<void> => {
+    const entries = await readdir(relative === '' ? root : join(root, relative), {
+      withFileTypes: true,
+    }).catch(() => []);
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory() && !hidden.includes(child)) await walkFolder(child);
+      else if (entry.isFile() && DATA_FILE_RE.test(entry.name)) found.push(child);
+    }
+  };
+  await walkFolder(input);
+  return found;
+}
+
+/** The global data the feed and templates use: `_data/metadata.*` (or `site.*`). */
+async function globalData(root: string, dataDir: string, warnings: ImportProblem[]) {
+  for (const name of GLOBAL_DATA_NAMES) {
+    const candidates = ['js', 'mjs', 'cjs', 'json'].map((ext) => under(dataDir, `${name}.${ext}`));
+    const file = await firstFile(root, candidates);
+    if (file !== null) return { name, file, data: await readDataValue(root, file, warnings) };
+  }
+  return null;
+}
+
+function authorFrom(value: StaticValue | undefined, siteUrl: string | null): AuthorInput | null {
+  if (typeof value === 'string' && value.trim() !== '')
+    return authorOf(null, { name: value.trim() }, siteUrl);
+  if (isObject(value) && !isComputed(value)) return authorOf(null, value, siteUrl);
+  return null;
+}
+
+async function openEleventy(root: string, _options: ReadOptions): Promise<SiteReader> {
+  const warnings: ImportProblem[] = [];
+  const configName = await firstFile(root, ELEVENTY_CONFIG_FILES);
+  const module = configName === null ? null : await readModule(root, configName, warnings);
+  const values = configValues(module, configName ?? ELEVENTY_CONFIG_FILES[0], warnings);
+  const input = under('', values.dir['input'] ?? '.');
+  const hidden = [
+    under(input, values.dir['includes'] ?? '_includes'),
+    ...(values.dir['layouts'] === undefined ? [] : [under(input, values.dir['layouts'])]),
+    under(input, values.dir['data'] ?? '_data'),
+    under('', values.dir['output'] ?? '_site'),
+  ];
+  const rules = configRules(module);
+  const feed = feedOptions(module);
+  const data = await globalData(root, hidden[hidden.length - 2], warnings);
+  const feedFile = configName ?? ELEVENTY_CONFIG_FILES[0];
+  // The feed's own metadata is what the old feed published; the site data is the fallback.
+  const base = stringSetting(at(feed, 'metadata', 'base'), feedFile, 'the feed’s metadata.base', warnings);
+  const dataUrl = data === null ? null : stringSetting(at(data.data, 'url'), data.file, 'url', warnings);
+  const siteUrl = siteUrlOf(base) ?? siteUrlOf(dataUrl);
+  const defaultAuthor =
+    authorFrom(at(feed, 'metadata', 'author'), siteUrl) ??
+    (data === null ? null : authorFrom(at(data.data, 'author'), siteUrl));
+  const collection = at(feed, 'collection', 'name');
+  const dataFiles = new Map<string, DataFile>();
+  for (const file of await findDataFiles(root, input, hidden))
+    dataFiles.set(file, { file, data: await readDataValue(root, file, warnings) });
+  const site: EleventySite = {
+    root: resolve(root),
+    openedAt: new Date().toISOString(),
+    settings: {
+      siteUrl,
+      urlPattern: null,
+      // Eleventy reads a date without a zone as UTC and has no time zone setting.
+      timeZone: 'UTC',
+      defaultAuthor: defaultAuthor === null ? null : { name: defaultAuthor.name, image: defaultAuthor.image },
+      logoUrl: null,
+    },
+    input,
+    hidden,
+    formats: new Set(values.formats ?? DEFAULT_FORMATS),
+    markdownEngine: dialectOf(values.markdownEngine, 'liquid'),
+    htmlEngine: dialectOf(values.htmlEngine, 'liquid'),
+    ...rules,
+    collection: typeof collection === 'string' ? collection : 'posts',
+    dataFiles,
+    variables: data === null ? {} : variablesOf(data.name, data.data),
+    paths: new Map(),
+  };
+  site.settings.urlPattern = urlPatternOf(site);
+  return eleventyReader(site, defaultAuthor, warnings);
+}
+
+function variablesOf(name: string, data: Record<string, StaticValue>) {
+  const variables: Record<string, string | number | boolean | null> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (['string', 'number', 'boolean'].includes(typeof value)) variables[`${name}.${key}`] = value as string;
+  }
+  return variables;
+}
+
+/** The folders whose directory data file tags their templates with the feed's collection. */
+function taggingFolders(site: EleventySite): string[] {
+  return [...site.dataFiles.values()]
+    .filter((file) => isDirectoryDataFile(file.file) && tagsOf(file.data['tags']).includes(site.collection))
+    .map((file) => posix.dirname(file.file));
+}
+
+/** `/blog/:slug/` when one folder's data file makes the posts (Eleventy's default output path). */
+function urlPatternOf(site: EleventySite): string | null {
+  const folders = taggingFolders(site);
+  if (folders.length !== 1) return null;
+  const relative = inputRelative(site, `${folders[0]}/x`);
+  const folder = posix.dirname(relative);
+  return folder === '.' ? '/:slug/' : `/${folder}/:slug/`;
+}
+
+function isDirectoryDataFile(file: string): boolean {
+  const name = posix.basename(file).replace(DATA_FILE_RE, '');
+  return name === posix.basename(posix.dirname(file));
+}
+
+function tagsOf(value: StaticValue | undefined): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.filter((tag): tag is string => typeof tag === 'string');
+  return [];
+}
+
+function inputRelative(site: EleventySite, file: string): string {
+  return site.input === '' ? file : file.slice(site.input.length + 1);
+}
+
+/** A template's extension among the template formats (`11ty.js` before `js`), or null. */
+function formatOf(site: EleventySite, file: string): string | null {
+  const name = posix.basename(file);
+  if (name.endsWith('.11ty.js')) return site.formats.has('11ty.js') ? '11ty.js' : null;
+  const ext = posix.extname(name).slice(1).toLowerCase();
+  return site.formats.has(ext) ? ext : null;
+}
+
+function classifyEleventy(site: EleventySite, file: string): FileClass {
+  if (site.input !== '' && !file.startsWith(`${site.input}/`)) return { kind: 'ignore' };
+  if (DATA_FILE_RE.test(file)) {
+    const data = site.dataFiles.get(file)?.data ?? {};
+    const keys = Object.entries(data).map(([key, value]) =>
+      key === 'tags' ? `tags: ${tagsOf(value).join(', ')}` : key,
+    );
+    const which = isDirectoryDataFile(file)
+      ? `every file in ${posix.dirname(file)}`
+      : file.replace(DATA_FILE_RE, '.*');
+    return {
+      kind: 'skipped',
+      reason: `${isDirectoryDataFile(file) ? 'directory' : 'template'} data file: read for the data cascade (${keys.join(', ')}) of ${which}`,
+    };
+  }
+  // What a template is depends on its data (tags, permalink, exclusion): readDoc decides.
+  if (formatOf(site, file) !== null) return { kind: 'page', reason: 'a template' };
+  const copied = site.passthrough.find(
+    (pattern) =>
+      posix.matchesGlob(file, pattern) || file.startsWith(`${pattern.replace(/^\.\/|\/+$/g, '')}/`),
+  );
+  if (copied !== undefined)
+    return { kind: 'skipped', reason: `passthrough copy (${copied}): referenced by URL` };
+  return {
+    kind: 'skipped',
+    reason: 'neither a template nor a passthrough copy: Eleventy leaves it out of the site',
+  };
+}
+
+/** The data files of a template's cascade, the nearest last: directory data files from the input down, then its own. */
+function cascadeOf(site: EleventySite, file: string): DataFile[] {
+  const files: DataFile[] = [];
+  const folders = posix.dirname(file).split('/');
+  for (let depth = 1; depth <= folders.length; depth++) {
+    const folder = folders.slice(0, depth).join('/');
+    if (site.input !== '' && folder.length < site.input.length) continue;
+    const name = posix.basename(folder);
+    for (const ext of ['json', 'js', 'cjs', 'mjs']) {
+      const found = site.dataFiles.get(`${folder}/${name}.11tydata.${ext}`);
+      if (found !== undefined) files.push(found);
+    }
+  }
+  const stem = file.replace(/\.[^/.]+$/, '').replace(/\.11ty$/, '');
+  for (const ext of ['json', 'js', 'cjs', 'mjs']) {
+    const own = site.dataFiles.get(`${stem}.11tydata.${ext}`);
+    if (own !== undefined) files.push(own);
+  }
+  return files;
+}
+
+/** The input path as Eleventy writes it: `blog/x.md` → `/blog/x/`, `blog/x/x.md` and `blog/x/index.md` → `/blog/x/`. */
+function defaultPath(site: EleventySite, file: string): string {
+  const relative = inputRelative(site, file)
+    .replace(/\.11ty\.js$/, '')
+    .replace(/\.[^/.]+$/, '');
+  const name = posix.basename(relative);
+  const folder = posix.dirname(relative);
+  const same = name === 'index' || name === posix.basename(folder);
+  const path = same ? folder : relative;
+  return path === '.' ? '/' : `/${path}/`;
+}
+
+/** A permalink as a path: `/notes/compost/`, `404.html` → `/404.html`, `/x/index.html` → `/x/`. */
+function permalinkPath(value: string): string {
+  return `/${value.trim()}`.replace(/\/{2,}/g, '/').replace(/\/index\.html?$/, '/');
+}
+
+const PERMALINK_VARIABLE_RE = /\{\{-?\s*([^}]*?)\s*-?\}\}/g;
+
+/** A permalink template's few variables (page.fileSlug, page.filePathStem, title | slugify); null when another is used. */
+function fillPermalink(site: EleventySite, doc: SiteDoc, template: string): string | null {
+  const relative = inputRelative(site, doc.file).replace(/\.[^/.]+$/, '');
+  const stem = posix.basename(relative);
+  const fileSlug =
+    stem === 'index' ? posix.basename(posix.dirname(relative)) : stem.replace(/^\d{4}-\d{2}-\d{2}-/, '');
+  const title = typeof doc.data['title'] === 'string' ? doc.data['title'] : '';
+  const values: Record<string, string> = {
+    'page.fileSlug': fileSlug,
+    'page.filePathStem': `/${relative}`,
+    'title | slugify': slugOfSegment(title) ?? '',
+    'title | slug': slugOfSegment(title) ?? '',
+  };
+  let unknown = false;
+  const filled = template.replace(PERMALINK_VARIABLE_RE, (_, expression: string) => {
+    const value = values[expression.replace(/\s+/g, ' ')];
+    if (value === undefined) unknown = true;
+    return value ?? '';
+  });
+  return unknown || /\{%/.test(filled) ? null : filled;
+}
+
+/** A template's cascade: front matter over its data files; `tags` merged. */
+function templateData(site: EleventySite, doc: SiteDoc) {
+  const cascade = cascadeOf(site, doc.file);
+  const pick = (key: string): unknown => {
+    if (doc.data[key] !== undefined) return doc.data[key];
+    for (const file of [...cascade].reverse()) if (file.data[key] !== undefined) return file.data[key];
+    return undefined;
+  };
+  const tags = new Set([
+    ...cascade.flatMap((file) => tagsOf(file.data['tags'])),
+    ...tagsOf(doc.data['tags'] as StaticValue),
+  ]);
+  const exclude = pick('eleventyExcludeFromCollections');
+  const excluded = exclude === true || (Array.isArray(exclude) && exclude.includes(site.collection));
+  return { pick, tags, excluded, cascade };
+}
+
+/** Date keywords (11ty.dev/docs/dates): their value from the file or Git, and why it is unstable. */
+async function keywordDate(
+  site: EleventySite,
+  file: string,
+  keyword: string,
+): Promise<{ iso: string; why: string } | null> {
+  const path = join(site.root, ...file.split('/'));
+  const git = async (args: string[]) => {
+    const out = await run('git', ['log', ...args, '--format=%at', '--', path], { cwd: site.root }).catch(
+      () => ({ stdout: '' }),
+    );
+    const seconds = Number.parseInt(out.stdout.trim().split('\n')[0] ?? '', 10);
+    return Number.isNaN(seconds) ? null : new Date(seconds * 1000).toISOString();
+  };
+  const now = site.openedAt;
+  switch (keyword.trim().toLowerCase()) {
+    case 'last modified':
+      return {
+        iso: (await stat(path)).mtime.toISOString(),
+        why: 'date: Last Modified is the file’s modification time, which changes with every checkout or copy; the imported date is fixed at this import',
+      };
+    case 'created':
+      return {
+        iso: (await stat(path)).birthtime.toISOString(),
+        why: 'date: Created is the file’s creation time, which changes with every checkout or copy; the imported date is fixed at this import',
+      };
+    case 'git last modified':
+      return {
+        iso: (await git(['-1'])) ?? now,
+        why: 'date: git Last Modified is the file’s last commit (the import time outside a Git work tree); the imported date is fixed at this import',
+      };
+    case 'git created':
+      return {
+        iso: (await git(['--diff-filter=A', '--follow', '-1'])) ?? now,
+        why: 'date: git Created is the file’s first commit (the import time outside a Git work tree or before the file is committed); the imported date is fixed at this import',
+      };
+    default:
+      return null;
+  }
+}
+
+/** The date keywords replaced by the dates they stand for; a template without a date takes its creation time. */
+async function resolveDate(site: EleventySite, doc: SiteDoc, warnings: ImportProblem[]): Promise<void> {
+  const key = 'date';
+  const value = doc.data[key];
+  const warnAt = (line: number, message: string) =>
+    warnings.push({ file: doc.file, line, kind: 'unstable-date', message });
+  if (typeof value === 'string') {
+    const keyword = await keywordDate(site, doc.file, value);
+    if (keyword === null) return;
+    doc.data[key] = keyword.iso;
+    warnAt(doc.locate([key]), keyword.why);
+  } else if (value === undefined && eleventyFileDate(doc.file) === null) {
+    const created = await keywordDate(site, doc.file, 'Created');
+    if (created === null) return;
+    doc.data[key] = created.iso;
+    warnAt(
+      1,
+      `no date: Eleventy dates it by the file’s creation time, which changes with every checkout or copy; the imported date is fixed at this import`,
+    );
+  }
+}
+
+/** A date at the start of the file name (`2024-01-20-title.md`), which Eleventy reads as the page date. */
+function eleventyFileDate(file: string): string | null {
+  const match = /^(\d{4}-\d{2}-\d{2})/.exec(posix.basename(file));
+  return match === null ? null : `${match[1]}T00:00:00.000Z`;
+}
+
+/** What a template is, from its cascade: a post, a page, or nothing written. */
+async function readTemplate(
+  site: EleventySite,
+  doc: SiteDoc,
+): Promise<{ kind: FileClass; warnings: ImportProblem[] }> {
+  const warnings: ImportProblem[] = [];
+  const { pick, tags, excluded } = templateData(site, doc);
+  const permalink = pick('permalink');
+  if (permalink === false)
+    return {
+      kind: {
+        kind: 'skipped',
+        reason: 'permalink: false: Eleventy writes no file (the template is data only)',
+      },
+      warnings,
+    };
+  let path = defaultPath(site, doc.file);
+  if (typeof permalink === 'string') {
+    const filled = fillPermalink(site, doc, permalink);
+    if (filled === null) {
+      warnings.push({
+        file: doc.file,
+        line: doc.locate(['permalink']),
+        kind: 'permalink-template',
+        message: `permalink ${JSON.stringify(permalink)} uses template values the import cannot compute: the default path ${path} is kept`,
+      });
+    } else path = permalinkPath(filled);
+  }
+  site.paths.set(doc.file, path);
+  const name = posix.basename(doc.file);
+  if (/^404\./.test(name) || /^\/404(\.html|\/)$/.test(path)) {
+    const how = typeof permalink === 'string' ? `: permalink ${permalink}` : '';
+    return {
+      kind: { kind: 'skipped', reason: `404 page${how}${excluded ? ', excluded from collections' : ''}` },
+      warnings,
+    };
+  }
+  const format = formatOf(site, doc.file) ?? 'md';
+  if (tags.has(site.collection) && format !== '11ty.js') {
+    await resolveDate(site, doc, warnings);
+    if (Array.isArray(doc.data['tags']) || typeof doc.data['tags'] === 'string') {
+      // A string is one tag in Eleventy; the collection's own name is not a topic.
+      doc.data['tags'] = tagsOf(doc.data['tags'] as StaticValue).filter((tag) => !NOT_TAGS.includes(tag));
+    }
+    return { kind: { kind: 'article' }, warnings };
+  }
+  return { kind: { kind: 'page', reason: pageReason(site, doc, path, format, excluded) }, warnings };
+}
+
+function pageReason(
+  site: EleventySite,
+  doc: SiteDoc,
+  path: string,
+  format: string,
+  excluded: boolean,
+): string {
+  if (path === '/') {
+    const listing = doc.body.includes('collections.') ? 'listing ' : '';
+    return `the home page, a ${LANGUAGES[format] ?? format} ${listing}template${excluded ? ' excluded from collections' : ''}`;
+  }
+  const folders = taggingFolders(site);
+  return folders.length > 0
+    ? `outside ${folders.join(' and ')}: not tagged ${site.collection}`
+    : `not tagged ${site.collection}: not a post`;
+}
+
+function placeEleventy(site: EleventySite, doc: SiteDoc): Placement {
+  const path = site.paths.get(doc.file) ?? defaultPath(site, doc.file);
+  const siteUrl = site.settings.siteUrl;
+  return {
+    path,
+    slugFrom: doc.data['permalink'] === undefined ? [] : ['permalink'],
+    fallbackSlug: slugOfSegment(posix.basename(doc.file).replace(/\.[^.]+$/, '')) ?? 'post',
+    // The RSS plugin's entry id is the absolute post URL.
+    guid: siteUrl === null ? null : `${siteUrl}${path}`,
+    section: null,
+  };
+}
+
+/** The template languages of a file's body: `templateEngineOverride`, else the config's engine for its format. */
+function dialectsOf(site: EleventySite, doc: SiteDoc): Dialect[] {
+  const override = doc.data['templateEngineOverride'];
+  if (typeof override === 'string') {
+    return override
+      .split(',')
+      .map((engine) => dialectOf(engine.trim() as StaticValue, null))
+      .filter((dialect): dialect is Dialect => dialect !== null);
+  }
+  const format = formatOf(site, doc.file);
+  const dialect =
+    format === 'md'
+      ? site.markdownEngine
+      : format === 'html'
+        ? site.htmlEngine
+        : dialectOf(format ?? '', null);
+  return dialect === null ? [] : [dialect];
+}
+
+function eleventyReader(
+  site: EleventySite,
+  defaultAuthor: AuthorInput | null,
+  warnings: ImportProblem[],
+): SiteReader {
+  return {
+    settings: site.settings,
+    warnings,
+    problems: [],
+    roots: [site.input],
+    skipEntry: (path, isDirectory) => isDirectory && (site.hidden.includes(path) || path === 'node_modules'),
+    classify: (file) => classifyEleventy(site, file),
+    readDoc: (doc) => readTemplate(site, doc),
+    fields: FIELDS(site.draftRule),
+    caseInsensitiveKeys: false,
+    dialects: (doc) => dialectsOf(site, doc),
+    templateOptions: (doc) => ({
+      siteShortcodes: site.shortcodes,
+      variables: {
+        ...site.variables,
+        title: typeof doc.data['title'] === 'string' ? doc.data['title'] : null,
+        'page.url': site.paths.get(doc.file) ?? null,
+      },
+    }),
+    authors: new Map(),
+    defaultAuthor,
+    fileDate: eleventyFileDate,
+    excerptSeparator: () => site.excerptSeparator,
+    dividerFirst: true,
+    exclusion: (doc) => {
+      if (!templateData(site, doc).excluded) return null;
+      const path = site.paths.get(doc.file) ?? defaultPath(site, doc.file);
+      return {
+        kind: 'excluded',
+        reason: `eleventyExcludeFromCollections: true: Eleventy writes ${path} but leaves it out of every collection, so out of the post list and the feed`,
+        path:
+          doc.data['eleventyExcludeFromCollections'] === undefined ? [] : ['eleventyExcludeFromCollections'],
+      };
+    },
+    reasons: {
+      draft: site.draftRule ?? 'draft: true',
+      unpublished: 'published: false',
+      future: null,
+    },
+    place: (doc) => placeEleventy(site, doc),
+    page: (doc, file, reason) => ({
+      kind: 'page',
+      reason,
+      path: site.paths.get(file) ?? defaultPath(site, file),
+    }),
+    refCandidates: (target) => {
+      const clean = target.trim().replace(/^\/+/, '');
+      return [clean, `${site.input}/${clean}`].filter((candidate) => candidate !== '');
+    },
+  };
+}
+
+async function detectEleventy(root: string): Promise<boolean> {
+  for (const name of ELEVENTY_CONFIG_FILES) if (await isFile(join(root, name))) return true;
+  return false;
+}
+
+export const eleventyProfile: SiteProfile = { name: 'eleventy', detect: detectEleventy, open: openEleventy };
