@@ -117,6 +117,12 @@ export interface ReadOptions {
   strict?: boolean;
   /** The site layout to read (`folio`, `hugo`, `jekyll`, `eleventy`, `astro`, `nextjs`, `docusaurus`), instead of detecting it. */
   format?: string;
+  /**
+   * The site's URL when the source does not hold one (a Ghost export, Next.js's blog starter; the
+   * CLI's --site-url): absolute feed ids and images use it. A URL in the site's own config wins,
+   * since the old feed's ids were made with it.
+   */
+  siteUrl?: string;
 }
 
 export function formatProblem(problem: ImportProblem): string {

@@ -181,10 +181,6 @@ function declaredTags(reader: SiteReader, articles: readonly ArticleInput[]): Ta
   const tagOf = reader.tagOf;
   if (tagOf === undefined) return [];
   const tags = new Map<string, TagInput>();
-  for (const written of reader.tagKeys?.() ?? []) {
-    const { name, slug } = tagOf(written);
-    tags.set(name.toLowerCase(), { name, slug, color: null, icon: null });
-  }
   for (const name of articles.flatMap((article) => article.tags)) {
     if (tags.has(name.toLowerCase())) continue;
     tags.set(name.toLowerCase(), { name, slug: tagOf(name).slug, color: null, icon: null });
@@ -225,7 +221,14 @@ async function finishBody(
   }
   return resolveImages(
     expanded.text,
-    { file: doc.file, bodyLine: doc.bodyLine, base, siteRoot: root, note: reader.assetNote },
+    {
+      file: doc.file,
+      bodyLine: doc.bodyLine,
+      base,
+      siteRoot: root,
+      note: reader.assetNote,
+      written: doc.body,
+    },
     warnings,
   );
 }

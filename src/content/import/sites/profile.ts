@@ -151,11 +151,9 @@ export interface SiteReader {
   /**
    * A tag as the front matter writes it → its name and slug (Docusaurus tags.yml keys, Next.js's
    * github-slugger slugs); absent: the name as written, its slug derived. The tags it gives are the
-   * ContentSource's declared tags.
+   * ContentSource's declared tags, so a name it gave must give itself again.
    */
   tagOf?: (written: string) => { name: string; slug: string | null };
-  /** The tags a tags file declares (as written in front matter), declared even when no post uses them. */
-  tagKeys?: () => readonly string[];
   /**
    * Why a page-relative image (cover or body) is not where the generator publishes it (Docusaurus
    * serves co-located files under hashed /assets/ names): each one is warned `asset-not-public`.

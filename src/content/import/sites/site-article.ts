@@ -315,6 +315,15 @@ function isPageRelative(target: string): boolean {
   return !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('/') && !target.startsWith('#');
 }
 
+/**
+ * The path relative links resolve against: a path without a trailing slash or an `.html` name is
+ * the article's folder (Next.js and Docusaurus write `/blog/x` for `/blog/x/`, and Hugo's `url: /x`
+ * is `/x/index.html`), so that `./queue.png` beside the post stays under its URL.
+ */
+function folderOf(path: string): string {
+  return path.endsWith('/') || /\.html?$/i.test(path) ? path : `${path}/`;
+}
+
 /** Reads one post or draft; `draftReason` comes from the file's place (Jekyll's `_drafts/`). */
 export function readSiteArticle(
   doc: SiteDoc,
@@ -347,7 +356,7 @@ export function readSiteArticle(
   }
   if (slug.length > SLUG_MAX)
     report(ctx, placement.slugFrom, `the slug ${JSON.stringify(slug)} is longer than ${SLUG_MAX} characters`);
-  const base = placement.path === null ? null : (reader.settings.siteUrl ?? '') + placement.path;
+  const base = placement.path === null ? null : (reader.settings.siteUrl ?? '') + folderOf(placement.path);
   const status = articleState(ctx, doc, reader, draftReason, { publishedAt, publishedPath }, options.now);
   const excluded = status.kind === 'excluded';
   const { separator, authors, excerptFromBody, ...fields } = describedFields(
