@@ -3,9 +3,11 @@
 // ReadOptions.format forces one by name; an unknown name is refused with the list of names.
 import { readMarkdownFolder } from '../markdown-folder.ts';
 import { type ContentSource, ImportValidationError, type ReadOptions } from '../records.ts';
+import { docusaurusProfile } from './docusaurus.ts';
 import { eleventyProfile } from './eleventy.ts';
 import { hugoProfile } from './hugo.ts';
 import { jekyllProfile } from './jekyll.ts';
+import { nextjsProfile } from './nextjs.ts';
 import { readSite } from './pipeline.ts';
 import type { SiteProfile } from './profile.ts';
 
@@ -15,7 +17,13 @@ import type { SiteProfile } from './profile.ts';
  * marker files (a Docusaurus site has no hugo.toml, but an Astro site may have a content/ folder),
  * so a profile's detect() must check its own config file first.
  */
-export const SITE_PROFILES: readonly SiteProfile[] = [eleventyProfile, hugoProfile, jekyllProfile];
+export const SITE_PROFILES: readonly SiteProfile[] = [
+  docusaurusProfile,
+  nextjsProfile,
+  eleventyProfile,
+  hugoProfile,
+  jekyllProfile,
+];
 
 /** `folio`: today's folder of Markdown files with tags.yaml. */
 export const FOLIO_FORMAT = 'folio';
