@@ -171,6 +171,13 @@ function topLevelConst(module: JsModule, name: string): AstNode | null {
   return null;
 }
 
+/** A type's `computedFields.slug.resolve`: written in place, or in the constant it names (`computedFields,`). */
+function ownSlugRule(module: JsModule, fields: StaticValue | undefined): StaticValue | undefined {
+  if (!isComputed(fields)) return at(fields, 'slug', 'resolve');
+  const named = /^[A-Za-z_$][\w$]*$/.test(fields.text) ? topLevelConst(module, fields.text) : null;
+  return named === null ? undefined : at(staticValue(module, named), 'slug', 'resolve');
+}
+
 /** The document types of contentlayer.config: name, file pattern and the computed slug's rule. */
 function documentTypes(module: JsModule): DocumentType[] {
   // The starter keeps slug and path in a module constant spread into each type (`...computedFields`).
@@ -186,7 +193,7 @@ function documentTypes(module: JsModule): DocumentType[] {
       name: typeof name === 'string' ? name : '',
       pattern: typeof pattern === 'string' ? pattern : null,
       line: call.loc?.start.line ?? 1,
-      slugRule: at(value, 'computedFields', 'slug', 'resolve') ?? sharedRule,
+      slugRule: ownSlugRule(module, at(value, 'computedFields')) ?? sharedRule,
     };
   });
 }
