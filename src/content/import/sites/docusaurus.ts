@@ -340,6 +340,8 @@ function docusaurusReader(
     skipEntry: (path) => path === 'node_modules' || path === 'build',
     classify: (file) => classifyDocusaurus(site, file),
     fields: FIELDS,
+    // Neither generator gives files values under their own front matter.
+    cascade: () => ({}),
     caseInsensitiveKeys: false,
     dialects: (doc) => (/\.mdx$/i.test(doc.file) ? ['mdx'] : []),
     templateOptions: () => ({}),

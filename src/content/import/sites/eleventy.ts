@@ -725,6 +725,8 @@ function eleventyReader(
     classify: (file) => classifyEleventy(site, file),
     readDoc: (doc) => readTemplate(site, doc),
     fields: FIELDS(site.draftRule),
+    // Filled by the Eleventy profile's own data cascade (readDoc); the shared cascade hook is unused here.
+    cascade: () => ({}),
     caseInsensitiveKeys: false,
     dialects: (doc) => dialectsOf(site, doc),
     templateOptions: (doc) => ({

@@ -76,6 +76,10 @@ interface JekyllSite {
   style: string;
   separator: string;
   exclude: string[];
+  /** The config's `collections` (other than posts), and whether Jekyll writes their documents out. */
+  collections: Map<string, { output: boolean }>;
+  /** _config.yml `defaults`: front-matter values by path and type, the more specific path last. */
+  defaults: { path: string; type: string | null; values: Record<string, unknown> }[];
   /** `site.*` values a Liquid expression in a post may read. */
   variables: Record<string, string | number | boolean | null>;
 }
@@ -129,7 +133,7 @@ function folioPattern(permalink: string): { pattern: string | null; approximated
   return { pattern, approximated };
 }
 
-async function openJekyll(root: string, _options: ReadOptions): Promise<SiteReader> {
+async function openJekyll(root: string, options: ReadOptions): Promise<SiteReader> {
   const problems: ImportProblem[] = [];
   const warnings: ImportProblem[] = [];
   // A site without a config file (a forced --format) reads with the generator's defaults.
@@ -141,7 +145,7 @@ async function openJekyll(root: string, _options: ReadOptions): Promise<SiteRead
     locate: () => 1,
   };
   const config = configFile.data;
-  const url = siteUrlOf(config['url']);
+  const url = siteUrlOf(config['url']) ?? siteUrlOf(options.siteUrl);
   const baseurl =
     typeof config['baseurl'] === 'string' ? config['baseurl'].replace(/^\/*/, '/').replace(/\/+$/, '') : '';
   const siteUrl = url === null ? null : `${url}${baseurl === '/' ? '' : baseurl}`;
@@ -183,11 +187,58 @@ async function openJekyll(root: string, _options: ReadOptions): Promise<SiteRead
     style,
     separator: typeof config['excerpt_separator'] === 'string' ? config['excerpt_separator'] : '\n\n',
     variables: siteVariables(config, siteUrl, url, baseurl),
+    defaults: readDefaults(config['defaults']),
+    collections: readCollections(config['collections']),
     exclude: Array.isArray(config['exclude'])
       ? config['exclude'].filter((e): e is string => typeof e === 'string')
       : [],
   };
   return jekyllReader(site, authors, defaultAuthor, problems, warnings);
+}
+
+function readCollections(value: unknown): JekyllSite['collections'] {
+  const collections: JekyllSite['collections'] = new Map();
+  if (Array.isArray(value)) {
+    for (const name of value) if (typeof name === 'string') collections.set(name, { output: false });
+  } else if (isObject(value)) {
+    for (const [name, options] of Object.entries(value)) {
+      collections.set(name, { output: isObject(options) && options['output'] === true });
+    }
+  }
+  collections.delete('posts');
+  return collections;
+}
+
+function readDefaults(value: unknown): JekyllSite['defaults'] {
+  if (!Array.isArray(value)) return [];
+  const defaults: JekyllSite['defaults'] = [];
+  for (const item of value) {
+    if (!isObject(item) || !isObject(item['values'])) continue;
+    const scope = isObject(item['scope']) ? item['scope'] : {};
+    const path = typeof scope['path'] === 'string' ? scope['path'].replace(/^\/+|\/+$/g, '') : '';
+    const type = typeof scope['type'] === 'string' ? scope['type'] : null;
+    defaults.push({ path, type, values: item['values'] });
+  }
+  // Jekyll lets the most specific scope win: a longer path, then a scope with a type.
+  return defaults.sort(
+    (a, b) => a.path.length - b.path.length || Number(a.type !== null) - Number(b.type !== null),
+  );
+}
+
+/** The `defaults` values that apply to a file (jekyllrb.com/docs/configuration/front-matter-defaults/). */
+function defaultsFor(site: JekyllSite, file: string): Record<string, unknown> {
+  const parts = file.split('/');
+  const type = parts.includes('_posts') ? 'posts' : parts[0] === '_drafts' ? 'drafts' : 'pages';
+  const values: Record<string, unknown> = {};
+  for (const scope of site.defaults) {
+    const typeMatches =
+      scope.type === null || scope.type === type || (type === 'drafts' && scope.type === 'posts');
+    const pattern = new RegExp(
+      `^${scope.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`,
+    );
+    if (typeMatches && (scope.path === '' || pattern.test(file))) Object.assign(values, scope.values);
+  }
+  return values;
 }
 
 /** The config's plain values as Liquid's `site.<key>`; `site.url` and `site.baseurl` as Jekyll normalises them. */
@@ -207,8 +258,31 @@ function siteVariables(
   return variables;
 }
 
-function classifyJekyll(file: string): FileClass {
+/**
+ * What Jekyll never reads: `_` entries (layouts, includes, data, the built _site) except _posts,
+ * a top-level _drafts and the config's collections, its default exclusions and the config's `exclude`.
+ */
+function skipJekyll(site: JekyllSite, path: string, isDirectory: boolean): boolean {
+  const parts = path.split('/');
+  const name = parts.at(-1) ?? '';
+  if (name.startsWith('_')) {
+    if (!isDirectory) return true;
+    const collection = parts.length === 1 && site.collections.has(name.slice(1));
+    return !(name === '_posts' || (name === '_drafts' && parts.length === 1) || collection);
+  }
+  const excluded = [...EXCLUDED, ...site.exclude].map((pattern) => pattern.replace(/\/+$/, ''));
+  return excluded.some((pattern) => path === pattern || path.startsWith(`${pattern}/`));
+}
+
+function classifyJekyll(site: JekyllSite, file: string): FileClass {
   const parts = file.split('/');
+  const collection = parts[0].startsWith('_') ? site.collections.get(parts[0].slice(1)) : undefined;
+  if (collection !== undefined && parts[0] !== '_posts' && parts[0] !== '_drafts') {
+    const name = parts[0].slice(1);
+    return collection.output
+      ? { kind: 'page', reason: `a document of the ${name} collection: not a post` }
+      : { kind: 'skipped', reason: `a document of the ${name} collection, which the site does not output` };
+  }
   const postsAt = parts.indexOf('_posts');
   const name = parts.at(-1) ?? '';
   if (postsAt >= 0 && PAGE_RE.test(name)) {
@@ -322,21 +396,10 @@ function jekyllReader(
     warnings,
     problems,
     roots: [''],
-    skipEntry: (path, isDirectory) => {
-      const top = path.split('/')[0];
-      if (isDirectory && top.startsWith('_'))
-        return top !== '_posts' && top !== '_drafts' && !path.split('/').includes('_posts');
-      if (!isDirectory && top.startsWith('_') && !path.includes('/')) return true;
-      return (
-        EXCLUDED.includes(top) ||
-        site.exclude.some(
-          (pattern) =>
-            path === pattern.replace(/\/+$/, '') || path.startsWith(`${pattern.replace(/\/+$/, '')}/`),
-        )
-      );
-    },
-    classify: (file) => classifyJekyll(file),
+    skipEntry: (path, isDirectory) => skipJekyll(site, path, isDirectory),
+    classify: (file) => classifyJekyll(site, file),
     fields: FIELDS,
+    cascade: (file) => defaultsFor(site, file),
     caseInsensitiveKeys: false,
     dialects: () => ['liquid'],
     templateOptions: (doc) => ({

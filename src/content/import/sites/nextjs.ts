@@ -400,6 +400,8 @@ async function nextReader(
     skipEntry: (path, isDirectory) => isDirectory && ['out', 'build', 'dist', 'coverage'].includes(path),
     classify: (file) => classifyNext(site, file),
     fields: contentlayer ? TAILWIND_FIELDS : STARTER_FIELDS,
+    // Neither generator gives files values under their own front matter.
+    cascade: () => ({}),
     caseInsensitiveKeys: false,
     dialects: (doc) => (/\.mdx$/i.test(doc.file) ? ['mdx'] : []),
     templateOptions: () => ({}),

@@ -21,6 +21,7 @@
 //     classify(file, files)    the file report's kind and reason, in the generator's words
 //     fields                   front-matter names per article field, the profile's own, theme ones
 //     caseInsensitiveKeys      Hugo's front-matter keys
+//     cascade(file)            values the site gives a file under its front matter (Jekyll defaults)
 //     dialects                 template languages of the bodies (for templates/expand.ts)
 //     authors, defaultAuthor   the author file by key, the site's author
 //     fileDate(file)           a date the file name gives (Jekyll), in the site's zone
@@ -81,15 +82,19 @@ async function listFiles(root: string, reader: SiteReader): Promise<string[]> {
 function siteDoc(
   file: string,
   text: string,
-  caseInsensitive: boolean,
+  reader: SiteReader,
 ): { doc?: SiteDoc; problems: ImportProblem[] } {
   const split = splitFrontMatter(file, text);
   if (split.problems.length > 0) return { problems: split.problems };
-  const keys = new Map(
-    Object.keys(split.data).map((key) => [caseInsensitive ? key.toLowerCase() : key, key]),
-  );
-  const key = (name: string) => keys.get(caseInsensitive ? name.toLowerCase() : name);
-  return { doc: { file, ...split, key }, problems: [] };
+  const fold = (name: string) => (reader.caseInsensitiveKeys ? name.toLowerCase() : name);
+  const own = new Set(Object.keys(split.data).map(fold));
+  // Values the site gives every file of a kind (Jekyll's `defaults`): the file's own front matter wins.
+  const cascade = Object.entries(reader.cascade(file)).filter(([name]) => !own.has(fold(name)));
+  const data = { ...Object.fromEntries(cascade), ...split.data };
+  const keys = new Map(Object.keys(data).map((name) => [fold(name), name]));
+  const key = (name: string) => keys.get(fold(name));
+  const inherited = new Set(cascade.map(([name]) => name));
+  return { doc: { file, ...split, data, key, inherited }, problems: [] };
 }
 
 interface Read {
@@ -112,7 +117,7 @@ async function readFiles(root: string, reader: SiteReader, options: ReadOptions)
     }
     const problems: ImportProblem[] = [];
     const text = await readText(join(root, ...file.split('/')), file, problems);
-    const parsed = text === null ? { problems } : siteDoc(file, text, reader.caseInsensitiveKeys);
+    const parsed = text === null ? { problems } : siteDoc(file, text, reader);
     let found: ImportProblem[] = [];
     if (reader.readDoc !== undefined && parsed.doc !== undefined) {
       ({ kind, warnings: found } = await reader.readDoc(parsed.doc, kind));

@@ -19,6 +19,8 @@ export interface SiteDoc {
   bodyLine: number;
   /** The front-matter key as written for a name (Hugo's keys are case-insensitive), or undefined. */
   key: (name: string) => string | undefined;
+  /** Keys of `data` that the site's cascade gave rather than the file (not warned about; their line is the file's first). */
+  inherited: ReadonlySet<string>;
 }
 
 /** What a file of the site is. `ignore`: config, layout and data files, not reported. */
@@ -102,6 +104,11 @@ export interface SiteReader {
   skipEntry: (path: string, isDirectory: boolean) => boolean;
   classify: (file: string, files: ReadonlySet<string>) => FileClass;
   fields: FieldNames;
+  /**
+   * Values the site gives a file under its own front matter (Jekyll's `defaults`, Eleventy's
+   * directory data files); the file's own fields win.
+   */
+  cascade: (file: string) => Record<string, unknown>;
   /** Hugo reads front-matter keys case-insensitively. */
   caseInsensitiveKeys: boolean;
   /** The template languages of an article's body, in the order they run (Eleventy: per file). */

@@ -93,7 +93,7 @@ function reportUnusedFields(ctx: Ctx, doc: SiteDoc, fields: FieldNames, caseInse
   const used = new Set(names.map((name) => fold(name.split('.')[0])));
   const themeFields = new Map(Object.entries(ignored).map(([name, why]) => [fold(name), why]));
   for (const key of Object.keys(doc.data)) {
-    if (used.has(fold(key))) continue;
+    if (used.has(fold(key)) || doc.inherited.has(key)) continue;
     const why = themeFields.get(fold(key));
     const message =
       why === undefined
@@ -358,6 +358,14 @@ export function readSiteArticle(
     report(ctx, placement.slugFrom, `the slug ${JSON.stringify(slug)} is longer than ${SLUG_MAX} characters`);
   const base = placement.path === null ? null : (reader.settings.siteUrl ?? '') + folderOf(placement.path);
   const status = articleState(ctx, doc, reader, draftReason, { publishedAt, publishedPath }, options.now);
+  if (status.status === 'published' && publishedAt === null) {
+    warn(
+      ctx,
+      [],
+      'published without a date: publishedAt is set to the time of its first import',
+      'missing-date',
+    );
+  }
   const excluded = status.kind === 'excluded';
   const { separator, authors, excerptFromBody, ...fields } = describedFields(
     ctx,

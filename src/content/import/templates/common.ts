@@ -43,9 +43,12 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (char) => htmlEscapes[char]);
 }
 
-/** Removes leading and trailing line breaks only: the code's own indentation is part of it. */
+/**
+ * Removes the blank lines before and after the code (the rest of the tag's lines, the indentation of an
+ * end tag); the code's own indentation is part of it.
+ */
 export function trimLineBreaks(code: string): string {
-  return code.replace(/^[\r\n]+/, '').replace(/[\r\n]+$/, '');
+  return code.replace(/^(?:[ \t]*\r?\n)+/, '').replace(/(?:\r?\n[ \t]*)+$/, '');
 }
 
 /** Removes the indentation every non-blank line shares (Hugo's .InnerDeindent). */
@@ -68,14 +71,17 @@ export function fencedBlock(code: string, language: string): string {
 }
 
 /**
- * The line breaks that put a block (a fenced code block, block HTML) on lines of its own, given the
- * output before it and the text after it: indentation before it on its line is kept (a list item).
+ * A block (a fenced code block, block HTML) placed after `before` and ahead of `after` on lines of its
+ * own. When only indentation precedes it on its line (a list item), its other lines take that
+ * indentation too, so that the block stays inside the item.
  */
-export function blockBreaks(before: string, after: string): { lead: string; trail: string } {
+export function placeBlock(before: string, block: string, after: string): string {
   const lineStart = before.slice(before.lastIndexOf('\n') + 1);
-  const lead = before === '' || /^[ \t]*$/.test(lineStart) ? '' : '\n';
+  const indented = /^[ \t]*$/.test(lineStart);
+  const lead = before === '' || indented ? '' : '\n';
   const trail = after === '' || /^[ \t]*(\r?\n|$)/.test(after) ? '' : '\n';
-  return { lead, trail };
+  const body = indented && lineStart !== '' ? block.replace(/\n(?!\n)/g, `\n${lineStart}`) : block;
+  return lead + body + trail;
 }
 
 /** Markdown rendered to HTML, a single paragraph without its <p> (Hugo's markdownify). */

@@ -1,6 +1,13 @@
 // Template syntax (Hugo shortcodes, Liquid and Nunjucks tags, MDX) expanded at import into the Markdown
 // that is stored, as each generator renders it (contract §13: front ends render `content` themselves).
 // What cannot be rendered at import is reported with file:line and never left as template delimiters.
+//
+// Warning kinds: unknown-shortcode (a shortcode or tag that is neither built in nor the site's, an
+// include, a delimiter opening nothing valid), site-shortcode (one of options.siteShortcodes),
+// shortcode-option-dropped (a highlight option Markdown cannot hold), unknown-link (a ref, relref,
+// link or post_url that resolveRef cannot match), embed-as-link (an embed rendered from the network at
+// build time), template-expression (a Liquid/Nunjucks value the body does not give), template-logic
+// (control flow: its tags removed, the text inside kept), mdx-component, mdx-expression.
 
 import type { ImportProblem } from '../records.ts';
 import { reporterFor } from './common.ts';

@@ -2,7 +2,7 @@
 // template or unknown, reported with its line, its inner text kept when it has a closer.
 
 import type { Reporter } from './common.ts';
-import { blockBreaks, deindent, escapeHtml, fencedBlock, markdownify, trimLineBreaks } from './common.ts';
+import { deindent, escapeHtml, fencedBlock, markdownify, placeBlock, trimLineBreaks } from './common.ts';
 import { figureHtml, gistHtml, vimeoHtml, youtubeHtml } from './hugo-embeds.ts';
 import type { ShortcodeToken } from './hugo-parse.ts';
 import { scanShortcodes } from './hugo-parse.ts';
@@ -120,6 +120,15 @@ function renderSingle(state: State, token: ShortcodeToken): string {
     case 'instagram':
     case 'instagram_simple':
       return socialLink(state, token);
+    case 'highlight':
+    case 'details':
+    case 'comment':
+      state.reporter.warn(
+        token.start,
+        'unknown-shortcode',
+        `${token.name} has no closing /${token.name}; removed`,
+      );
+      return '';
     case 'qr':
       state.reporter.warn(token.start, 'unknown-shortcode', 'qr draws its image at build time; removed');
       return '';
@@ -249,8 +258,7 @@ function renderRange(state: State, from: number, to: number): string {
       closerIndex === -1 ? renderSingle(state, token) : renderPaired(state, token, closerIndex);
     if (closerIndex !== -1) cursor = state.tokens[closerIndex].end;
     if (blockShortcodes.has(token.name)) {
-      const { lead, trail } = blockBreaks(output, state.text.slice(cursor, to));
-      output += lead + rendered + trail;
+      output += placeBlock(output, rendered, state.text.slice(cursor, to));
     } else {
       output += rendered;
     }

@@ -76,6 +76,14 @@ function styleCss(source: string): string | null {
   return declarations.join('; ');
 }
 
+/** A JSX string as an HTML attribute value: JSX decodes entities in strings, so one written stays one. */
+function attributeText(value: string): string {
+  return value
+    .replace(/&(?![a-zA-Z][a-zA-Z\d]*;|#\d+;|#x[\da-fA-F]+;)/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;');
+}
+
 function htmlAttribute(attribute: JsxAttribute, tag: JsxTag, reporter: Reporter): string {
   const name = attributeNames[attribute.name] ?? attribute.name;
   const css = attribute.name === 'style' && attribute.expression ? styleCss(attribute.value ?? '') : null;
@@ -91,7 +99,7 @@ function htmlAttribute(attribute: JsxAttribute, tag: JsxTag, reporter: Reporter)
   }
   const value = attribute.expression ? literalValue(attribute.value ?? '') : attribute.value;
   if (value === false) return '';
-  return value === null || value === '' ? ` ${name}` : ` ${name}="${escapeHtml(value as string)}"`;
+  return value === null || value === '' ? ` ${name}` : ` ${name}="${attributeText(value as string)}"`;
 }
 
 function renderTag(tag: JsxTag, reporter: Reporter): string {

@@ -5,7 +5,7 @@
 
 import type { Region } from './code-regions.ts';
 import type { Reporter } from './common.ts';
-import { blockBreaks, escapeHtml, fencedBlock, trimLineBreaks } from './common.ts';
+import { escapeHtml, fencedBlock, placeBlock, trimLineBreaks } from './common.ts';
 import type { TemplateContext } from './expand.ts';
 import { evaluate, NotEvaluable, valueText } from './tag-expressions.ts';
 import type { Variables } from './tag-expressions.ts';
@@ -250,8 +250,7 @@ function renderRange(state: State, from: number, to: number): string {
     if (rendered.trimAfter ?? token.trimAfter)
       while (cursor < to && /\s/.test(state.text[cursor])) cursor += 1;
     if (rendered.block) {
-      const { lead, trail } = blockBreaks(output, state.text.slice(cursor, to));
-      output += lead + rendered.text + trail;
+      output += placeBlock(output, rendered.text, state.text.slice(cursor, to));
     } else {
       output += rendered.text;
     }

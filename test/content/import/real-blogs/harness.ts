@@ -12,7 +12,12 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readContentSource } from '../../../../src/content/import/read-source.ts';
-import type { ArticleInput, ContentSource, ImportProblem } from '../../../../src/content/import/records.ts';
+import type {
+  ArticleInput,
+  ContentSource,
+  ImportProblem,
+  ReadOptions,
+} from '../../../../src/content/import/records.ts';
 import { slugOfTagName } from '../../../../src/content/tag-slugs.ts';
 
 export interface ExpectedFile {
@@ -30,6 +35,12 @@ export interface Expected {
   files: ExpectedFile[];
   siteWarnings?: { kind: string; at: string }[];
   summary: Record<string, unknown> & { warningsByKind: Record<string, number> };
+}
+
+/** The fixture's import options, less the `why` that explains them. */
+function importOptionsOf(expected: Expected): ReadOptions {
+  const { why: _why, ...options } = expected.importOptions ?? {};
+  return options as ReadOptions;
 }
 
 export function fixturePath(name: string): string {
@@ -155,7 +166,7 @@ export function describeFixture(
   const load = () =>
     (loaded ??= loadExpected(name).then(async (expected) => ({
       expected: (await prepare?.(expected, fixturePath(name)), expected),
-      source: await readContentSource(fixturePath(name), { ...(expected.importOptions ?? {}) }),
+      source: await readContentSource(fixturePath(name), importOptionsOf(expected)),
     })));
 
   test(`${name}: the layout is recognised and every file is reported with its kind and reason`, async () => {

@@ -266,3 +266,81 @@ describe('drafts, exclusions and excerpts', () => {
     assert.deepEqual(warningsOf(source, 'content/posts/walk/index.md'), ['missing-image 13']);
   });
 });
+
+describe('site configuration', () => {
+  test('the site URL of the options serves a site whose config has none; the config’s own URL wins', async () => {
+    const files = {
+      'hugo.toml': "title = 'H'\n",
+      'content/posts/a.md': post(['title: A', 'date: 2024-01-01', 'author: A']),
+    };
+    const given = await site(files, { siteUrl: 'https://given.example/' });
+    assert.equal(given.settings?.siteUrl, 'https://given.example');
+    assert.equal(article(given, 'content/posts/a.md').guid, 'https://given.example/posts/a/');
+    const own = await site({ ...files, 'hugo.toml': HUGO_CONFIG }, { siteUrl: 'https://given.example/' });
+    assert.equal(article(own, 'content/posts/a.md').guid, 'https://h.example/posts/a/');
+  });
+
+  test('Jekyll defaults give posts their author and layout without a warning; the file’s own field wins', async () => {
+    const source = await site({
+      '_config.yml': [
+        'author: site-owner',
+        'defaults:',
+        '  - scope: { path: "", type: posts }',
+        '    values: { layout: post, author: Ann }',
+        '  - scope: { path: "guests/_posts" }',
+        '    values: { author: Guest }',
+      ].join('\n'),
+      '_posts/2024-01-01-a.md': post(['title: A']),
+      '_posts/2024-01-02-b.md': post(['title: B', 'author: Bo']),
+      'guests/_posts/2024-01-03-c.md': post(['title: C']),
+    });
+    assert.equal(article(source, '_posts/2024-01-01-a.md').author?.name, 'Ann');
+    assert.equal(article(source, '_posts/2024-01-02-b.md').author?.name, 'Bo');
+    assert.equal(article(source, 'guests/_posts/2024-01-03-c.md').author?.name, 'Guest');
+    assert.deepEqual(
+      (source.warnings ?? []).filter((w) => w.file !== '_config.yml'),
+      [],
+    );
+  });
+
+  test('Jekyll: documents of collections are reported, other underscore folders are never read', async () => {
+    const source = await site({
+      '_config.yml': 'collections:\n  recipes:\n    output: true\n  notes: {}\n',
+      '_recipes/soup.md': post(['title: Soup']),
+      '_notes/n.md': post(['title: N']),
+      '_layouts/post.html': '<html>{{ content }}</html>',
+      'blog/_includes/x.html': '<p>x</p>',
+      '_posts/2024-01-01-a.md': post(['title: A']),
+    });
+    const report = Object.fromEntries((source.files ?? []).map((f) => [f.file, f.kind]));
+    assert.deepEqual(report, {
+      '_notes/n.md': 'skipped',
+      '_posts/2024-01-01-a.md': 'post',
+      '_recipes/soup.md': 'page',
+    });
+  });
+
+  test('Hugo: a post without a date has no path of its own yet and is warned missing-date', async () => {
+    const source = await site({
+      'hugo.toml': `${HUGO_CONFIG}[permalinks]\n  posts = '/:year/:slug/'\n`,
+      'content/posts/a.md': post(['title: Undated Note', 'author: A']),
+    });
+    const a = article(source, 'content/posts/a.md');
+    assert.equal(a.path, null);
+    assert.equal(a.slug, 'undated-note');
+    assert.deepEqual(warningsOf(source, 'content/posts/a.md'), ['missing-date 1']);
+  });
+
+  test('a cross-reference to a file the site does not have is reported, and no template syntax is left', async () => {
+    const source = await site({
+      'hugo.toml': HUGO_CONFIG,
+      'content/posts/a.md': post(
+        ['title: A', 'date: 2024-01-01', 'author: A'],
+        'See [b]({{< ref "nowhere" >}}).',
+      ),
+    });
+    const a = article(source, 'content/posts/a.md');
+    assert.doesNotMatch(a.content, /\{\{/);
+    assert.deepEqual(warningsOf(source, 'content/posts/a.md'), ['unknown-link 7']);
+  });
+});

@@ -153,3 +153,16 @@ test('hugo: an inline shortcode, a Go template run at build time, is removed wit
   assert.equal(text, 'Now: .');
   assert.match(warnings[0].message, /inline shortcode/);
 });
+
+test('hugo: a highlight that is never closed is reported as such and removed', () => {
+  const { text, warnings } = hugo('{{< highlight go >}}\nx');
+  assert.equal(text, '\nx');
+  assert.match(warnings[0].message, /highlight has no closing \/highlight/);
+});
+
+test('hugo: a highlight inside a list item stays in the item, its lines indented like its tag', () => {
+  const { text } = hugo(
+    '1. Run it:\n\n   {{< highlight sh >}}\n   ls\n\n   pwd\n   {{< /highlight >}}\n2. Done',
+  );
+  assert.equal(text, '1. Run it:\n\n   ```sh\n   ls\n\n   pwd\n   ```\n2. Done');
+});

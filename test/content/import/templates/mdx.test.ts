@@ -146,3 +146,8 @@ test('mdx: a style object computed at run time is reported and removed', () => {
   assert.equal(text, '<div>x</div>');
   assert.deepEqual(kindsAndLines(warnings), [['mdx-expression', 8]]);
 });
+
+test('mdx: attribute strings are escaped for HTML, entities already written kept as they are', () => {
+  const { text } = mdx('<abbr title="Fish &amp; chips & &quot;peas&quot;">F&C</abbr>');
+  assert.equal(text, '<abbr title="Fish &amp; chips &amp; &quot;peas&quot;">F&C</abbr>');
+});

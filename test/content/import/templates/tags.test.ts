@@ -151,3 +151,8 @@ test('nunjucks: a set the import cannot compute is reported as such, and its lat
     ],
   );
 });
+
+test('liquid: a highlight inside a list item keeps the item, the code as written after its indentation', () => {
+  const { text } = expand('liquid', '- Feed:\n  {% highlight ruby %}\nfeed!\n  {% endhighlight %}\n- Wait');
+  assert.equal(text, '- Feed:\n  ```ruby\n  feed!\n  ```\n- Wait');
+});
