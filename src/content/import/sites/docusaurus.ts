@@ -251,6 +251,10 @@ function classifyDocusaurus(site: DocusaurusSite, file: string): FileClass {
   if (inDocs !== null && CONTENT_RE.test(file) && !EXCLUDED_RE.test(inDocs))
     return { kind: 'page', reason: 'documentation of the docs plugin, not the blog' };
   if (inDocs !== null) return { kind: 'skipped', reason: 'a file of the docs plugin: not a post' };
+  if (file.startsWith('i18n/'))
+    return CONTENT_RE.test(file)
+      ? { kind: 'skipped', reason: 'a translation (i18n/): Folio imports the default locale only' }
+      : { kind: 'ignore' };
   const inPages = under(site.pagesDir, file);
   if (inPages !== null && CONTENT_RE.test(file) && !EXCLUDED_RE.test(inPages))
     return { kind: 'page', reason: 'a standalone page of the pages plugin' };
@@ -324,6 +328,27 @@ function pagePath(site: DocusaurusSite, doc: SiteDoc | null, file: string): stri
   return joinRoute(site, '', inPages.replace(/(?:^|\/)index\.mdx?$/i, '').replace(/\.mdx?$/i, ''));
 }
 
+/**
+ * Front-matter tags written as objects (`{ label, permalink }`, the inline form of tags.yml entries)
+ * become their label, and the label's slug the permalink, so that the shared flow reads names.
+ */
+function inlineTagObjects(
+  doc: SiteDoc,
+  tags: Map<string, { name: string; slug: string }>,
+  labels: Map<string, { name: string; slug: string }>,
+): void {
+  const written = doc.data['tags'];
+  if (!Array.isArray(written)) return;
+  doc.data['tags'] = written.map((tag) => {
+    if (!isObject(tag) || typeof tag['label'] !== 'string') return tag;
+    const name = tag['label'];
+    const permalink = typeof tag['permalink'] === 'string' ? tag['permalink'] : name;
+    const slug = slugOfSegment(permalink.replace(/^\/+|\/+$/g, '')) ?? name;
+    if (!labels.has(name.toLowerCase()) && !tags.has(name)) labels.set(name.toLowerCase(), { name, slug });
+    return name;
+  });
+}
+
 function docusaurusReader(
   site: DocusaurusSite,
   authors: Map<string, AuthorInput>,
@@ -331,7 +356,7 @@ function docusaurusReader(
   warnings: ImportProblem[],
 ): SiteReader {
   const labels = new Map([...site.tags.values()].map((tag) => [tag.name.toLowerCase(), tag]));
-  const roots = [site.blogDir, site.pagesDir, ...(site.docsDir === null ? [] : [site.docsDir])];
+  const roots = [site.blogDir, site.pagesDir, ...(site.docsDir === null ? [] : [site.docsDir]), 'i18n'];
   return {
     settings: site.settings,
     warnings,
@@ -339,6 +364,10 @@ function docusaurusReader(
     roots: [...new Set(roots)],
     skipEntry: (path) => path === 'node_modules' || path === 'build',
     classify: (file) => classifyDocusaurus(site, file),
+    readDoc: async (doc, kind) => {
+      inlineTagObjects(doc, site.tags, labels);
+      return { kind, warnings: [] };
+    },
     fields: FIELDS,
     // Neither generator gives files values under their own front matter.
     cascade: () => ({}),

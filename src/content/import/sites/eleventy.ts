@@ -65,6 +65,20 @@ const LANGUAGES: Record<string, string> = {
   '11ty.js': 'JavaScript',
 };
 const DATA_FILE_RE = /\.11tydata\.(js|cjs|mjs|json)$/;
+
+/** `blog/blog.11tydata.js`, `blog/x.11tydata.json`, and a folder's `blog/blog.json`. */
+function isDataFile(file: string): boolean {
+  if (DATA_FILE_RE.test(file)) return true;
+  return file.endsWith('.json') && posix.basename(file, '.json') === posix.basename(posix.dirname(file));
+}
+
+/** A data file's name without its data suffix: `blog/blog.11tydata.js` and `blog/blog.json` → `blog`. */
+function dataStem(file: string): string {
+  return posix
+    .basename(file)
+    .replace(DATA_FILE_RE, '')
+    .replace(/\.json$/, '');
+}
 const GLOBAL_DATA_NAMES = ['metadata', 'site'];
 // The RSS plugin's feed and the base blog's tag list leave these out: they name collections, not topics.
 const NOT_TAGS = ['all', 'post', 'posts'];
@@ -101,6 +115,8 @@ interface EleventySite {
   variables: Record<string, string | number | boolean | null>;
   /** Each template's path, found by readDoc (permalink as written or the default). */
   paths: Map<string, string>;
+  /** The creation time of each template without a date (Eleventy's default date), found by readDoc. */
+  created: Map<string, string>;
 }
 
 const FIELDS = (draftRule: string | null): FieldNames => ({
@@ -312,7 +328,7 @@ async function findDataFiles(root: string, input: string, hidden: readonly strin
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
       const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
       if (entry.isDirectory() && !hidden.includes(child)) await walkFolder(child);
-      else if (entry.isFile() && DATA_FILE_RE.test(entry.name)) found.push(child);
+      else if (entry.isFile() && isDataFile(child)) found.push(child);
     }
   };
   await walkFolder(input);
@@ -384,6 +400,7 @@ async function openEleventy(root: string, _options: ReadOptions): Promise<SiteRe
     dataFiles,
     variables: data === null ? {} : variablesOf(data.name, data.data),
     paths: new Map(),
+    created: new Map(),
   };
   site.settings.urlPattern = urlPatternOf(site);
   return eleventyReader(site, defaultAuthor, warnings);
@@ -414,8 +431,7 @@ function urlPatternOf(site: EleventySite): string | null {
 }
 
 function isDirectoryDataFile(file: string): boolean {
-  const name = posix.basename(file).replace(DATA_FILE_RE, '');
-  return name === posix.basename(posix.dirname(file));
+  return dataStem(file) === posix.basename(posix.dirname(file));
 }
 
 function tagsOf(value: StaticValue | undefined): string[] {
@@ -438,14 +454,16 @@ function formatOf(site: EleventySite, file: string): string | null {
 
 function classifyEleventy(site: EleventySite, file: string): FileClass {
   if (site.input !== '' && !file.startsWith(`${site.input}/`)) return { kind: 'ignore' };
-  if (DATA_FILE_RE.test(file)) {
+  // With the root as input, the site's own code sits beside its templates.
+  if (ELEVENTY_CONFIG_FILES.includes(file) || /^package(-lock)?\.json$/.test(file)) return { kind: 'ignore' };
+  if (isDataFile(file)) {
     const data = site.dataFiles.get(file)?.data ?? {};
     const keys = Object.entries(data).map(([key, value]) =>
       key === 'tags' ? `tags: ${tagsOf(value).join(', ')}` : key,
     );
     const which = isDirectoryDataFile(file)
       ? `every file in ${posix.dirname(file)}`
-      : file.replace(DATA_FILE_RE, '.*');
+      : `${posix.dirname(file)}/${dataStem(file)}.*`;
     return {
       kind: 'skipped',
       reason: `${isDirectoryDataFile(file) ? 'directory' : 'template'} data file: read for the data cascade (${keys.join(', ')}) of ${which}`,
@@ -473,8 +491,8 @@ function cascadeOf(site: EleventySite, file: string): DataFile[] {
     const folder = folders.slice(0, depth).join('/');
     if (site.input !== '' && folder.length < site.input.length) continue;
     const name = posix.basename(folder);
-    for (const ext of ['json', 'js', 'cjs', 'mjs']) {
-      const found = site.dataFiles.get(`${folder}/${name}.11tydata.${ext}`);
+    for (const suffix of ['json', '11tydata.json', '11tydata.js', '11tydata.cjs', '11tydata.mjs']) {
+      const found = site.dataFiles.get(`${folder}/${name}.${suffix}`);
       if (found !== undefined) files.push(found);
     }
   }
@@ -599,7 +617,7 @@ async function resolveDate(site: EleventySite, doc: SiteDoc, warnings: ImportPro
   } else if (value === undefined && eleventyFileDate(doc.file) === null) {
     const created = await keywordDate(site, doc.file, 'Created');
     if (created === null) return;
-    doc.data[key] = created.iso;
+    site.created.set(doc.file, created.iso);
     warnAt(
       1,
       `no date: Eleventy dates it by the file’s creation time, which changes with every checkout or copy; the imported date is fixed at this import`,
@@ -739,7 +757,7 @@ function eleventyReader(
     }),
     authors: new Map(),
     defaultAuthor,
-    fileDate: eleventyFileDate,
+    fileDate: (file) => eleventyFileDate(file) ?? site.created.get(file) ?? null,
     excerptSeparator: () => site.excerptSeparator,
     dividerFirst: true,
     exclusion: (doc) => {

@@ -3,6 +3,7 @@
 // ReadOptions.format forces one by name; an unknown name is refused with the list of names.
 import { readMarkdownFolder } from '../markdown-folder.ts';
 import { type ContentSource, ImportValidationError, type ReadOptions } from '../records.ts';
+import { astroProfile } from './astro.ts';
 import { docusaurusProfile } from './docusaurus.ts';
 import { eleventyProfile } from './eleventy.ts';
 import { hugoProfile } from './hugo.ts';
@@ -19,6 +20,7 @@ import type { SiteProfile } from './profile.ts';
  */
 export const SITE_PROFILES: readonly SiteProfile[] = [
   docusaurusProfile,
+  astroProfile,
   nextjsProfile,
   eleventyProfile,
   hugoProfile,

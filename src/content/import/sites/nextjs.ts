@@ -316,6 +316,15 @@ async function openNext(root: string, options: ReadOptions): Promise<SiteReader>
   }
   settings.siteUrl = siteUrlOf(options.siteUrl);
   settings.urlPattern = '/posts/:slug';
+  if (settings.siteUrl === null) {
+    warnings.push({
+      file: '_posts',
+      line: 1,
+      kind: 'site-url-missing',
+      message:
+        'the blog starter holds no site URL: paths, images and feed ids stay relative until one is given (--site-url)',
+    });
+  }
   site = {
     flavour: 'blog-starter',
     settings,
