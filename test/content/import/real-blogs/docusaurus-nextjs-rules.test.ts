@@ -102,6 +102,22 @@ describe('Docusaurus', () => {
     assert.deepEqual(warningsOf(source, 'blog/2024-03-04-a.md'), []);
   });
 
+  test('a tag written as { label, permalink } is its label with the permalink as slug; translations are reported, not imported', async () => {
+    const source = await site({
+      'docusaurus.config.js': "export default { url: 'https://d.example', baseUrl: '/' };",
+      'blog/2024-03-04-a.md': post(['title: A', 'tags:', '  - label: Big News', '    permalink: /news']),
+      'i18n/fr/docusaurus-plugin-content-blog/2024-03-04-a.md': post(['title: A (fr)']),
+    });
+    assert.deepEqual(article(source, 'blog/2024-03-04-a.md').tags, ['Big News']);
+    assert.deepEqual(
+      source.tags.map((tag) => [tag.name, tag.slug]),
+      [['Big News', 'news']],
+    );
+    const translation = source.files?.find((f) => f.file.startsWith('i18n/'));
+    assert.equal(translation?.kind, 'skipped');
+    assert.match(translation?.reason ?? '', /translation/);
+  });
+
   test('an MDX excerpt is the text before {/* truncate */}, its import lines and components rendered away', async () => {
     const body = [
       "import Tabs from '@theme/Tabs';",
@@ -181,6 +197,7 @@ describe('Next.js', () => {
     assert.equal(hello.path, '/posts/hello');
     assert.equal(hello.guid, null);
     assert.equal(hello.seo?.ogImage, '/og/hello.png');
+    assert.deepEqual(warningsOf(next, '_posts'), ['site-url-missing 1']);
     const jekyll = await site({ ...files, '_config.yml': 'title: J\n' });
     assert.equal(jekyll.generator, 'jekyll');
   });
