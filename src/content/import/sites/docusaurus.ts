@@ -5,7 +5,10 @@
 // at routeBasePath + the `slug` field, else `YYYY/MM/DD/name` from a dated file or folder name,
 // else the file's path; the feed id is the post's absolute URL. `authors.yml` and `tags.yml` give
 // the authors and the tags' labels and permalinks.
+import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
+import { promisify } from 'node:util';
 import { isObject, type Path } from '../check-kit.ts';
 import { parseIsoDate } from '../dates.ts';
 import { readText } from '../markdown-folder.ts';
@@ -23,6 +26,7 @@ import type {
 } from './profile.ts';
 import { authorOf } from './site-article.ts';
 
+const run = promisify(execFile);
 const CONFIG_FILES = [
   'docusaurus.config.js',
   'docusaurus.config.mjs',
@@ -73,6 +77,7 @@ const FIELDS: FieldNames = {
 };
 
 interface DocusaurusSite {
+  root: string;
   settings: SiteSettings;
   blogDir: string;
   routeBasePath: string;
@@ -169,6 +174,7 @@ async function openDocusaurus(root: string, options: ReadOptions): Promise<SiteR
   const routeBasePath = routeOf(at(blog, 'routeBasePath'), 'blog');
   const trailingSlash = at(config, 'trailingSlash') === true;
   const site: DocusaurusSite = {
+    root,
     settings: {
       siteUrl,
       urlPattern: `/${routeBasePath === '' ? '' : `${routeBasePath}/`}:year/:month/:day/:slug${trailingSlash ? '/' : ''}`,
@@ -349,12 +355,44 @@ function inlineTagObjects(
   });
 }
 
+/**
+ * A post with neither a `date` field nor a dated name: blogUtils.ts dates it by the file's first Git
+ * commit, else its creation time. The date found is kept for fileDate (the import fixes it from now
+ * on); a warning says where it came from.
+ */
+async function undatedPost(
+  site: DocusaurusSite,
+  doc: SiteDoc,
+  found: Map<string, string>,
+): Promise<ImportProblem[]> {
+  if (doc.data['date'] !== undefined && doc.data['date'] !== null) return [];
+  if (fileSlug(under(site.blogDir, doc.file) ?? doc.file).date !== null) return [];
+  const path = join(site.root, ...doc.file.split('/'));
+  const first = await run('git', ['log', '--diff-filter=A', '--follow', '--format=%at', '-1', '--', path], {
+    cwd: site.root,
+  }).catch(() => ({ stdout: '' }));
+  const seconds = Number.parseInt(first.stdout.trim().split('\n')[0] ?? '', 10);
+  const fromGit = !Number.isNaN(seconds);
+  const date = fromGit ? new Date(seconds * 1000) : (await stat(path)).birthtime;
+  found.set(doc.file, date.toISOString());
+  const source = fromGit ? 'its first Git commit' : 'the file’s creation time (no Git history)';
+  return [
+    {
+      file: doc.file,
+      line: 1,
+      kind: 'date-from-file',
+      message: `no date field and no date in the file name: dated by ${source}, as Docusaurus does, and fixed at this import`,
+    },
+  ];
+}
+
 function docusaurusReader(
   site: DocusaurusSite,
   authors: Map<string, AuthorInput>,
   problems: ImportProblem[],
   warnings: ImportProblem[],
 ): SiteReader {
+  const fileDates = new Map<string, string>();
   const labels = new Map([...site.tags.values()].map((tag) => [tag.name.toLowerCase(), tag]));
   const roots = [site.blogDir, site.pagesDir, ...(site.docsDir === null ? [] : [site.docsDir]), 'i18n'];
   return {
@@ -366,7 +404,8 @@ function docusaurusReader(
     classify: (file) => classifyDocusaurus(site, file),
     readDoc: async (doc, kind) => {
       inlineTagObjects(doc, site.tags, labels);
-      return { kind, warnings: [] };
+      const warnings = kind.kind === 'article' ? await undatedPost(site, doc, fileDates) : [];
+      return { kind, warnings };
     },
     fields: FIELDS,
     // Neither generator gives files values under their own front matter.
@@ -376,10 +415,10 @@ function docusaurusReader(
     templateOptions: () => ({}),
     authors,
     defaultAuthor: null,
-    // blogUtils.ts: a date in the file or folder name is midnight UTC.
+    // blogUtils.ts: a date in the file or folder name is midnight UTC; else Git or the file (undatedPost).
     fileDate: (file) => {
       const date = fileSlug(under(site.blogDir, file) ?? file).date;
-      return date === null ? null : parseIsoDate(date, 'UTC');
+      return date === null ? (fileDates.get(file) ?? null) : parseIsoDate(date, 'UTC');
     },
     excerptSeparator: (doc) => TRUNCATE_RE.exec(doc.body)?.[0] ?? null,
     dividerFirst: true,

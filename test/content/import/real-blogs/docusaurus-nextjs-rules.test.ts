@@ -2,6 +2,8 @@
 // JavaScript configs read and never run, blog routes and slugs, tags files, Contentlayer's document
 // types, the blog starter's detection beside Jekyll, and the SEO fields each starter writes.
 import assert from 'node:assert/strict';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { readContentSource } from '../../../../src/content/import/read-source.ts';
 import type { ContentSource } from '../../../../src/content/import/records.ts';
@@ -116,6 +118,19 @@ describe('Docusaurus', () => {
     const translation = source.files?.find((f) => f.file.startsWith('i18n/'));
     assert.equal(translation?.kind, 'skipped');
     assert.match(translation?.reason ?? '', /translation/);
+  });
+
+  test('a post with no date field and no dated name is dated by its file (outside Git: its creation time), with a warning', async () => {
+    const root = await makeContentFolder({
+      'docusaurus.config.js': "export default { url: 'https://d.example', baseUrl: '/' };",
+      'blog/undated.md': post(['title: Undated']),
+    });
+    const born = (await stat(join(root, 'blog', 'undated.md'))).birthtime.toISOString();
+    const source = await readContentSource(root);
+    const undated = article(source, 'blog/undated.md');
+    assert.equal(undated.publishedAt, born);
+    assert.equal(undated.path, '/blog/undated');
+    assert.deepEqual(warningsOf(source, 'blog/undated.md'), ['date-from-file 1']);
   });
 
   test('an MDX excerpt is the text before {/* truncate */}, its import lines and components rendered away', async () => {
