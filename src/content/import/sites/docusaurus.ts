@@ -356,6 +356,25 @@ function inlineTagObjects(
 }
 
 /**
+ * A post without a `title` field takes its first `# heading` as its title, which Docusaurus then
+ * leaves out of the content (blogUtils.ts: frontMatter.title ?? contentTitle); the heading's line is
+ * blanked so that the body keeps its line numbers.
+ */
+function titleFromHeading(doc: SiteDoc): void {
+  if (doc.key('title') !== undefined) return;
+  const lines = doc.body.split('\n');
+  const at = lines.findIndex((line) => /^#\s+\S/.test(line));
+  // Only a heading before any other text is the content title.
+  if (at < 0 || lines.slice(0, at).some((line) => line.trim() !== '' && !/^(import|export)\s/.test(line)))
+    return;
+  doc.data['title'] = lines[at].replace(/^#\s+/, '').replace(/\s+#*\s*$/, '');
+  const key = doc.key;
+  doc.key = (name) => (name === 'title' ? 'title' : key(name));
+  lines[at] = '';
+  doc.body = lines.join('\n');
+}
+
+/**
  * A post with neither a `date` field nor a dated name: blogUtils.ts dates it by the file's first Git
  * commit, else its creation time. The date found is kept for fileDate (the import fixes it from now
  * on); a warning says where it came from.
@@ -404,6 +423,7 @@ function docusaurusReader(
     classify: (file) => classifyDocusaurus(site, file),
     readDoc: async (doc, kind) => {
       inlineTagObjects(doc, site.tags, labels);
+      if (kind.kind === 'article') titleFromHeading(doc);
       const warnings = kind.kind === 'article' ? await undatedPost(site, doc, fileDates) : [];
       return { kind, warnings };
     },

@@ -133,6 +133,16 @@ describe('Docusaurus', () => {
     assert.deepEqual(warningsOf(source, 'blog/undated.md'), ['date-from-file 1']);
   });
 
+  test('a post without a title field takes its first # heading, which leaves the content', async () => {
+    const source = await site({
+      'docusaurus.config.js': "export default { url: 'https://d.example', baseUrl: '/' };",
+      'blog/2024-03-04-a.md': post(['authors: []'], '# Heading title\n\nText.'),
+    });
+    const a = article(source, 'blog/2024-03-04-a.md');
+    assert.equal(a.title, 'Heading title');
+    assert.ok(!a.content.includes('Heading title'), a.content);
+  });
+
   test('an MDX excerpt is the text before {/* truncate */}, its import lines and components rendered away', async () => {
     const body = [
       "import Tabs from '@theme/Tabs';",
