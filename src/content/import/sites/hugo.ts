@@ -4,22 +4,15 @@
 // whose other files are its resources. Paths follow [permalinks] with `:slug` = the slug field,
 // else the title urlized; `url` replaces the path. Keys of the config and front matter are
 // case-insensitive, as Hugo reads them.
-import { readdir } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, posix, sep } from 'node:path';
 import { calendarDate, isTimeZone, urlPatternProblem } from '../../article-url.ts';
 import { isObject, type Path } from '../check-kit.ts';
 import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
 import type { TemplateContext } from '../templates/expand.ts';
+import { splitFrontMatter } from '../markdown-file.ts';
 import { authorOf } from './site-article.ts';
-import {
-  type ConfigFile,
-  firstFile,
-  isFolder,
-  readConfigFile,
-  lastSegment,
-  siteUrlOf,
-  slugOfSegment,
-} from './config-file.ts';
+import { firstFile, isFolder, readConfigFile, lastSegment, siteUrlOf, slugOfSegment } from './config-file.ts';
 import type {
   ArticleFacts,
   FieldNames,
@@ -115,13 +108,14 @@ export function urlize(text: string): string {
 }
 
 interface HugoSite {
-  config: ConfigFile;
   settings: SiteSettings;
   contentDir: string;
   /** Section → page permalink pattern. */
   permalinks: Map<string, string>;
   mainSections: string[] | null;
   templateOptions: TemplateContext['options'];
+  /** Folder → the `cascade` values of its _index.md, which reach every page below it. */
+  cascades: Map<string, Record<string, unknown>>;
 }
 
 function readPermalinks(config: Record<string, unknown>): Map<string, string> {
@@ -184,11 +178,12 @@ async function openHugo(root: string, options: ReadOptions): Promise<SiteReader>
   const permalinks = readPermalinks(config);
   const params = isObject(config['params']) ? config['params'] : {};
   const main = params['mainsections'];
+  const contentDir =
+    typeof config['contentdir'] === 'string' ? config['contentdir'].replace(/^\/+|\/+$/g, '') : 'content';
   const site: HugoSite = {
     templateOptions: await templateOptionsOf(root, config),
-    config: configFile,
-    contentDir:
-      typeof config['contentdir'] === 'string' ? config['contentdir'].replace(/^\/+|\/+$/g, '') : 'content',
+    cascades: await readCascades(root, contentDir),
+    contentDir,
     permalinks,
     mainSections: Array.isArray(main) ? main.filter((s): s is string => typeof s === 'string') : null,
     settings: {
@@ -203,6 +198,45 @@ async function openHugo(root: string, options: ReadOptions): Promise<SiteReader>
   site.settings.defaultAuthor =
     defaultAuthor === null ? null : { name: defaultAuthor.name, image: defaultAuthor.image };
   return hugoReader(site, defaultAuthor, problems, warnings);
+}
+
+/**
+ * The `cascade` of every _index.md under the content folder (gohugo.io/content-management/front-matter/#cascade):
+ * a map, or a list of maps; an entry aimed (`_target`, `target`) at other kinds than pages is left out.
+ */
+async function readCascades(root: string, contentDir: string): Promise<Map<string, Record<string, unknown>>> {
+  const cascades = new Map<string, Record<string, unknown>>();
+  const entries = await readdir(join(root, contentDir), { recursive: true }).catch(() => [] as string[]);
+  for (const entry of entries) {
+    const relative = entry.split(sep).join('/');
+    if (!/(^|\/)_index\.(md|markdown)$/i.test(relative)) continue;
+    const text = await readFile(join(root, contentDir, entry), 'utf8').catch(() => null);
+    const split = text === null ? null : splitFrontMatter(relative, text);
+    const raw = split === null ? undefined : (lowerKeys(split.data) as Record<string, unknown>)['cascade'];
+    const values: Record<string, unknown> = {};
+    for (const item of Array.isArray(raw) ? raw : [raw]) {
+      if (!isObject(item)) continue;
+      const target = item['_target'] ?? item['target'];
+      if (isObject(target) && target['kind'] !== undefined && target['kind'] !== 'page') continue;
+      const { _target: _t, target: _u, ...rest } = item;
+      Object.assign(values, rest);
+    }
+    if (Object.keys(values).length > 0) {
+      const folder = posix.dirname(relative);
+      cascades.set(folder === '.' ? contentDir : `${contentDir}/${folder}`, values);
+    }
+  }
+  return cascades;
+}
+
+/** The cascaded values a file receives: from the content root's _index.md down to its nearest one (the nearer wins). */
+function cascadeFor(site: HugoSite, file: string): Record<string, unknown> {
+  const folders: string[] = [];
+  for (let folder = posix.dirname(file); folder !== '.' && folder !== ''; folder = posix.dirname(folder)) {
+    folders.unshift(folder);
+    if (folder === site.contentDir) break;
+  }
+  return Object.assign({}, ...folders.map((folder) => site.cascades.get(folder) ?? {}));
 }
 
 /** Names of the site's own shortcodes: templates under layouts/ of the site and of its theme. */
@@ -446,8 +480,7 @@ function hugoReader(
       return classifyHugo(site, file, files, postSectionList);
     },
     fields: FIELDS,
-    // Hugo's `cascade` of _index.md front matter is not read yet (see the report of this change).
-    cascade: () => ({}),
+    cascade: (file) => cascadeFor(site, file),
     caseInsensitiveKeys: true,
     dialects: () => ['hugo'],
     templateOptions: () => site.templateOptions,

@@ -3,19 +3,13 @@
 // _data/authors.yml; any other Markdown or HTML file with front matter is a page, any other file
 // a static file. Paths follow the `permalink` style (date parts in `timezone`), a post's own
 // `permalink` wins; the feed id is jekyll-feed's `post.id` (dirname of the URL + the slug).
-import { posix } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { join, posix } from 'node:path';
 import { calendarDate, isTimeZone, urlPatternProblem } from '../../article-url.ts';
 import { isObject, type Path } from '../check-kit.ts';
 import { parseIsoDate } from '../dates.ts';
 import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
-import {
-  absoluteOnSite,
-  firstFile,
-  isFolder,
-  readConfigFile,
-  siteUrlOf,
-  slugOfSegment,
-} from './config-file.ts';
+import { absoluteOnSite, firstFile, readConfigFile, siteUrlOf, slugOfSegment } from './config-file.ts';
 import type {
   ArticleFacts,
   FieldNames,
@@ -452,8 +446,14 @@ function jekyllReader(
   };
 }
 
+/**
+ * _config.yml, or (a site run on Jekyll's defaults) a _posts/ folder holding a dated post: Next.js's
+ * blog starter also has _posts/, with undated names.
+ */
 async function detectJekyll(root: string): Promise<boolean> {
-  return (await firstFile(root, CONFIG_FILES)) !== null || (await isFolder(`${root}/_posts`));
+  if ((await firstFile(root, CONFIG_FILES)) !== null) return true;
+  const posts = await readdir(join(root, '_posts')).catch(() => [] as string[]);
+  return posts.some((name) => POST_NAME_RE.test(name));
 }
 
 export const jekyllProfile: SiteProfile = { name: 'jekyll', detect: detectJekyll, open: openJekyll };

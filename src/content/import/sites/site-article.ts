@@ -57,8 +57,12 @@ function pick(
   const given = names
     .map((name) => fieldPath(doc, name))
     .filter((path): path is string[] => path !== null && valueAt(doc, path) !== undefined);
-  const unique = [...new Map(given.map((path) => [path.join('.'), path])).values()];
-  for (const other of unique.slice(1)) {
+  // The file's own fields come before the values a cascade gave it, which are never warned about.
+  const inherited = (path: string[]) => doc.inherited.has(path[0]);
+  const unique = [...new Map(given.map((path) => [path.join('.'), path])).values()].sort(
+    (a, b) => Number(inherited(a)) - Number(inherited(b)),
+  );
+  for (const other of unique.slice(1).filter((path) => !inherited(path))) {
     const name = other.join('.');
     warn(ctx, other, `"${name}" ignored: "${unique[0].join('.')}" gives the ${field}`, 'ignored-field');
   }

@@ -10,6 +10,16 @@ const FENCE_RE = /^\s*(```|~~~)/;
 const MARKDOWN_IMAGE_RE = /(!\[[^\]]*\]\()\s*<?([^)\s>]+)>?((?:\s+["'(][^)]*)?\))/g;
 const HTML_IMAGE_RE = /(<img\b[^>]*?\bsrc=["'])([^"']+)(["'])/gi;
 
+/** The file path a link target names: without query or fragment, percent-escapes decoded (kept when malformed). */
+function decodedPath(target: string): string {
+  const path = target.split(/[?#]/)[0];
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
 /** Whether a link target is relative to the page (no scheme, no leading `/`, not a fragment). */
 function isPageRelative(target: string): boolean {
   return !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('/') && !target.startsWith('#');
@@ -95,11 +105,7 @@ export async function resolveImages(
         message: `image ${JSON.stringify(target)}: ${context.note}`,
       });
     }
-    const path = join(
-      context.siteRoot,
-      ...folder.split('/'),
-      ...decodeURI(target.split(/[?#]/)[0]).split('/'),
-    );
+    const path = join(context.siteRoot, ...folder.split('/'), ...decodedPath(target).split('/'));
     const exists = await access(path).then(
       () => true,
       () => false,

@@ -344,3 +344,28 @@ describe('site configuration', () => {
     assert.deepEqual(warningsOf(source, 'content/posts/a.md'), ['unknown-link 7']);
   });
 });
+
+test('Hugo cascade: a section’s _index.md gives its posts values under their own, unwarned', async () => {
+  const source = await site({
+    'hugo.toml': HUGO_CONFIG,
+    'content/posts/_index.md': post(['title: Posts', 'cascade:', '  author: Ann', '  type: notes']),
+    'content/posts/hidden/_index.md': post(['title: Hidden', 'cascade:', '  - build: { list: never }']),
+    'content/posts/a.md': post(['title: A', 'date: 2024-01-01']),
+    'content/posts/b.md': post(['title: B', 'date: 2024-01-02', 'authors: [Bo]']),
+    'content/posts/hidden/c.md': post(['title: C', 'date: 2024-01-03']),
+  });
+  assert.equal(article(source, 'content/posts/a.md').author?.name, 'Ann');
+  assert.equal(article(source, 'content/posts/b.md').author?.name, 'Bo');
+  assert.equal(article(source, 'content/posts/hidden/c.md').author?.name, 'Ann');
+  const kinds = Object.fromEntries((source.files ?? []).map((f) => [f.file, f.kind]));
+  assert.equal(kinds['content/posts/hidden/c.md'], 'excluded');
+  assert.deepEqual(warningsOf(source, 'content/posts/a.md'), []);
+  assert.deepEqual(warningsOf(source, 'content/posts/b.md'), []);
+});
+
+test('a _posts/ folder without dated names and without _config.yml is not taken for Jekyll', async () => {
+  const source = await site({ '_posts/hello.md': post(['title: Hello', 'publishedAt: 2024-01-01']) });
+  assert.equal(source.generator, undefined);
+  const dated = await site({ '_posts/2024-01-01-hello.md': post(['title: Hello']) });
+  assert.equal(dated.generator, 'jekyll');
+});
