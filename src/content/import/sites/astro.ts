@@ -66,7 +66,8 @@ interface Collection {
   name: string;
   /** The glob loader's base (or the older src/content/<name>), under the root; null for a file loader. */
   base: string | null;
-  pattern: string;
+  /** Glob patterns under the base; those starting with `!` leave files out. */
+  pattern: string[];
   /** The file loader's file. */
   file: string | null;
   /** Schema fields that reference another collection: field → collection. */
@@ -182,7 +183,7 @@ function collectionOf(
   const collection: Collection = {
     name,
     base: `src/content/${name}`,
-    pattern: '**/*.{md,mdx,markdown}',
+    pattern: ['**/*.{md,mdx,markdown}'],
     file: null,
     ...schemaFields(module, options),
   };
@@ -203,7 +204,9 @@ function collectionOf(
       if (isComputed(value))
         warnings.push(configNotRead(module.file, value, `the ${name} collection’s glob ${what}`));
     collection.base = typeof base === 'string' ? posix.normalize(base).replace(/^\.\/?|\/+$/g, '') : null;
-    collection.pattern = typeof pattern === 'string' ? pattern : collection.pattern;
+    if (typeof pattern === 'string') collection.pattern = [pattern];
+    else if (Array.isArray(pattern))
+      collection.pattern = pattern.filter((p): p is string => typeof p === 'string');
     return collection.base === null ? null : collection;
   }
   if (kind === 'file' && typeof args[0] === 'string') {
@@ -269,6 +272,8 @@ function linkPattern(module: JsModule, node: AnyNode): string | null {
 interface FeedFacts {
   collection: string | null;
   title: string | null;
+  /** The title as an imported constant (`SITE_TITLE` from '../consts'): its name and module. */
+  titleImport: { name: string; from: string } | null;
   pattern: string | null;
   patternLine: number;
   filter: string | null;
@@ -276,7 +281,14 @@ interface FeedFacts {
 
 /** What the feed endpoint says: the collection it reads, its title, each item's link and the filter. */
 function feedFacts(module: JsModule | null): FeedFacts {
-  const facts: FeedFacts = { collection: null, title: null, pattern: null, patternLine: 1, filter: null };
+  const facts: FeedFacts = {
+    collection: null,
+    title: null,
+    titleImport: null,
+    pattern: null,
+    patternLine: 1,
+    filter: null,
+  };
   if (module === null) return facts;
   for (const call of callsNamed(module, ['getCollection'])) {
     const [name] = callArguments(module, call);
@@ -288,6 +300,7 @@ function feedFacts(module: JsModule | null): FeedFacts {
   for (const call of callsNamed(module, ['rss'])) {
     const title = at(callArguments(module, call)[0], 'title');
     if (typeof title === 'string') facts.title = title;
+    if (isComputed(title)) facts.titleImport = importOf(module, title.text);
   }
   for (const node of walk(module.program)) {
     if (node.type !== 'Property' || (node['key'] as AnyNode)['name'] !== 'link') continue;
@@ -296,6 +309,36 @@ function feedFacts(module: JsModule | null): FeedFacts {
     if (facts.pattern !== null) break;
   }
   return facts;
+}
+
+/** Where a name is imported from: `import { SITE_TITLE } from '../consts'` → the module path. */
+function importOf(module: JsModule, name: string): { name: string; from: string } | null {
+  for (const node of (module.program as unknown as { body: AnyNode[] }).body) {
+    if (node.type !== 'ImportDeclaration') continue;
+    const from = (node['source'] as AnyNode)['value'];
+    const specifier = (node['specifiers'] as AnyNode[]).find(
+      (s) => (s['local'] as AnyNode)['name'] === name && s.type === 'ImportSpecifier',
+    );
+    if (specifier !== undefined && typeof from === 'string' && from.startsWith('.')) {
+      const imported = (specifier['imported'] as AnyNode)['name'];
+      return { name: String(imported), from: posix.join(posix.dirname(module.file), from) };
+    }
+  }
+  return null;
+}
+
+/** A constant a relative module exports as a literal (`export const SITE_TITLE = 'Astro Blog'`), or null. */
+async function importedConstant(root: string, imported: { name: string; from: string } | null) {
+  if (imported === null) return null;
+  const extensions = ['', '.ts', '.js', '.mjs', '.mts'];
+  const file = await firstFile(
+    root,
+    extensions.map((ext) => `${imported.from}${ext}`),
+  );
+  const module = file === null ? null : await readModule(root, file, []);
+  const node = module === null ? null : exportedNode(module, imported.name);
+  const value = module === null || node === null ? null : staticValue(module, node);
+  return typeof value === 'string' ? value : null;
 }
 
 /** `({ data }) => data.draft !== true` → `data.draft !== true`. */
@@ -368,6 +411,7 @@ async function openAstro(root: string, _options: ReadOptions): Promise<SiteReade
   const pages = await pageFiles(root);
   const feedFile = feedFileOf(pages);
   const feed = feedFacts(feedFile === null ? null : await readModule(root, feedFile, warnings));
+  feed.title ??= await importedConstant(root, feed.titleImport);
   const blogName =
     feed.collection ?? ['blog', 'posts', 'post'].find((n) => collections.some((c) => c.name === n));
   const blog =
@@ -440,7 +484,10 @@ function entryOf(collection: Collection, file: string): string | null {
   const prefix = collection.base === '' ? '' : `${collection.base}/`;
   if (!file.startsWith(prefix)) return null;
   const relative = file.slice(prefix.length);
-  return posix.matchesGlob(relative, collection.pattern) ? relative : null;
+  const positive = collection.pattern.filter((p) => !p.startsWith('!'));
+  const negative = collection.pattern.filter((p) => p.startsWith('!')).map((p) => p.slice(1));
+  const matches = (patterns: string[]) => patterns.some((p) => posix.matchesGlob(relative, p));
+  return matches(positive) && !matches(negative) ? relative : null;
 }
 
 function classifyAstro(site: AstroSite, file: string): FileClass {
@@ -466,6 +513,12 @@ function classifyAstro(site: AstroSite, file: string): FileClass {
   if (file.startsWith('src/pages/')) return pageClass(site, file);
   if (IMAGE_RE.test(file))
     return { kind: 'skipped', reason: 'processed by astro:assets, published under a hashed name' };
+  const under = site.collections.find((c) => c.base !== null && file.startsWith(`${c.base}/`));
+  if (under !== undefined && ENTRY_RE.test(file))
+    return {
+      kind: 'skipped',
+      reason: `under the ${under.name} collection's base but left out by its glob pattern: Astro does not read it`,
+    };
   if (file.startsWith('src/content/') && ENTRY_RE.test(file))
     return {
       kind: 'skipped',
@@ -596,6 +649,8 @@ function astroReader(
     roots: ['src', 'public', ...site.collections.flatMap((c) => (c.base === null ? [] : [c.base]))],
     skipEntry: () => false,
     classify: (file) => classifyAstro(site, file),
+    // Astro's schema defaults are the only values an entry gets besides its own.
+    cascade: () => ({}),
     readDoc: async (doc, kind) => {
       const found: ImportProblem[] = [];
       if (kind.kind === 'article') {
@@ -605,10 +660,10 @@ function astroReader(
       return { kind, warnings: found };
     },
     fields: FIELDS(draft),
-    // Astro gives an entry no values under its own front matter.
-    cascade: () => ({}),
     caseInsensitiveKeys: false,
     dialects: (doc) => (doc.file.endsWith('.mdx') ? ['mdx'] : []),
+    processedImages: () =>
+      'Astro’s image pipeline (astro:assets) publishes a relative Markdown image under a hashed /_astro/ name',
     templateOptions: () => ({}),
     authors,
     defaultAuthor: projectName,

@@ -27,6 +27,7 @@ import type {
 import { authorOf } from './site-article.ts';
 
 const run = promisify(execFile);
+const ASSET_NOTE = 'Docusaurus publishes a co-located file under /assets/ with a hashed name';
 const CONFIG_FILES = [
   'docusaurus.config.js',
   'docusaurus.config.mjs',
@@ -464,8 +465,8 @@ function docusaurusReader(
       const known = site.tags.get(written) ?? labels.get(written.toLowerCase());
       return known ?? { name: written, slug: null };
     },
-    assetNote:
-      'Docusaurus publishes a co-located file under /assets/ with a hashed name; the link is resolved against the article’s URL, which works only where the file is served beside the article',
+    assetNote: `${ASSET_NOTE}; the link is resolved against the article’s URL, which works only where the file is served beside the article`,
+    processedImages: () => ASSET_NOTE,
   };
 }
 

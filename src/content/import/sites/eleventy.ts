@@ -32,6 +32,8 @@ import {
   staticValue,
   textOf,
 } from './js-static.ts';
+import type { Path } from '../check-kit.ts';
+import type { SplitFile } from '../markdown-file.ts';
 import type {
   Dialect,
   FieldNames,
@@ -44,6 +46,7 @@ import type {
 import { authorOf } from './site-article.ts';
 
 const run = promisify(execFile);
+type AnyNode = ReturnType<typeof callsNamed>[number];
 
 export const ELEVENTY_CONFIG_FILES = [
   'eleventy.config.js',
@@ -99,6 +102,8 @@ interface EleventySite {
   input: string;
   /** Folders Eleventy never reads as templates: includes, layouts, data, output. */
   hidden: string[];
+  /** The entries of .eleventyignore (at the root and in the input folder), as globs under the root. */
+  ignored: string[];
   formats: Set<string>;
   markdownEngine: Dialect | null;
   htmlEngine: Dialect | null;
@@ -109,6 +114,8 @@ interface EleventySite {
   draftRule: string | null;
   /** `*.11tydata.*` files by path. */
   dataFiles: Map<string, DataFile>;
+  /** The image transform plugin (@11ty/eleventy-img) renames the images templates reference. */
+  imageTransform: boolean;
   /** Names of the config's own shortcodes (addShortcode, addPairedShortcode …). */
   shortcodes: string[];
   /** Global data values templates may read (`metadata.title`). */
@@ -283,8 +290,12 @@ function configRules(module: JsModule | null) {
     passthrough: [] as string[],
     draftRule: null as string | null,
     shortcodes: [] as string[],
+    imageTransform: false,
   };
   if (module === null) return rules;
+  rules.imageTransform = callsNamed(module, ['addPlugin']).some((call) =>
+    /ImageTransform|eleventy-?img/i.test(textOf(module, call)),
+  );
   for (const call of callsNamed(module, ['setFrontMatterParsingOptions'])) {
     const options = callArguments(module, call)[0];
     // gray-matter's excerpt option; its separator defaults to `---`.
@@ -392,6 +403,7 @@ async function openEleventy(root: string, _options: ReadOptions): Promise<SiteRe
     },
     input,
     hidden,
+    ignored: await ignoreList(root, input),
     formats: new Set(values.formats ?? DEFAULT_FORMATS),
     markdownEngine: dialectOf(values.markdownEngine, 'liquid'),
     htmlEngine: dialectOf(values.htmlEngine, 'liquid'),
@@ -452,8 +464,32 @@ function formatOf(site: EleventySite, file: string): string | null {
   return site.formats.has(ext) ? ext : null;
 }
 
+/** .eleventyignore's lines (11ty.dev/docs/ignores): paths or globs, relative to the folder holding the file. */
+async function ignoreList(root: string, input: string): Promise<string[]> {
+  const entries: string[] = [];
+  for (const folder of [...new Set(['', input])]) {
+    const file = folder === '' ? '.eleventyignore' : `${folder}/.eleventyignore`;
+    const text = await readText(join(root, ...file.split('/')), file, []).catch(() => null);
+    for (const line of (text ?? '').split('\n')) {
+      const entry = line.trim();
+      if (entry === '' || entry.startsWith('#') || entry.startsWith('!')) continue;
+      entries.push(under(folder, entry.replace(/^\.\//, '')));
+    }
+  }
+  return entries;
+}
+
+function ignoredBy(site: EleventySite, file: string): string | undefined {
+  return site.ignored.find(
+    (entry) => file === entry || file.startsWith(`${entry}/`) || posix.matchesGlob(file, entry),
+  );
+}
+
 function classifyEleventy(site: EleventySite, file: string): FileClass {
   if (site.input !== '' && !file.startsWith(`${site.input}/`)) return { kind: 'ignore' };
+  const ignored = ignoredBy(site, file);
+  if (ignored !== undefined)
+    return { kind: 'skipped', reason: `listed in .eleventyignore (${ignored}): Eleventy does not read it` };
   // With the root as input, the site's own code sits beside its templates.
   if (ELEVENTY_CONFIG_FILES.includes(file) || /^package(-lock)?\.json$/.test(file)) return { kind: 'ignore' };
   if (isDataFile(file)) {
@@ -470,13 +506,23 @@ function classifyEleventy(site: EleventySite, file: string): FileClass {
     };
   }
   // What a template is depends on its data (tags, permalink, exclusion): readDoc decides.
-  if (formatOf(site, file) !== null) return { kind: 'page', reason: 'a template' };
-  const copied = site.passthrough.find(
-    (pattern) =>
-      posix.matchesGlob(file, pattern) || file.startsWith(`${pattern.replace(/^\.\/|\/+$/g, '')}/`),
-  );
+  // What a template is depends on its data (tags, permalink, exclusion): readDoc decides once its
+  // front matter is read. Without front matter (which Eleventy does not need) it stays a page.
+  const format = formatOf(site, file);
+  if (format !== null) return { kind: 'page', reason: templateWithoutMatter(site, file, format) };
+  const copied = site.passthrough.find((written) => {
+    const pattern = written.replace(/^\.\/|\/+$/g, '');
+    return file === pattern || posix.matchesGlob(file, pattern) || file.startsWith(`${pattern}/`);
+  });
   if (copied !== undefined)
     return { kind: 'skipped', reason: `passthrough copy (${copied}): referenced by URL` };
+  if (site.imageTransform && /\.(png|jpe?g|gif|webp|avif|svg)$/i.test(file)) {
+    return {
+      kind: 'skipped',
+      reason:
+        'an image for the image transform (@11ty/eleventy-img): published under generated names where a template uses it',
+    };
+  }
   return {
     kind: 'skipped',
     reason: 'neither a template nor a passthrough copy: Eleventy leaves it out of the site',
@@ -502,6 +548,24 @@ function cascadeOf(site: EleventySite, file: string): DataFile[] {
     if (own !== undefined) files.push(own);
   }
   return files;
+}
+
+/**
+ * The values the data files give a template, the nearest winning, `tags` merged as Eleventy merges
+ * arrays; a value the data file computes is left out (it is not known without running it).
+ */
+function cascadeValues(site: EleventySite, file: string): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  const tags: string[] = [];
+  for (const data of cascadeOf(site, file)) {
+    for (const [key, value] of Object.entries(data.data)) {
+      if (isComputed(value)) continue;
+      if (key === 'tags') tags.push(...tagsOf(value));
+      else values[key] = value;
+    }
+  }
+  if (tags.length > 0) values['tags'] = [...new Set(tags)];
+  return values;
 }
 
 /** The input path as Eleventy writes it: `blog/x.md` → `/blog/x/`, `blog/x/x.md` and `blog/x/index.md` → `/blog/x/`. */
@@ -581,22 +645,22 @@ async function keywordDate(
     case 'last modified':
       return {
         iso: (await stat(path)).mtime.toISOString(),
-        why: 'date: Last Modified is the file’s modification time, which changes with every checkout or copy; the imported date is fixed at this import',
+        why: 'date: Last Modified is the file’s modification time, which changes with every checkout or copy',
       };
     case 'created':
       return {
         iso: (await stat(path)).birthtime.toISOString(),
-        why: 'date: Created is the file’s creation time, which changes with every checkout or copy; the imported date is fixed at this import',
+        why: 'date: Created is the file’s creation time, which changes with every checkout or copy',
       };
     case 'git last modified':
       return {
         iso: (await git(['-1'])) ?? now,
-        why: 'date: git Last Modified is the file’s last commit (the import time outside a Git work tree); the imported date is fixed at this import',
+        why: 'date: git Last Modified is the file’s last commit (the import time outside a Git work tree)',
       };
     case 'git created':
       return {
         iso: (await git(['--diff-filter=A', '--follow', '-1'])) ?? now,
-        why: 'date: git Created is the file’s first commit (the import time outside a Git work tree or before the file is committed); the imported date is fixed at this import',
+        why: 'date: git Created is the file’s first commit (the import time outside a Git work tree or before the file is committed)',
       };
     default:
       return null;
@@ -613,14 +677,14 @@ async function resolveDate(site: EleventySite, doc: SiteDoc, warnings: ImportPro
     const keyword = await keywordDate(site, doc.file, value);
     if (keyword === null) return;
     doc.data[key] = keyword.iso;
-    warnAt(doc.locate([key]), keyword.why);
+    warnAt(doc.locate([key]), `${keyword.why}: read as ${keyword.iso}`);
   } else if (value === undefined && eleventyFileDate(doc.file) === null) {
     const created = await keywordDate(site, doc.file, 'Created');
     if (created === null) return;
     site.created.set(doc.file, created.iso);
     warnAt(
       1,
-      `no date: Eleventy dates it by the file’s creation time, which changes with every checkout or copy; the imported date is fixed at this import`,
+      `no date: Eleventy dates it by the file’s creation time, which changes with every checkout or copy: read as ${created.iso}`,
     );
   }
 }
@@ -677,18 +741,33 @@ async function readTemplate(
     }
     return { kind: { kind: 'article' }, warnings };
   }
-  return { kind: { kind: 'page', reason: pageReason(site, doc, path, format, excluded) }, warnings };
+  if (pick('pagination') !== undefined) {
+    const reason = 'a paginated template (pagination): one page per item of its data, not a post';
+    return { kind: { kind: 'page', reason }, warnings };
+  }
+  return {
+    kind: { kind: 'page', reason: pageReason(site, doc.body, path, format, excluded) },
+    warnings,
+  };
+}
+
+/** The report's reason for a template without front matter, from its folders' data alone. */
+function templateWithoutMatter(site: EleventySite, file: string, format: string): string {
+  const tagged = cascadeOf(site, file).some((data) => tagsOf(data.data['tags']).includes(site.collection));
+  if (tagged && format !== '11ty.js')
+    return `tagged ${site.collection} by its folder's data but without front matter: no title to import it with`;
+  return pageReason(site, null, defaultPath(site, file), format, false);
 }
 
 function pageReason(
   site: EleventySite,
-  doc: SiteDoc,
+  body: string | null,
   path: string,
   format: string,
   excluded: boolean,
 ): string {
   if (path === '/') {
-    const listing = doc.body.includes('collections.') ? 'listing ' : '';
+    const listing = body?.includes('collections.') === true ? 'listing ' : '';
     return `the home page, a ${LANGUAGES[format] ?? format} ${listing}template${excluded ? ' excluded from collections' : ''}`;
   }
   const folders = taggingFolders(site);
@@ -741,10 +820,14 @@ function eleventyReader(
     roots: [site.input],
     skipEntry: (path, isDirectory) => isDirectory && (site.hidden.includes(path) || path === 'node_modules'),
     classify: (file) => classifyEleventy(site, file),
+    cascade: (file) => cascadeValues(site, file),
     readDoc: (doc) => readTemplate(site, doc),
+    splitDoc: jsFrontMatter,
+    processedImages: () =>
+      site.imageTransform
+        ? 'the image transform (@11ty/eleventy-img) publishes it under a generated name'
+        : null,
     fields: FIELDS(site.draftRule),
-    // Filled by the Eleventy profile's own data cascade (readDoc); the shared cascade hook is unused here.
-    cascade: () => ({}),
     caseInsensitiveKeys: false,
     dialects: (doc) => dialectsOf(site, doc),
     templateOptions: (doc) => ({
@@ -786,6 +869,75 @@ function eleventyReader(
       return [clean, `${site.input}/${clean}`].filter((candidate) => candidate !== '');
     },
   };
+}
+
+const JS_FENCE_RE = /^---\s*(js|javascript)\s*$/;
+
+/**
+ * `---js` front matter (11ty.dev/docs/data-frontmatter/#java-script-front-matter): its top-level
+ * declarations (`const title = "…"`) or, in the older form, one object literal, read as data. A
+ * value the code computes (a function, an expression) is left out: Eleventy would run it.
+ */
+function jsFrontMatter(file: string, text: string): SplitFile | null {
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n');
+  if (!JS_FENCE_RE.test(lines[0] ?? '')) return null;
+  const close = lines.findIndex((line, i) => i > 0 && line.trimEnd() === '---');
+  const failed = (line: number, message: string): SplitFile => ({
+    data: {},
+    locate: () => 1,
+    body: '',
+    bodyLine: 1,
+    problems: [{ file, line, message }],
+  });
+  if (close === -1) return failed(1, 'front matter is not closed: no "---" line after "---js"');
+  const code = lines.slice(1, close).join('\n');
+  let parsed = parseJsModule(file, code);
+  if ('problem' in parsed) parsed = parseJsModule(file, `(${code}\n)`);
+  if ('problem' in parsed)
+    return failed(parsed.problem.line + 1, `JavaScript front matter ${parsed.problem.message}`);
+  const { data, lines: fieldLines } = jsDeclarations(parsed.module);
+  let body = lines.slice(close + 1).join('\n');
+  let bodyLine = close + 2;
+  if (body.startsWith('\n')) {
+    body = body.slice(1);
+    bodyLine++;
+  }
+  const locate = (path: Path) => 1 + (fieldLines.get(String(path[0])) ?? 0);
+  return { data, locate, body, bodyLine, problems: [] };
+}
+
+/** The literal values of a module's top-level declarations, or of its one object literal, with their lines. */
+function jsDeclarations(module: JsModule) {
+  const data: Record<string, unknown> = {};
+  const lines = new Map<string, number>();
+  const keep = (name: string, value: StaticValue, line: number) => {
+    if (isComputed(value)) return;
+    data[name] = value;
+    lines.set(name, line);
+  };
+  for (const statement of (module.program as unknown as { body: AnyNode[] }).body) {
+    const declarators =
+      statement.type === 'VariableDeclaration' ? (statement['declarations'] as AnyNode[]) : [];
+    for (const declarator of declarators) {
+      const id = declarator['id'] as AnyNode;
+      const init = declarator['init'] as AnyNode | null;
+      if (id.type !== 'Identifier' || init === null) continue;
+      keep(String(id['name']), staticValue(module, init), declarator.loc?.start.line ?? 0);
+    }
+    const expression = statement['expression'] as AnyNode | undefined;
+    if (statement.type === 'ExpressionStatement' && expression?.type === 'ObjectExpression') {
+      for (const property of expression['properties'] as AnyNode[]) {
+        const key = property['key'] as AnyNode | undefined;
+        const name = key?.['name'] ?? key?.['value'];
+        if (typeof name === 'string')
+          keep(name, staticValue(module, property['value'] as AnyNode), property.loc?.start.line ?? 0);
+      }
+    }
+  }
+  return { data, lines };
 }
 
 async function detectEleventy(root: string): Promise<boolean> {

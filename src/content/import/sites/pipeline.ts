@@ -3,15 +3,18 @@
 //   detect (formats.ts) → profile.open(root): settings from the config, site warnings, the reader
 //   → list every file under reader.roots (reader.skipEntry leaves out caches, layouts, output)
 //   → reader.classify(file): ignore | skipped(reason) | page(reason) | article(draftReason?)
+//   → the front matter read (reader.splitDoc for a generator's own form, else YAML or TOML), and
+//     reader.readDoc, when given, may reclassify the file by it (Eleventy) and resolve values
 //   → per article, the shared flow (site-article.ts): front matter through reader.fields, dates
 //     in settings.timeZone, reader.place() for path, slug, guid and section, authors, tags,
 //     cover image, excerpt divider; every unused field warned (`ignored-field`) with its line
 //   → per page: reader.pagePath() for the report
 //   → duplicate slugs refused, naming both files
-//   → bodies (site-body.ts): the divider removed, relative images against the article's URL
+//   → bodies (site-body.ts): the divider removed, template syntax expanded, relative images
+//     against the article's URL (or reported, where reader.processedImages says the generator renames them)
 //   → ContentSource { generator, settings, files, articles, warnings (site's first) }
 //
-// A generator is one profile module (hugo.ts, jekyll.ts) implementing SiteProfile of profile.ts:
+// A generator is one profile module (hugo.ts, jekyll.ts, eleventy.ts, astro.ts) implementing SiteProfile of profile.ts:
 //   name                       the --format name and ContentSource.generator
 //   detect(root)               a few stat calls: is this folder laid out for the generator?
 //   open(root, options)        reads the config and author files; returns a SiteReader:
@@ -31,6 +34,11 @@
 //     page(doc, file, reason)  a page's path for the report (or: a file copied as is)
 //     dividerFirst             whether the body's divider wins over a front-matter excerpt
 //     refCandidates(target)    the files a template cross-reference may name (Hugo ref, Liquid link)
+//     readDoc?(doc, kind)      optional: the file's kind from its front matter, values from the file
+//                              system or Git (Eleventy's tags, permalink: false, date: git Created)
+//     splitDoc?(file, text)    optional: front matter in the generator's own form (Eleventy's ---js)
+//     processedImages?(doc)    optional: why relative body images are published under other names
+// Sites written in JavaScript (eleventy.config.js, content.config.ts) are read by js-static.ts, never run.
 // Register a new profile in formats.ts (SITE_PROFILES, in detection order).
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
@@ -84,7 +92,7 @@ function siteDoc(
   text: string,
   reader: SiteReader,
 ): { doc?: SiteDoc; problems: ImportProblem[] } {
-  const split = splitFrontMatter(file, text);
+  const split = reader.splitDoc?.(file, text) ?? splitFrontMatter(file, text);
   if (split.problems.length > 0) return { problems: split.problems };
   const fold = (name: string) => (reader.caseInsensitiveKeys ? name.toLowerCase() : name);
   const own = new Set(Object.keys(split.data).map(fold));
@@ -231,8 +239,8 @@ async function finishBody(
       bodyLine: doc.bodyLine,
       base,
       siteRoot: root,
-      note: reader.assetNote,
       written: doc.body,
+      processed: reader.processedImages?.(doc),
     },
     warnings,
   );

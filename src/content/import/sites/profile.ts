@@ -2,6 +2,7 @@
 // recognise its layout, what its configuration says, what each file is, which front-matter names
 // carry which article field, and its rules for paths, feed ids, drafts and excerpts.
 import type { Path } from '../check-kit.ts';
+import type { SplitFile } from '../markdown-file.ts';
 import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
 import type { TemplateContext, TemplateDialect } from '../templates/expand.ts';
 
@@ -137,6 +138,17 @@ export interface SiteReader {
    */
   readDoc?: (doc: SiteDoc, kind: FileClass) => Promise<{ kind: FileClass; warnings: ImportProblem[] }>;
   /**
+   * Front matter in a form of the generator's own (Eleventy's `---js`): the file split into data
+   * and body, or null for the usual YAML or TOML front matter.
+   */
+  splitDoc?: (file: string, text: string) => SplitFile | null;
+  /**
+   * Why a relative image in this article's body is published under a name the source does not
+   * hold (Astro's assets, Eleventy's image transform), or null: such images are then reported
+   * `asset-not-public` instead of being checked beside the post.
+   */
+  processedImages?: (doc: SiteDoc) => string | null;
+  /**
    * The report's reasons in the generator's words: `draft: true`, `published: false`, and a future
    * date (stored published with that date, i.e. scheduled; null when the generator publishes
    * future-dated posts at once, as Eleventy and Astro do: then a `future-date` warning says that
@@ -162,8 +174,9 @@ export interface SiteReader {
    */
   tagOf?: (written: string) => { name: string; slug: string | null };
   /**
-   * Why a page-relative image (cover or body) is not where the generator publishes it (Docusaurus
-   * serves co-located files under hashed /assets/ names): each one is warned `asset-not-public`.
+   * Why a page-relative cover image is not where the generator publishes it (Docusaurus serves
+   * co-located files under hashed /assets/ names): warned `asset-not-public` at its field. Body
+   * images say so through processedImages.
    */
   assetNote?: string;
   /** Resolves a cross-reference of a template tag (Hugo `ref`, Liquid `link`/`post_url`) among the site's files. */

@@ -60,7 +60,9 @@ function writtenLines(
 
 /**
  * Rewrites page-relative image targets outside code blocks; each one whose file is not beside the
- * source file is reported as `missing-image` at its line.
+ * source file is reported as `missing-image` at its line. With `processed` (the generator publishes
+ * such images under names the source does not hold: Astro's assets, Eleventy's image transform),
+ * each one is reported as `asset-not-public` with that reason instead.
  */
 export async function resolveImages(
   body: string,
@@ -69,9 +71,9 @@ export async function resolveImages(
     bodyLine: number;
     base: string | null;
     siteRoot: string;
-    note?: string;
     /** The body as written, when `body` is its expansion (whose lines may have moved): lines are found in it. */
     written?: string;
+    processed?: string | null;
   },
   warnings: ImportProblem[],
 ): Promise<string> {
@@ -96,15 +98,18 @@ export async function resolveImages(
     lines[i] = lines[i].replace(MARKDOWN_IMAGE_RE, rewrite).replace(HTML_IMAGE_RE, rewrite);
   }
   const folder = posix.dirname(context.file);
-  for (const { target, line } of missing) {
-    if (context.note !== undefined) {
+  if (context.processed) {
+    for (const { target, line } of missing) {
       warnings.push({
         file: context.file,
         line,
         kind: 'asset-not-public',
-        message: `image ${JSON.stringify(target)}: ${context.note}`,
+        message: `image ${JSON.stringify(target)}: ${context.processed}; its link points at ${againstArticle(target, context.base)}, where the generator never published it`,
       });
     }
+    return lines.join('\n');
+  }
+  for (const { target, line } of missing) {
     const path = join(context.siteRoot, ...folder.split('/'), ...decodedPath(target).split('/'));
     const exists = await access(path).then(
       () => true,

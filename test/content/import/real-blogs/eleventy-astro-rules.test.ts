@@ -32,6 +32,8 @@ function article(source: ContentSource, file: string) {
 
 const warningsOf = (source: ContentSource, file: string) =>
   (source.warnings ?? []).filter((w) => w.file === file).map((w) => `${w.kind} ${w.line}`);
+const fileReason = (source: ContentSource, file: string) =>
+  source.files?.find((f) => f.file === file)?.reason ?? '';
 const fileKind = (source: ContentSource, file: string) =>
   source.files?.find((f) => f.file === file)?.kind ?? '(not reported)';
 
@@ -189,6 +191,26 @@ describe('Eleventy', () => {
     assert.equal(source.settings?.siteUrl, 'https://e.example');
   });
 
+  test('a template listed in .eleventyignore is reported as left out, not imported', async () => {
+    const source = await site({
+      'eleventy.config.js': ELEVENTY_CONFIG,
+      '.eleventyignore': '# notes\nsrc/blog/notes/\n./src/blog/*.draft.md\n',
+      'src/blog/blog.11tydata.js': BLOG_DATA,
+      'src/blog/notes/a.md': post(['title: A', 'date: 2024-01-02']),
+      'src/blog/b.draft.md': post(['title: B', 'date: 2024-01-02']),
+      'src/blog/c.md': post(['title: C', 'date: 2024-01-02']),
+    });
+    assert.deepEqual(
+      source.articles.map((a) => a.file),
+      ['src/blog/c.md'],
+    );
+    assert.match(
+      fileReason(source, 'src/blog/notes/a.md'),
+      /^listed in \.eleventyignore \(src\/blog\/notes\)/,
+    );
+    assert.equal(fileKind(source, 'src/blog/b.draft.md'), 'skipped');
+  });
+
   test('a future date is published by Eleventy at once: Folio schedules it and warns on the date’s line', async () => {
     const source = await site({
       'eleventy.config.js': ELEVENTY_CONFIG,
@@ -197,6 +219,67 @@ describe('Eleventy', () => {
     });
     assert.equal(fileKind(source, 'src/blog/a.md'), 'post');
     assert.deepEqual(warningsOf(source, 'src/blog/a.md'), ['future-date 3']);
+  });
+
+  test('---js front matter: its declarations are the data (a draft of the base blog), a function left out', async () => {
+    const source = await site({
+      'eleventy.config.js': `${ELEVENTY_CONFIG}export default function (c) {\n  c.addPreprocessor('drafts', '*', (data) => { if (data.draft) return false; });\n}\n`,
+      'src/blog/blog.11tydata.js': BLOG_DATA,
+      'src/blog/a.md':
+        '---js\nconst title = "A";\nconst date = "2023-01-23";\nconst draft = true;\nconst helper = () => 1;\n---\nBody.\n',
+      'src/blog/b.md': '---js\n{ title: "B", date: "2023-01-24", tags: ["x"] }\n---\nBody.\n',
+    });
+    const a = article(source, 'src/blog/a.md');
+    assert.equal(a.title, 'A');
+    assert.equal(a.status, 'draft');
+    assert.equal(a.publishedAt, '2023-01-23T00:00:00.000Z');
+    assert.equal(article(source, 'src/blog/b.md').title, 'B');
+    assert.deepEqual(article(source, 'src/blog/b.md').tags, ['x']);
+  });
+
+  test('a folder’s data file makes its templates drafts, or excludes them, as front matter would', async () => {
+    const source = await site({
+      'eleventy.config.js': `export default function (c) {\n  c.addPreprocessor('drafts', '*', (data) => { if (data.draft) return false; });\n}\n${ELEVENTY_CONFIG}`,
+      'src/blog/blog.11tydata.js': BLOG_DATA,
+      'src/blog/drafts/drafts.11tydata.json': '{ "draft": true, "layout": "post.njk" }',
+      'src/blog/drafts/a.md': post(['title: A', 'date: 2024-01-02']),
+      'src/blog/hidden/hidden.json': '{ "eleventyExcludeFromCollections": true }',
+      'src/blog/hidden/b.md': post(['title: B', 'date: 2024-01-02']),
+    });
+    assert.equal(fileKind(source, 'src/blog/drafts/a.md'), 'draft');
+    assert.equal(fileKind(source, 'src/blog/hidden/b.md'), 'excluded');
+    // Values the data files give are not the file's own fields: nothing to warn about on its lines.
+    assert.deepEqual(warningsOf(source, 'src/blog/drafts/a.md'), []);
+  });
+
+  test('templates without front matter and paginated ones are pages, each with its reason', async () => {
+    const source = await site({
+      'eleventy.config.js': ELEVENTY_CONFIG,
+      'src/blog/blog.11tydata.js': BLOG_DATA,
+      'src/blog/untitled.md': 'No front matter.\n',
+      'src/tags.njk': '<h1>Tags</h1>\n',
+      'src/tag-pages.njk':
+        '---\npagination:\n  data: collections\n  size: 1\npermalink: /tags/{{ tag | slugify }}/\n---\nx\n',
+    });
+    const reason = (file: string) => source.files?.find((f) => f.file === file)?.reason ?? '';
+    assert.match(
+      reason('src/blog/untitled.md'),
+      /^tagged posts by its folder's data but without front matter/,
+    );
+    assert.equal(reason('src/tags.njk'), 'outside src/blog: not tagged posts');
+    assert.match(reason('src/tag-pages.njk'), /^a paginated template/);
+    assert.deepEqual(source.warnings, []);
+  });
+
+  test('with the image transform, a relative image is reported as published under another name, not as missing', async () => {
+    const source = await site({
+      'eleventy.config.js': `import { eleventyImageTransformPlugin } from '@11ty/eleventy-img';\nexport default function (c) { c.addPlugin(eleventyImageTransformPlugin); }\n${ELEVENTY_CONFIG}`,
+      'src/blog/blog.11tydata.js': BLOG_DATA,
+      'src/blog/a/a.md': post(['title: A', 'date: 2024-01-02'], '![A possum](./possum.png)'),
+      'src/blog/a/possum.png': 'png',
+    });
+    assert.deepEqual(warningsOf(source, 'src/blog/a/a.md'), ['asset-not-public 6']);
+    assert.match(fileReason(source, 'src/blog/a/possum.png'), /^an image for the image transform/);
   });
 
   test('an Eleventy site holding a _posts folder is still read as Eleventy', async () => {
@@ -218,6 +301,26 @@ describe('Eleventy', () => {
 
 describe('Astro', () => {
   const CONFIG = `export default { site: 'https://a.example' };\n`;
+  const COLLECTIONS = `const blog = defineCollection({ loader: glob({ base: './src/content/blog', pattern: '**/*.md' }) });\nexport const collections = { blog };\n`;
+
+  test('the feed title from an imported constant names the project, which an entry without authors gets', async () => {
+    const source = await site({
+      'astro.config.mjs': CONFIG,
+      'src/content.config.ts': COLLECTIONS,
+      'src/consts.ts': `export const SITE_TITLE: string = 'Orbit';\n`,
+      'src/pages/rss.xml.js': `import { SITE_TITLE } from '../consts';\nexport const GET = () => rss({ title: SITE_TITLE, items: posts.map((post) => ({ link: \`/blog/\${post.id}/\` })) });\n`,
+      'src/content/blog/a.md': post(['title: A', 'pubDate: 2024-01-02'], '![Dish](./dish.jpg)'),
+      'src/content/blog/dish.jpg': 'jpg',
+    });
+    const a = article(source, 'src/content/blog/a.md');
+    assert.deepEqual(
+      a.authors?.map((author) => author.name),
+      ['Orbit'],
+    );
+    assert.equal(source.settings?.defaultAuthor, null);
+    // Astro publishes a relative Markdown image under a hashed name: reported, not passed as fine.
+    assert.deepEqual(warningsOf(source, 'src/content/blog/a.md'), ['default-author 1', 'asset-not-public 6']);
+  });
 
   test('older src/content/config.ts collections: entries under src/content/<name>, segments slugged, index dropped', async () => {
     const source = await site({
@@ -239,17 +342,21 @@ describe('Astro', () => {
     );
   });
 
-  test('a feed link built with + gives the pattern; the feed’s guid is the absolute link', async () => {
+  test('a feed link built with + gives the pattern, the guid is the absolute link, a glob’s negated pattern leaves files out', async () => {
     const source = await site({
       'astro.config.mjs': `export default { site: 'https://a.example', base: '/docs' };\n`,
-      'src/content.config.ts': `const blog = defineCollection({ loader: glob({ base: 'content/posts', pattern: '*.md' }) });\nexport const collections = { blog };\n`,
+      'src/content.config.ts': `const blog = defineCollection({ loader: glob({ base: 'content/posts', pattern: ['*.md', '!_*.md'] }) });\nexport const collections = { blog };\n`,
       'content/posts/a.md': post(['title: A', 'pubDate: 2024-01-02']),
+      'content/posts/_b.md': post(['title: B', 'pubDate: 2024-01-02']),
       'src/pages/feed.xml.ts': `export const GET = async () => rss({ items: (await getCollection('blog')).map((p) => ({ link: '/writing/' + p.id })) });\n`,
     });
     assert.equal(source.settings?.siteUrl, 'https://a.example/docs');
     const a = article(source, 'content/posts/a.md');
     assert.equal(a.path, '/writing/a');
     assert.equal(a.guid, 'https://a.example/docs/writing/a');
+    // A negated pattern leaves the file out of the collection.
+    assert.equal(source.articles.length, 1);
+    assert.match(fileReason(source, 'content/posts/_b.md'), /left out by its glob pattern/);
   });
 
   test('without a getCollection filter reading it, `draft: true` is published by Astro and warned', async () => {
