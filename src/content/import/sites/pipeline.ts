@@ -10,11 +10,14 @@
 //     cover image, excerpt divider; every unused field warned (`ignored-field`) with its line
 //   → per page: reader.pagePath() for the report
 //   → duplicate slugs refused, naming both files
-//   → bodies (site-body.ts): the divider removed, template syntax expanded, relative images
-//     against the article's URL (or reported, where reader.processedImages says the generator renames them)
-//   → ContentSource { generator, settings, files, articles, warnings (site's first) }
+//   → bodies (site-body.ts): the divider removed, template syntax expanded (an excerpt cut from the
+//     body too), relative images against the article's URL (its folder when the path has no
+//     trailing slash), or reported where reader.processedImages says the generator renames them
+//   → ContentSource { generator, settings, files, tags (reader.tagOf's names and slugs), articles,
+//     warnings (site's first) }
 //
-// A generator is one profile module (hugo.ts, jekyll.ts, eleventy.ts, astro.ts) implementing SiteProfile of profile.ts:
+// A generator is one profile module (hugo.ts, jekyll.ts, eleventy.ts, astro.ts, nextjs.ts,
+// docusaurus.ts) implementing SiteProfile of profile.ts:
 //   name                       the --format name and ContentSource.generator
 //   detect(root)               a few stat calls: is this folder laid out for the generator?
 //   open(root, options)        reads the config and author files; returns a SiteReader:
@@ -22,7 +25,8 @@
 //     warnings, problems       about the config files (problems stop the import)
 //     roots, skipEntry         where the content is, what is never looked at
 //     classify(file, files)    the file report's kind and reason, in the generator's words
-//     fields                   front-matter names per article field, the profile's own, theme ones
+//     fields                   front-matter names per article field (a dotted name reads a nested
+//                              value), the profile's own, theme ones
 //     caseInsensitiveKeys      Hugo's front-matter keys
 //     cascade(file)            values the site gives a file under its front matter (Jekyll defaults)
 //     dialects                 template languages of the bodies (for templates/expand.ts)
@@ -38,7 +42,10 @@
 //                              system or Git (Eleventy's tags, permalink: false, date: git Created)
 //     splitDoc?(file, text)    optional: front matter in the generator's own form (Eleventy's ---js)
 //     processedImages?(doc)    optional: why relative body images are published under other names
-// Sites written in JavaScript (eleventy.config.js, content.config.ts) are read by js-static.ts, never run.
+//     assetNote?               optional: the same for a relative cover image (Docusaurus)
+//     tagOf?(written)          optional: a tag's name and slug (Docusaurus tags.yml, github-slugger)
+// Sites written in JavaScript (eleventy.config.js, content.config.ts, docusaurus.config.js,
+// contentlayer.config.ts) are read by js-static.ts, never run.
 // Register a new profile in formats.ts (SITE_PROFILES, in detection order).
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
