@@ -24,7 +24,7 @@ import type {
   SiteProfile,
   SiteReader,
 } from './profile.ts';
-import { authorOf } from './site-article.ts';
+import { authorOf, unknownAuthorKeys } from './site-article.ts';
 
 const run = promisify(execFile);
 const ASSET_NOTE = 'Docusaurus publishes a co-located file under /assets/ with a hashed name';
@@ -425,7 +425,11 @@ function docusaurusReader(
     readDoc: async (doc, kind) => {
       inlineTagObjects(doc, site.tags, labels);
       if (kind.kind === 'article') titleFromHeading(doc);
-      const warnings = kind.kind === 'article' ? await undatedPost(site, doc, fileDates) : [];
+      if (kind.kind !== 'article') return { kind, warnings: [] };
+      const warnings = [
+        ...unknownAuthorKeys(doc, 'authors', authors, site.authorsFile),
+        ...(await undatedPost(site, doc, fileDates)),
+      ];
       return { kind, warnings };
     },
     fields: FIELDS,

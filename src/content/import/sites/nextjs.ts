@@ -29,7 +29,7 @@ import {
   staticValue,
 } from './js-static.ts';
 import type { FieldNames, FileClass, Placement, SiteDoc, SiteProfile, SiteReader } from './profile.ts';
-import { authorOf } from './site-article.ts';
+import { authorOf, unknownAuthorKeys } from './site-article.ts';
 
 const CONTENTLAYER_FILES = [
   'contentlayer.config.ts',
@@ -432,6 +432,11 @@ async function nextReader(
     tagOf: contentlayer ? (written) => ({ name: written, slug: githubSlug(written) }) : undefined,
   };
   if (contentlayer) {
+    reader.readDoc = async (doc, kind) => ({
+      kind,
+      warnings:
+        kind.kind === 'article' ? unknownAuthorKeys(doc, 'authors', authors, `${site.authorsDir}/`) : [],
+    });
     const files = await listAuthorFiles(root, site);
     authors = await readAuthorFiles(root, site, files);
     // The starter's post layout falls back to the `default` author; a site without one, to siteMetadata.author.

@@ -146,6 +146,33 @@ export function authorOf(
   };
 }
 
+/**
+ * For generators whose `authors` strings are only keys of an author file (Docusaurus authors.yml,
+ * the tailwind starter's data/authors): each key the file lacks, warned `unknown-author` at its
+ * line (the generator would fail to build); the shared flow then keeps it as a name.
+ */
+export function unknownAuthorKeys(
+  doc: SiteDoc,
+  field: string,
+  authors: ReadonlyMap<string, AuthorInput>,
+  authorFile: string,
+): ImportProblem[] {
+  const value = doc.data[field];
+  const items = Array.isArray(value) ? value : [value];
+  return items.flatMap((item, i) =>
+    typeof item === 'string' && item.trim() !== '' && !authors.has(item.trim())
+      ? [
+          {
+            file: doc.file,
+            line: doc.locate(Array.isArray(value) ? [field, i] : [field]),
+            kind: 'unknown-author',
+            message: `author ${JSON.stringify(item)} is not a key of ${authorFile}: the generator would not build it; imported as an author of that name`,
+          },
+        ]
+      : [],
+  );
+}
+
 /** The article's authors: keys of the author file, names, or objects; one or a list. */
 function readAuthors(ctx: Ctx, doc: SiteDoc, reader: SiteReader): AuthorInput[] {
   const { value, path } = pick(ctx, doc, reader.fields.authors, 'authors');

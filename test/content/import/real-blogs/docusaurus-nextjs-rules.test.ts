@@ -143,6 +143,20 @@ describe('Docusaurus', () => {
     assert.ok(!a.content.includes('Heading title'), a.content);
   });
 
+  test('an author key that authors.yml lacks is warned unknown-author at its line and kept as a name', async () => {
+    const source = await site({
+      'docusaurus.config.js': "export default { url: 'https://d.example', baseUrl: '/' };",
+      'blog/authors.yml': 'ana:\n  name: Ana Ribeiro\n',
+      'blog/2024-03-04-a.md': post(['title: A', 'authors:', '  - ana', '  - bob']),
+    });
+    const a = article(source, 'blog/2024-03-04-a.md');
+    assert.deepEqual(
+      a.authors?.map((author) => author.name),
+      ['Ana Ribeiro', 'bob'],
+    );
+    assert.deepEqual(warningsOf(source, 'blog/2024-03-04-a.md'), ['unknown-author 5']);
+  });
+
   test('an MDX excerpt is the text before {/* truncate */}, its import lines and components rendered away', async () => {
     const body = [
       "import Tabs from '@theme/Tabs';",
@@ -196,6 +210,15 @@ describe('Next.js', () => {
     assert.equal(a.path, '/blog/notes/a');
     assert.equal(a.guid, 'https://n.example/blog/notes/a');
     assert.equal(source.files?.find((f) => f.file === 'content/other.md')?.kind, 'skipped');
+  });
+
+  test('Contentlayer: an author without a file under data/authors is warned unknown-author at its line', async () => {
+    const source = await site({
+      'contentlayer.config.ts': CONTENTLAYER("(doc) => doc._raw.flattenedPath.replace(/^.+?(\\/)/, '')"),
+      'content/authors/ines.mdx': post(['name: Ines']),
+      'content/posts/a.mdx': post(['title: A', "date: '2024-01-02'", "authors: ['ines', 'zoe']"]),
+    });
+    assert.deepEqual(warningsOf(source, 'content/posts/a.mdx'), ['unknown-author 4']);
   });
 
   test('Contentlayer: a slug computed by other code is warned config-not-read at its line', async () => {
