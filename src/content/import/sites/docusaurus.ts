@@ -287,7 +287,8 @@ function fileSlug(relative: string): { slug: string; date: string | null } {
     const [, folder, date, text] = match;
     const [year, month, day] = date.split(/[-/]/);
     const iso = `${year}-${month.padStart(2, '0')}-${day.padStart(2, '0')}`;
-    return { slug: `${iso.replace(/-/g, '/')}/${folder}${text}`, date: iso };
+    // The slug keeps the date as written (`2024-4-2` gives 2024/4/2), the date is padded to read it.
+    return { slug: `${date.replace(/-/g, '/')}/${folder}${text}`, date: iso };
   }
   return { slug: relative.replace(/(?:\/index)?\.mdx?$/i, ''), date: null };
 }

@@ -65,12 +65,16 @@ describe('Docusaurus', () => {
       'posts/2024-01-02-a.md': post(['title: A']),
       'posts/2023/05/06/b/index.md': post(['title: B']),
       'posts/c.md': post(['title: C', 'slug: /x/y', 'date: 2024-02-02']),
+      'posts/2024-4-2-d.md': post(['title: D']),
       'posts/_partial.md': post(['title: Partial']),
     });
     assert.equal(source.settings?.siteUrl, 'https://d.example/site');
     assert.equal(source.settings?.urlPattern, '/news/:year/:month/:day/:slug/');
     assert.equal(article(source, 'posts/2024-01-02-a.md').path, '/news/2024/01/02/a/');
     assert.equal(article(source, 'posts/2023/05/06/b/index.md').path, '/news/2023/05/06/b/');
+    const d = article(source, 'posts/2024-4-2-d.md');
+    assert.equal(d.path, '/news/2024/4/2/d/');
+    assert.equal(d.publishedAt, '2024-04-02T00:00:00.000Z');
     const c = article(source, 'posts/c.md');
     assert.equal(c.path, '/news/x/y/');
     assert.equal(c.slug, 'y');
