@@ -118,9 +118,8 @@ export interface ReadOptions {
   /** The site layout to read (`folio`, `hugo`, `jekyll`, `eleventy`, `astro`, `nextjs`, `docusaurus`), instead of detecting it. */
   format?: string;
   /**
-   * The site's URL when the source does not hold one (a Ghost export, Next.js's blog starter; the
-   * CLI's --site-url): absolute feed ids and images use it. A URL in the site's own config wins,
-   * since the old feed's ids were made with it.
+   * The site's URL (`https://example.com`), for sources that do not hold it: a Ghost export writes
+   * every URL of its own site as `__GHOST_URL__/…`, replaced by it (else by nothing: site paths).
    */
   siteUrl?: string;
 }

@@ -165,6 +165,7 @@ async function openHugo(root: string, options: ReadOptions): Promise<SiteReader>
     locate: () => 1,
   };
   const config = lowerKeys(configFile.data) as Record<string, unknown>;
+  // The config's own URL wins over the import's: the old feed's ids were made with it.
   const siteUrl = siteUrlOf(config['baseurl']) ?? siteUrlOf(options.siteUrl);
   const zone = typeof config['timezone'] === 'string' ? config['timezone'] : null;
   if (zone !== null && !isTimeZone(zone)) {

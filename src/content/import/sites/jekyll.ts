@@ -3,8 +3,7 @@
 // _data/authors.yml; any other Markdown or HTML file with front matter is a page, any other file
 // a static file. Paths follow the `permalink` style (date parts in `timezone`), a post's own
 // `permalink` wins; the feed id is jekyll-feed's `post.id` (dirname of the URL + the slug).
-import { readdir } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { posix } from 'node:path';
 import { calendarDate, isTimeZone, urlPatternProblem } from '../../article-url.ts';
 import { isObject, type Path } from '../check-kit.ts';
 import { parseIsoDate } from '../dates.ts';
@@ -139,6 +138,7 @@ async function openJekyll(root: string, options: ReadOptions): Promise<SiteReade
     locate: () => 1,
   };
   const config = configFile.data;
+  // The config's own URL wins over the import's: the old feed's ids were made with it.
   const url = siteUrlOf(config['url']) ?? siteUrlOf(options.siteUrl);
   const baseurl =
     typeof config['baseurl'] === 'string' ? config['baseurl'].replace(/^\/*/, '/').replace(/\/+$/, '') : '';
@@ -447,13 +447,12 @@ function jekyllReader(
 }
 
 /**
- * _config.yml, or (a site run on Jekyll's defaults) a _posts/ folder holding a dated post: Next.js's
- * blog starter also has _posts/, with undated names.
+ * _config.yml: every Jekyll site has one. A bare _posts/ folder stays Folio's own folder, which
+ * already reads dated post names (and Next.js's blog starter keeps its posts in _posts/ too);
+ * --format jekyll reads it as Jekyll.
  */
 async function detectJekyll(root: string): Promise<boolean> {
-  if ((await firstFile(root, CONFIG_FILES)) !== null) return true;
-  const posts = await readdir(join(root, '_posts')).catch(() => [] as string[]);
-  return posts.some((name) => POST_NAME_RE.test(name));
+  return (await firstFile(root, CONFIG_FILES)) !== null;
 }
 
 export const jekyllProfile: SiteProfile = { name: 'jekyll', detect: detectJekyll, open: openJekyll };

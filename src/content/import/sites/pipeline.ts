@@ -8,11 +8,13 @@
 //   → per article, the shared flow (site-article.ts): front matter through reader.fields, dates
 //     in settings.timeZone, reader.place() for path, slug, guid and section, authors, tags,
 //     cover image, excerpt divider; every unused field warned (`ignored-field`) with its line
-//   → per page: reader.pagePath() for the report
+//   → per page: reader.page() for the report (its path), or a file the generator copies as is
 //   → duplicate slugs refused, naming both files
-//   → bodies (site-body.ts): the divider removed, template syntax expanded (an excerpt cut from the
-//     body too), relative images against the article's URL (its folder when the path has no
-//     trailing slash), or reported where reader.processedImages says the generator renames them
+//   → bodies (site-body.ts): the divider removed, template syntax expanded (templates/expand.ts,
+//     cross-references to the other files' paths; an excerpt cut from the body too), relative
+//     images against the article's URL (its folder when the path has no trailing slash), or
+//     reported where reader.processedImages says the generator renames them
+//   → --strict: any warning refuses the import
 //   → ContentSource { generator, settings, files, tags (reader.tagOf's names and slugs), articles,
 //     warnings (site's first) }
 //
@@ -29,7 +31,8 @@
 //                              value), the profile's own, theme ones
 //     caseInsensitiveKeys      Hugo's front-matter keys
 //     cascade(file)            values the site gives a file under its front matter (Jekyll defaults)
-//     dialects                 template languages of the bodies (for templates/expand.ts)
+//     dialects(doc)            template languages of a body, in order (for templates/expand.ts)
+//     templateOptions(doc)     the expander's options: embeds' privacy, site shortcodes, variables
 //     authors, defaultAuthor   the author file by key, the site's author
 //     fileDate(file)           a date the file name gives (Jekyll), in the site's zone
 //     excerptSeparator(doc)    the divider (`<!--more-->`, a front-matter excerpt_separator)
@@ -37,7 +40,7 @@
 //     place(doc, facts)        the generator's path, the field its slug came from, guid, section
 //     page(doc, file, reason)  a page's path for the report (or: a file copied as is)
 //     dividerFirst             whether the body's divider wins over a front-matter excerpt
-//     refCandidates(target)    the files a template cross-reference may name (Hugo ref, Liquid link)
+//     refCandidates(t, from)   the files a template cross-reference may name (Hugo ref, Liquid link)
 //     readDoc?(doc, kind)      optional: the file's kind from its front matter, values from the file
 //                              system or Git (Eleventy's tags, permalink: false, date: git Created)
 //     splitDoc?(file, text)    optional: front matter in the generator's own form (Eleventy's ---js)
@@ -191,6 +194,8 @@ export async function readSite(
     warnings.push(...sortByLine(fileWarnings));
     articles.push(article);
   }
+  // --strict refuses what would only be warned (contract: every warning becomes an error).
+  if (options.strict === true && warnings.length > 0) throw new ImportValidationError(warnings);
   const settings = reader.settings;
   const tags = declaredTags(reader, articles);
   return { generator: profile.name, settings, files: read.files, tags, articles, warnings };

@@ -103,7 +103,7 @@ function reportUnusedFields(ctx: Ctx, doc: SiteDoc, fields: FieldNames, caseInse
       why === undefined
         ? `unknown field ${JSON.stringify(key)}: Folio has no place for it, ignored`
         : `${JSON.stringify(key)} ignored: ${why}`;
-    if (ctx.strict && why === undefined) report(ctx, [key], message);
+    if (ctx.strict) report(ctx, [key], message);
     else warn(ctx, [key], message, 'ignored-field');
   }
 }

@@ -92,14 +92,37 @@ describe('dates in the site’s time zone', () => {
 });
 
 describe('front-matter fields', () => {
-  test('a field no rule uses is warned as ignored-field on its line; --strict refuses it; a theme field stays a warning', async () => {
+  test('a field no rule uses, or a theme’s, is warned as ignored-field on its line; --strict refuses both', async () => {
     const files = {
       'hugo.toml': HUGO_CONFIG,
       'content/posts/a.md': post(['title: A', 'date: 2024-01-01', 'mood: sunny', 'weight: 3', 'author: Ann']),
     };
     const source = await site(files);
     assert.deepEqual(warningsOf(source, 'content/posts/a.md'), ['ignored-field 4', 'ignored-field 5']);
-    await assert.rejects(site(files, { strict: true }), /content\/posts\/a\.md:4: unknown field "mood"/);
+    await assert.rejects(site(files, { strict: true }), (error: unknown) => {
+      assert.ok(error instanceof ImportValidationError);
+      assert.deepEqual(
+        error.problems.map((p) => `${p.file}:${p.line}`),
+        ['content/posts/a.md:4', 'content/posts/a.md:5'],
+      );
+      return true;
+    });
+  });
+
+  test('--strict refuses a site whose only findings are warnings (a default author, an unknown shortcode)', async () => {
+    const files = {
+      'hugo.toml': `${HUGO_CONFIG}[params]\n  author = 'Site Owner'\n`,
+      'content/posts/a.md': post(['title: A', 'date: 2024-01-01'], '{{< tideclock >}}'),
+    };
+    assert.equal((await site(files)).articles.length, 1);
+    await assert.rejects(site(files, { strict: true }), (error: unknown) => {
+      assert.ok(error instanceof ImportValidationError);
+      assert.deepEqual(
+        error.problems.map((p) => `${p.kind} ${p.line}`),
+        ['default-author 1', 'unknown-shortcode 6'],
+      );
+      return true;
+    });
   });
 
   test('Hugo keys are case-insensitive; a second name of one field is warned as ignored', async () => {
@@ -363,9 +386,8 @@ test('Hugo cascade: a section’s _index.md gives its posts values under their o
   assert.deepEqual(warningsOf(source, 'content/posts/b.md'), []);
 });
 
-test('a _posts/ folder without dated names and without _config.yml is not taken for Jekyll', async () => {
-  const source = await site({ '_posts/hello.md': post(['title: Hello', 'publishedAt: 2024-01-01']) });
+test('a _posts/ folder without _config.yml stays Folio’s own folder, dated names and all', async () => {
+  const source = await site({ '_posts/2024-01-01-hello.md': post(['title: Hello']) });
   assert.equal(source.generator, undefined);
-  const dated = await site({ '_posts/2024-01-01-hello.md': post(['title: Hello']) });
-  assert.equal(dated.generator, 'jekyll');
+  assert.equal(source.articles[0].publishedAt, '2024-01-01T00:00:00.000Z');
 });
