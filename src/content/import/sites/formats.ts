@@ -4,20 +4,24 @@
 import { readMarkdownFolder } from '../markdown-folder.ts';
 import { type ContentSource, ImportValidationError, type ReadOptions } from '../records.ts';
 import { astroProfile } from './astro.ts';
+import { docusaurusProfile } from './docusaurus.ts';
 import { eleventyProfile } from './eleventy.ts';
 import { hugoProfile } from './hugo.ts';
 import { jekyllProfile } from './jekyll.ts';
+import { nextjsProfile } from './nextjs.ts';
 import { readSite } from './pipeline.ts';
 import type { SiteProfile } from './profile.ts';
 
 /**
- * The generators whose layout is recognised, tried in this order. Eleventy, Astro, Next.js and
- * Docusaurus profiles go here (each a module like hugo.ts); a site may hold another generator's
- * marker files (a Docusaurus site has no hugo.toml, but an Astro site may have a content/ folder),
- * so a profile's detect() must check its own config file first.
+ * The generators whose layout is recognised, tried in this order (each a module like hugo.ts); a
+ * site may hold another generator's marker files (an Astro site may have a content/ folder, and
+ * Next.js's blog starter a _posts/ folder as Jekyll's), so the profiles with a config file of their
+ * own come first, Next.js before Jekyll, and a profile's detect() checks its own config file first.
  */
 export const SITE_PROFILES: readonly SiteProfile[] = [
+  docusaurusProfile,
   astroProfile,
+  nextjsProfile,
   eleventyProfile,
   hugoProfile,
   jekyllProfile,

@@ -10,13 +10,16 @@
 //     cover image, excerpt divider; every unused field warned (`ignored-field`) with its line
 //   → per page: reader.page() for the report (its path), or a file the generator copies as is
 //   → duplicate slugs refused, naming both files
-//   → bodies: the divider removed, template syntax expanded (templates/expand.ts, cross-references
-//     to the other files' paths), relative images against the article's URL (site-body.ts), or
-//     reported where reader.processedImages says the generator publishes them under other names
+//   → bodies (site-body.ts): the divider removed, template syntax expanded (templates/expand.ts,
+//     cross-references to the other files' paths; an excerpt cut from the body too), relative
+//     images against the article's URL (its folder when the path has no trailing slash), or
+//     reported where reader.processedImages says the generator renames them
 //   → --strict: any warning refuses the import
-//   → ContentSource { generator, settings, files, articles, warnings (site's first) }
+//   → ContentSource { generator, settings, files, tags (reader.tagOf's names and slugs), articles,
+//     warnings (site's first) }
 //
-// A generator is one profile module (hugo.ts, jekyll.ts, eleventy.ts, astro.ts) implementing SiteProfile of profile.ts:
+// A generator is one profile module (hugo.ts, jekyll.ts, eleventy.ts, astro.ts, nextjs.ts,
+// docusaurus.ts) implementing SiteProfile of profile.ts:
 //   name                       the --format name and ContentSource.generator
 //   detect(root)               a few stat calls: is this folder laid out for the generator?
 //   open(root, options)        reads the config and author files; returns a SiteReader:
@@ -24,7 +27,8 @@
 //     warnings, problems       about the config files (problems stop the import)
 //     roots, skipEntry         where the content is, what is never looked at
 //     classify(file, files)    the file report's kind and reason, in the generator's words
-//     fields                   front-matter names per article field, the profile's own, theme ones
+//     fields                   front-matter names per article field (a dotted name reads a nested
+//                              value), the profile's own, theme ones
 //     caseInsensitiveKeys      Hugo's front-matter keys
 //     cascade(file)            values the site gives a file under its front matter (Jekyll defaults)
 //     dialects(doc)            template languages of a body, in order (for templates/expand.ts)
@@ -41,7 +45,10 @@
 //                              system or Git (Eleventy's tags, permalink: false, date: git Created)
 //     splitDoc?(file, text)    optional: front matter in the generator's own form (Eleventy's ---js)
 //     processedImages?(doc)    optional: why relative body images are published under other names
-// Sites written in JavaScript (eleventy.config.js, content.config.ts) are read by js-static.ts, never run.
+//     assetNote?               optional: the same for a relative cover image (Docusaurus)
+//     tagOf?(written)          optional: a tag's name and slug (Docusaurus tags.yml, github-slugger)
+// Sites written in JavaScript (eleventy.config.js, content.config.ts, docusaurus.config.js,
+// contentlayer.config.ts) are read by js-static.ts, never run.
 // Register a new profile in formats.ts (SITE_PROFILES, in detection order).
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
@@ -59,11 +66,12 @@ import {
   type ImportProblem,
   ImportValidationError,
   type ReadOptions,
+  type TagInput,
 } from '../records.ts';
 import type { SiteDoc, SiteProfile, SiteReader } from './profile.ts';
 import { readSiteArticle, type SiteArticle } from './site-article.ts';
 import { againstArticle, refResolver, resolveImages, withoutSeparator } from './site-body.ts';
-import { expandTemplates } from '../templates/expand.ts';
+import { expandTemplates, type TemplateContext } from '../templates/expand.ts';
 
 /** Every file under the reader's roots, with `/`, sorted by code unit; dot entries are never content. */
 async function listFiles(root: string, reader: SiteReader): Promise<string[]> {
@@ -189,7 +197,20 @@ export async function readSite(
   // --strict refuses what would only be warned (contract: every warning becomes an error).
   if (options.strict === true && warnings.length > 0) throw new ImportValidationError(warnings);
   const settings = reader.settings;
-  return { generator: profile.name, settings, files: read.files, tags: [], articles, warnings };
+  const tags = declaredTags(reader, articles);
+  return { generator: profile.name, settings, files: read.files, tags, articles, warnings };
+}
+
+/** The tags whose slug the profile gives (a tags file, the generator's slugger), each once. */
+function declaredTags(reader: SiteReader, articles: readonly ArticleInput[]): TagInput[] {
+  const tagOf = reader.tagOf;
+  if (tagOf === undefined) return [];
+  const tags = new Map<string, TagInput>();
+  for (const name of articles.flatMap((article) => article.tags)) {
+    if (tags.has(name.toLowerCase())) continue;
+    tags.set(name.toLowerCase(), { name, slug: tagOf(name).slug, color: null, icon: null });
+  }
+  return [...tags.values()];
 }
 
 /**
@@ -206,7 +227,7 @@ async function finishBody(
   warnings: ImportProblem[],
 ): Promise<string> {
   const base = entry.base;
-  const expanded = expandTemplates(withoutSeparator(doc.body, entry.separator), {
+  const context: TemplateContext = {
     file: doc.file,
     firstBodyLine: doc.bodyLine,
     dialects: reader.dialects(doc),
@@ -214,8 +235,15 @@ async function finishBody(
     resolveResource: (src) =>
       base === null || /^[a-z][a-z0-9+.-]*:|^\/|^#/i.test(src) ? src : againstArticle(src, base),
     options: reader.templateOptions(doc),
-  });
+  };
+  const expanded = expandTemplates(withoutSeparator(doc.body, entry.separator), context);
   warnings.push(...expanded.warnings);
+  const article = entry.article as ArticleInput;
+  if (entry.excerptFromBody && article.excerpt !== null) {
+    // The same text is in the body, whose expansion has reported its template syntax already.
+    const excerpt = expandTemplates(article.excerpt, { ...context, firstBodyLine: doc.bodyLine }).text.trim();
+    article.excerpt = excerpt === '' ? null : excerpt;
+  }
   return resolveImages(
     expanded.text,
     {
@@ -223,6 +251,7 @@ async function finishBody(
       bodyLine: doc.bodyLine,
       base,
       siteRoot: root,
+      written: doc.body,
       processed: reader.processedImages?.(doc),
     },
     warnings,

@@ -44,6 +44,12 @@ export interface FieldNames {
   excerpt: readonly string[];
   /** The meta description (seo.metaDescription). */
   description: readonly string[];
+  /** The Open Graph image (seo.ogImage): a string or `{ url }` (Next.js blog-starter). */
+  ogImage?: readonly string[];
+  /** The canonical URL (seo.canonicalUrl), when the post says it lives elsewhere. */
+  canonicalUrl?: readonly string[];
+  /** Who last updated the post (lastUpdatedBy): a name or `{ name }`. */
+  lastUpdatedBy?: readonly string[];
   /** A string, a list (its first item: Hugo `images`), or `{ image | url | path }`. */
   coverImage: readonly string[];
   tags: readonly string[];
@@ -161,6 +167,18 @@ export interface SiteReader {
   ) => { kind: 'page' | 'skipped'; reason: string; path: string | null };
   /** Hugo: the `<!--more-->` divider wins over a `summary` field; Jekyll: an `excerpt` field wins over the divider. */
   dividerFirst: boolean;
+  /**
+   * A tag as the front matter writes it → its name and slug (Docusaurus tags.yml keys, Next.js's
+   * github-slugger slugs); absent: the name as written, its slug derived. The tags it gives are the
+   * ContentSource's declared tags, so a name it gave must give itself again.
+   */
+  tagOf?: (written: string) => { name: string; slug: string | null };
+  /**
+   * Why a page-relative cover image is not where the generator publishes it (Docusaurus serves
+   * co-located files under hashed /assets/ names): warned `asset-not-public` at its field. Body
+   * images say so through processedImages.
+   */
+  assetNote?: string;
   /** Resolves a cross-reference of a template tag (Hugo `ref`, Liquid `link`/`post_url`) among the site's files. */
   refCandidates: (target: string, from: string) => string[];
 }

@@ -17,7 +17,14 @@ import {
   sortByLine,
   warn,
 } from '../check-kit.ts';
-import type { ArticleInput, AuthorInput, FileReport, ImportProblem } from '../records.ts';
+import type {
+  ArticleInput,
+  AuthorInput,
+  FileReport,
+  ImportProblem,
+  PersonInput,
+  SeoInput,
+} from '../records.ts';
 import { articleTags } from '../tag-rules.ts';
 import { absoluteOnSite, lastSegment, slugOfSegment } from './config-file.ts';
 import type { FieldNames, Placement, SiteDoc, SiteReader } from './profile.ts';
@@ -33,6 +40,8 @@ export interface SiteArticle {
   report: FileReport;
   /** The excerpt divider found in the body, removed from the content by the body stage. */
   separator: string | null;
+  /** Whether the excerpt is the body's text before the divider (template syntax expanded later). */
+  excerptFromBody: boolean;
   /** The article's absolute URL (or its path without a site URL), for relative links and images. */
   base: string | null;
   warnings: ImportProblem[];
@@ -46,28 +55,46 @@ function pick(
   field: string,
 ): { value: unknown; path: Path } {
   const given = names
-    .map((name) => doc.key(name))
-    .filter(
-      (key): key is string => key !== undefined && doc.data[key] !== undefined && doc.data[key] !== null,
-    );
+    .map((name) => fieldPath(doc, name))
+    .filter((path): path is string[] => path !== null && valueAt(doc, path) !== undefined);
   // The file's own fields come before the values a cascade gave it, which are never warned about.
-  const unique = [...new Set(given)].sort(
-    (a, b) => Number(doc.inherited.has(a)) - Number(doc.inherited.has(b)),
+  const inherited = (path: string[]) => doc.inherited.has(path[0]);
+  const unique = [...new Map(given.map((path) => [path.join('.'), path])).values()].sort(
+    (a, b) => Number(inherited(a)) - Number(inherited(b)),
   );
-  for (const other of unique.slice(1).filter((key) => !doc.inherited.has(key))) {
-    warn(ctx, [other], `"${other}" ignored: "${unique[0]}" gives the ${field}`, 'ignored-field');
+  for (const other of unique.slice(1).filter((path) => !inherited(path))) {
+    const name = other.join('.');
+    warn(ctx, other, `"${name}" ignored: "${unique[0].join('.')}" gives the ${field}`, 'ignored-field');
   }
   const chosen = unique[0];
   return chosen === undefined
     ? { value: undefined, path: [names[0] ?? field] }
-    : { value: doc.data[chosen], path: [chosen] };
+    : { value: valueAt(doc, chosen), path: chosen };
+}
+
+/** A field name's path in the front matter as written (`last_update.date` → its two keys), or null. */
+function fieldPath(doc: SiteDoc, name: string): string[] | null {
+  const [first, ...rest] = name.split('.');
+  const key = doc.key(first);
+  return key === undefined ? null : [key, ...rest];
+}
+
+/** The value at a path; null counts as not given. */
+function valueAt(doc: SiteDoc, path: readonly string[]): unknown {
+  let value: unknown = doc.data;
+  for (const key of path) {
+    if (!isObject(value)) return undefined;
+    value = value[key];
+  }
+  return value ?? undefined;
 }
 
 /** Warns about every front-matter key no field, no rule of the profile and no theme list knows. */
 function reportUnusedFields(ctx: Ctx, doc: SiteDoc, fields: FieldNames, caseInsensitive: boolean): void {
   const fold = (name: string) => (caseInsensitive ? name.toLowerCase() : name);
   const { own, ignored, ...roles } = fields;
-  const used = new Set([...Object.values(roles).flat(), ...own].map(fold));
+  const names = [...Object.values(roles).flatMap((list) => list ?? []), ...own];
+  const used = new Set(names.map((name) => fold(name.split('.')[0])));
   const themeFields = new Map(Object.entries(ignored).map(([name, why]) => [fold(name), why]));
   for (const key of Object.keys(doc.data)) {
     if (used.has(fold(key)) || doc.inherited.has(key)) continue;
@@ -117,6 +144,33 @@ export function authorOf(
     title: firstText(object, TITLE_FIELDS),
     url: url === null ? null : absoluteOnSite(url, siteUrl),
   };
+}
+
+/**
+ * For generators whose `authors` strings are only keys of an author file (Docusaurus authors.yml,
+ * the tailwind starter's data/authors): each key the file lacks, warned `unknown-author` at its
+ * line (the generator would fail to build); the shared flow then keeps it as a name.
+ */
+export function unknownAuthorKeys(
+  doc: SiteDoc,
+  field: string,
+  authors: ReadonlyMap<string, AuthorInput>,
+  authorFile: string,
+): ImportProblem[] {
+  const value = doc.data[field];
+  const items = Array.isArray(value) ? value : [value];
+  return items.flatMap((item, i) =>
+    typeof item === 'string' && item.trim() !== '' && !authors.has(item.trim())
+      ? [
+          {
+            file: doc.file,
+            line: doc.locate(Array.isArray(value) ? [field, i] : [field]),
+            kind: 'unknown-author',
+            message: `author ${JSON.stringify(item)} is not a key of ${authorFile}: the generator would not build it; imported as an author of that name`,
+          },
+        ]
+      : [],
+  );
 }
 
 /** The article's authors: keys of the author file, names, or objects; one or a list. */
@@ -214,10 +268,10 @@ function describedFields(
   const excerptField = pick(ctx, doc, reader.fields.excerpt, 'excerpt');
   const written = optionalText(ctx, excerptField.value, excerptField.path);
   const divided = excerptBefore(doc.body, separator);
-  const descriptionField = pick(ctx, doc, reader.fields.description, 'meta description');
-  const description = optionalText(ctx, descriptionField.value, descriptionField.path);
   const coverField = pick(ctx, doc, reader.fields.coverImage, 'cover image');
   const cover = optionalText(ctx, coverValue(coverField.value), coverField.path);
+  if (cover !== null && reader.assetNote !== undefined && isPageRelative(cover))
+    warn(ctx, coverField.path, `image ${JSON.stringify(cover)}: ${reader.assetNote}`, 'asset-not-public');
   let authors = readAuthors(ctx, doc, reader);
   // An excluded article was never listed or fed, so no byline of the site stood for it: none is given.
   if (authors.length === 0 && reader.defaultAuthor !== null && !excluded) {
@@ -239,22 +293,66 @@ function describedFields(
     separator:
       separator !== null && separator.trim() !== '' && doc.body.includes(separator) ? separator : null,
     excerpt: reader.dividerFirst ? (divided ?? written) : (written ?? divided),
-    seo:
-      description === null
-        ? null
-        : {
-            metaTitle: null,
-            metaDescription: description,
-            ogImage: null,
-            canonicalUrl: null,
-            keywords: null,
-          },
+    // The excerpt cut from the body holds template syntax, expanded with the body (pipeline.ts).
+    excerptFromBody: divided !== null && (reader.dividerFirst || written === null),
+    seo: seoFields(ctx, doc, reader, base),
     coverImage: cover === null ? null : resolveCover(cover, base, reader.settings.siteUrl),
     authors,
-    tags: articleTags({ ...ctx, locate }, tagsField.value, categoriesField.value),
+    tags: siteTags(reader, articleTags({ ...ctx, locate }, tagsField.value, categoriesField.value)),
+    lastUpdatedBy: personField(ctx, doc, reader.fields.lastUpdatedBy ?? []),
     aliases: readAliases(ctx, doc, reader),
     guid: optionalText(ctx, guidField.value, guidField.path) ?? placement.guid,
   };
+}
+
+/** The meta description, Open Graph image and canonical URL; null when the post gives none. */
+function seoFields(ctx: Ctx, doc: SiteDoc, reader: SiteReader, base: string | null): SeoInput | null {
+  const description = pick(ctx, doc, reader.fields.description, 'meta description');
+  const ogImage = pick(ctx, doc, reader.fields.ogImage ?? [], 'Open Graph image');
+  const canonical = pick(ctx, doc, reader.fields.canonicalUrl ?? [], 'canonical URL');
+  const metaDescription = optionalText(ctx, description.value, description.path);
+  const og = optionalText(ctx, coverValue(ogImage.value), ogImage.path);
+  const canonicalUrl = optionalText(ctx, canonical.value, canonical.path);
+  if (metaDescription === null && og === null && canonicalUrl === null) return null;
+  return {
+    metaTitle: null,
+    metaDescription,
+    ogImage: og === null ? null : resolveCover(og, base, reader.settings.siteUrl),
+    canonicalUrl,
+    keywords: null,
+  };
+}
+
+/** The tags by the profile's names (a tags file's labels), each once. */
+function siteTags(reader: SiteReader, written: string[]): string[] {
+  if (reader.tagOf === undefined) return written;
+  const names = written.map((tag) => (reader.tagOf as NonNullable<SiteReader['tagOf']>)(tag).name);
+  return [...new Set(names)];
+}
+
+/** A person field (`last_update.author`): a name or `{ name, image }`. */
+function personField(ctx: Ctx, doc: SiteDoc, names: readonly string[]): PersonInput | null {
+  const { value } = pick(ctx, doc, names, 'last editor');
+  if (typeof value === 'string' && value.trim() !== '') return { name: value.trim(), image: null };
+  if (isObject(value)) {
+    const author = authorOf(null, value, null);
+    if (author !== null) return { name: author.name, image: author.image };
+  }
+  return null;
+}
+
+/** Whether a link target is relative to the page (no scheme, no leading `/`, not a fragment). */
+function isPageRelative(target: string): boolean {
+  return !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('/') && !target.startsWith('#');
+}
+
+/**
+ * The path relative links resolve against: a path without a trailing slash or an `.html` name is
+ * the article's folder (Next.js and Docusaurus write `/blog/x` for `/blog/x/`, and Hugo's `url: /x`
+ * is `/x/index.html`), so that `./queue.png` beside the post stays under its URL.
+ */
+function folderOf(path: string): string {
+  return path.endsWith('/') || /\.html?$/i.test(path) ? path : `${path}/`;
 }
 
 /** Reads one post or draft; `draftReason` comes from the file's place (Jekyll's `_drafts/`). */
@@ -278,9 +376,18 @@ export function readSiteArticle(
   });
   const slug =
     (placement.path === null ? null : slugOfSegment(lastSegment(placement.path))) ?? placement.fallbackSlug;
+  const segment = placement.path === null ? null : lastSegment(placement.path).replace(/\.html?$/i, '');
+  if (segment !== null && segment !== slug) {
+    warn(
+      ctx,
+      placement.slugFrom,
+      `the path's last segment ${JSON.stringify(segment)} is not a Folio slug: the slug is ${JSON.stringify(slug)}, the path stays ${placement.path}`,
+      'slug-normalised',
+    );
+  }
   if (slug.length > SLUG_MAX)
     report(ctx, placement.slugFrom, `the slug ${JSON.stringify(slug)} is longer than ${SLUG_MAX} characters`);
-  const base = placement.path === null ? null : (reader.settings.siteUrl ?? '') + placement.path;
+  const base = placement.path === null ? null : (reader.settings.siteUrl ?? '') + folderOf(placement.path);
   const status = articleState(ctx, doc, reader, draftReason, { publishedAt, publishedPath }, options.now);
   if (status.status === 'published' && publishedAt === null) {
     warn(
@@ -291,7 +398,14 @@ export function readSiteArticle(
     );
   }
   const excluded = status.kind === 'excluded';
-  const { separator, authors, ...fields } = describedFields(ctx, doc, reader, placement, base, excluded);
+  const { separator, authors, excerptFromBody, ...fields } = describedFields(
+    ctx,
+    doc,
+    reader,
+    placement,
+    base,
+    excluded,
+  );
 
   sortByLine(ctx.problems);
   sortByLine(warnings);
@@ -300,7 +414,7 @@ export function readSiteArticle(
   if (status.reason !== undefined) reportLine.reason = status.reason;
   // A refused file reports its problems only: its warnings would describe an article that is not imported.
   if (ctx.problems.length > 0 || title === null) {
-    return { ...outcome, report: reportLine, separator, base, warnings: [] };
+    return { ...outcome, report: reportLine, separator, excerptFromBody, base, warnings: [] };
   }
   const first = authors[0];
   const article: ArticleInput = {
@@ -313,7 +427,6 @@ export function readSiteArticle(
     createdAt: null,
     updatedAt,
     author: first === undefined ? null : { name: first.name, image: first.image },
-    lastUpdatedBy: null,
     variants: [],
     content: doc.body,
     path: placement.path,
@@ -321,7 +434,7 @@ export function readSiteArticle(
     visibility: 'public',
     authors,
   };
-  return { ...outcome, article, report: reportLine, separator, base, warnings };
+  return { ...outcome, article, report: reportLine, separator, excerptFromBody, base, warnings };
 }
 
 /**

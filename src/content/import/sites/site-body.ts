@@ -39,6 +39,26 @@ export function withoutSeparator(body: string, separator: string | null): string
 }
 
 /**
+ * Finds an image target's line in the body as written, each one after the previous one found (an
+ * expansion that dropped or added lines moves the targets, not their order); the line in the
+ * expanded body when the target is not found as written (a shortcode built it).
+ */
+function writtenLines(
+  written: string | undefined,
+  bodyLine: number,
+): (target: string, fallback: number) => number {
+  if (written === undefined) return (_target, fallback) => fallback;
+  const lines = written.split('\n');
+  let from = 0;
+  return (target, fallback) => {
+    const at = lines.findIndex((line, i) => i >= from && line.includes(target));
+    if (at < 0) return fallback;
+    from = at;
+    return bodyLine + at;
+  };
+}
+
+/**
  * Rewrites page-relative image targets outside code blocks; each one whose file is not beside the
  * source file is reported as `missing-image` at its line. With `processed` (the generator publishes
  * such images under names the source does not hold: Astro's assets, Eleventy's image transform),
@@ -51,12 +71,15 @@ export async function resolveImages(
     bodyLine: number;
     base: string | null;
     siteRoot: string;
+    /** The body as written, when `body` is its expansion (whose lines may have moved): lines are found in it. */
+    written?: string;
     processed?: string | null;
   },
   warnings: ImportProblem[],
 ): Promise<string> {
   if (context.base === null) return body;
   const lines = body.split('\n');
+  const lineOf = writtenLines(context.written, context.bodyLine);
   let fence: string | null = null;
   const missing: { target: string; line: number }[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -69,7 +92,7 @@ export async function resolveImages(
     if (fence !== null) continue;
     const rewrite = (whole: string, before: string, target: string, after: string) => {
       if (!isPageRelative(target)) return whole;
-      missing.push({ target, line: context.bodyLine + i });
+      missing.push({ target, line: lineOf(target, context.bodyLine + i) });
       return `${before}${againstArticle(target, context.base as string)}${after}`;
     };
     lines[i] = lines[i].replace(MARKDOWN_IMAGE_RE, rewrite).replace(HTML_IMAGE_RE, rewrite);

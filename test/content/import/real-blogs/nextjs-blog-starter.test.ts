@@ -1,0 +1,5 @@
+// A Next.js blog laid out as the blog-starter starter (test/content/fixtures/real-blogs/nextjs/blog-starter), read the
+// way the starter publishes it: compared with the fixture's expected.json by the shared harness.
+import { describeFixture } from './harness.ts';
+
+describeFixture('nextjs/blog-starter');
