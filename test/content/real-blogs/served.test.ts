@@ -47,7 +47,16 @@ interface Expected {
 }
 
 /** The fixtures whose layout Folio reads; each is imported whole. */
-const FIXTURES = ['ghost', 'hugo', 'jekyll', 'eleventy', 'astro'];
+const FIXTURES = [
+  'ghost',
+  'hugo',
+  'jekyll',
+  'eleventy',
+  'astro',
+  'docusaurus',
+  'nextjs/tailwind-starter',
+  'nextjs/blog-starter',
+];
 
 function fixturePath(name: string): string {
   return fileURLToPath(new URL(`../fixtures/real-blogs/${name}`, import.meta.url));
