@@ -105,6 +105,14 @@ async function articleBatch(
       'last_updated_by_name',
       'last_updated_by_image',
       'seo',
+      'cover_image_alt',
+      'path',
+      'section',
+      'aliases',
+      'guid',
+      'visibility',
+      'tiers',
+      'authors',
     ])
     .where('project_id', '=', projectId)
     .where('slug', '>', after)
@@ -138,6 +146,7 @@ async function articleBatch(
       updatedAt: row.updated_at,
       excerpt: row.excerpt,
       coverImage: row.cover_image,
+      coverImageAlt: row.cover_image_alt,
       author: withoutNulls({ name: row.author_name, image: row.author_image }),
       lastUpdatedBy:
         row.last_updated_by_name === null
@@ -149,6 +158,14 @@ async function articleBatch(
       variants: variantRows
         .filter((variant) => variant.article_id === row.id)
         .map(({ article_id: _id, ...variant }) => variant),
+      // Where the article lives and how feeds know it (contract §13): kept by a round trip.
+      path: row.path,
+      section: row.section,
+      aliases: JSON.parse(row.aliases) as string[],
+      guid: row.guid,
+      visibility: row.visibility === 'public' ? null : row.visibility,
+      tiers: JSON.parse(row.tiers) as string[],
+      authors: (JSON.parse(row.authors) as Record<string, unknown>[]).map((author) => withoutNulls(author)),
     }),
   }));
 }

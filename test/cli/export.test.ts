@@ -39,7 +39,7 @@ async function articlesOf(app: FastifyInstance, db: Db, project: TestProject) {
     for (const { id: _id, viewCount: _views, project: _project, tags, variants, ...article } of body.data) {
       const row = await db.kysely
         .selectFrom('articles')
-        .select(['seo', 'storage_bytes'])
+        .select(['seo', 'storage_bytes', 'guid', 'section'])
         .where('id', '=', _id)
         .executeTakeFirstOrThrow();
       found[article.slug] = {
@@ -48,6 +48,8 @@ async function articlesOf(app: FastifyInstance, db: Db, project: TestProject) {
         variants: variants.map(({ id: _variantId, ...variant }: { id: string }) => variant),
         seo: row.seo === null ? null : JSON.parse(row.seo),
         storageBytes: Number(row.storage_bytes),
+        guid: row.guid,
+        section: row.section,
       };
     }
     if (page >= body.meta.totalPages) break;
@@ -162,6 +164,33 @@ for (const dialect of configuredDialects()) {
           '',
           `# ${text}\n\nno final newline`,
         ][i % 4],
+        // Where a moved-in article lives, who wrote it and who may read it: kept by the round trip.
+        path: i % 2 ? `/${2020 + i}/posts/tricky-${i}/` : null,
+        section: i % 3 ? 'posts' : null,
+        aliases: i % 2 ? [`/old/${i}/`, `/older/${i}.html`] : [],
+        guid: i % 2 ? `https://old.example.org/p/${i}/` : null,
+        visibility: (['public', 'members', 'paid'] as const)[i % 3],
+        tiers: i % 3 === 2 ? ['supporter', `tier ${text}`] : [],
+        authors:
+          i % 4 === 1
+            ? [
+                {
+                  name: `${text} author`,
+                  slug: `a-${i}`,
+                  image: null,
+                  title: 'Editor',
+                  url: 'https://old.example.org/a/',
+                },
+                {
+                  name: 'Second',
+                  slug: 'second',
+                  image: 'https://images.example.com/s.png',
+                  title: null,
+                  url: null,
+                },
+              ]
+            : undefined,
+        coverImageAlt: i % 3 ? `alt of ${text}` : null,
       }),
     );
     articles.push(articleInput({ slug: '2024-01-15-jekyll-like', status: 'draft', publishedAt: null }));

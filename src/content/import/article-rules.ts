@@ -26,6 +26,7 @@ import type {
   SeoInput,
   VariantInput,
 } from './records.ts';
+import { SITE_FIELDS, siteFields } from './site-fields.ts';
 import { articleTags } from './tag-rules.ts';
 
 const SLUG_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -48,6 +49,7 @@ export const ARTICLE_FIELDS = [
   'tags',
   'seo',
   'variants',
+  ...SITE_FIELDS,
 ] as const;
 export const JSON_ARTICLE_FIELDS = [...ARTICLE_FIELDS, 'content'] as const;
 const PERSON_FIELDS = ['name', 'image'] as const;
@@ -258,6 +260,7 @@ export function validateArticle(
   warnUnlessWebLink(ctx, seo?.canonicalUrl ?? null, ['seo', 'canonicalUrl']);
   const variants = articleVariants(ctx, data['variants']);
   const content = articleContent(ctx, data, shape);
+  const site = siteFields(ctx, data);
 
   sortByLine(ctx.problems);
   sortByLine(ctx.warnings);
@@ -275,12 +278,14 @@ export function validateArticle(
       publishedAt,
       createdAt,
       updatedAt,
-      author,
+      // The first of several authors is the article's author (contract §13).
+      author: site.authors.length > 0 ? { name: site.authors[0].name, image: site.authors[0].image } : author,
       lastUpdatedBy,
       tags,
       seo,
       variants,
       content,
+      ...site,
     },
     slug,
     slugLine,
