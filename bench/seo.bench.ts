@@ -110,6 +110,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
           ordinal: i,
           path: null,
           section: null,
+          cover_image_alt: null,
           aliases: '[]',
           guid: null,
           visibility: 'public',

@@ -49,6 +49,7 @@ export const summaryColumns = [
   'articles.title',
   'articles.excerpt',
   'articles.cover_image',
+  'articles.cover_image_alt',
   'articles.status',
   'articles.published_at',
   'articles.created_at',
@@ -76,6 +77,7 @@ export type ArticleRow = Pick<
   | 'title'
   | 'excerpt'
   | 'cover_image'
+  | 'cover_image_alt'
   | 'status'
   | 'published_at'
   | 'created_at'

@@ -285,6 +285,7 @@ const fieldValues: Record<
   html: ({ row, teaser }) => (teaser ? teaserHtml(row.content ?? '') : (row.html ?? null)),
   excerpt: ({ row }) => row.excerpt,
   coverImage: ({ row }) => row.cover_image,
+  coverImageAlt: ({ row }) => row.cover_image_alt,
   published: ({ status }) => status === 'published',
   status: ({ status }) => status,
   viewCount: ({ row }) => Number(row.view_count),

@@ -29,8 +29,17 @@ function withoutTrailingSlash(url: string): string {
   return url.trim().replace(/\/+$/, '');
 }
 
-/** Refuses settings that could not be stored (a bad URL, pattern or time zone), naming each. */
-export function checkImportedSettings(settings: Partial<SiteSettings>): void {
+/**
+ * Settings that could not be stored (a bad URL, pattern or time zone): the import's own site URL
+ * (`--site-url`) is refused, naming it; a value from the site's configuration (a Ghost logo that
+ * is a site path because no site URL was given) is left out with an `invalid-setting` warning,
+ * since the articles can be imported without it. Returns the settings that can be stored.
+ */
+export function checkImportedSettings(
+  settings: Partial<SiteSettings>,
+  optionSiteUrl: string | undefined,
+  warnings: ImportProblem[],
+): Partial<SiteSettings> {
   const issues = settingsIssues({
     siteUrl: settings.siteUrl,
     logoUrl: settings.logoUrl,
@@ -38,10 +47,18 @@ export function checkImportedSettings(settings: Partial<SiteSettings>): void {
     timeZone: settings.timeZone,
     defaultAuthor: settings.defaultAuthor,
   });
-  if (issues.length === 0) return;
-  throw new ImportValidationError(
-    issues.map((issue) => ({ file: settingsFile, line: 1, message: `${issue.field} ${issue.message}` })),
-  );
+  const usable = { ...settings };
+  const refused: ImportProblem[] = [];
+  for (const issue of issues) {
+    const problem = { file: settingsFile, line: 1, message: `${issue.field} ${issue.message}` };
+    if (issue.field === 'siteUrl' && optionSiteUrl !== undefined) refused.push(problem);
+    else {
+      warnings.push({ ...problem, message: `${problem.message}: left out`, kind: 'invalid-setting' });
+      delete usable[issue.field as keyof SiteSettings];
+    }
+  }
+  if (refused.length > 0) throw new ImportValidationError(refused);
+  return usable;
 }
 
 interface SettingRule {

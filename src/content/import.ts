@@ -172,9 +172,14 @@ export async function importContent(
     .filter(({ value }) => JSON.stringify(value).includes('\\u0000'))
     .map(({ file }) => ({ file, line: 1, message: 'contains a NUL character' }));
   if (withNul.length > 0) throw new ImportValidationError(withNul);
-  const settings = importedSettings(source, options.siteUrl);
-  checkImportedSettings(settings);
-  if (options.strict && source.warnings?.length) throw new ImportValidationError(source.warnings);
+  const settingWarnings: ImportProblem[] = [];
+  const settings = checkImportedSettings(
+    importedSettings(source, options.siteUrl),
+    options.siteUrl,
+    settingWarnings,
+  );
+  if (options.strict && (source.warnings?.length || settingWarnings.length))
+    throw new ImportValidationError([...(source.warnings ?? []), ...settingWarnings]);
   const prepared = source.articles.map(prepare);
   const now = (options.now ?? new Date()).toISOString();
   const summary: ImportSummary = {
@@ -188,7 +193,7 @@ export async function importContent(
     storageUsed: '0 B',
     dryRun: options.dryRun === true,
     changes: { created: [], updated: [], removed: [], tagsRemoved: [] },
-    warnings: [...(source.warnings ?? [])],
+    warnings: [...(source.warnings ?? []), ...settingWarnings],
     warningsByKind: {},
     settingsApplied: [],
   };
@@ -511,6 +516,7 @@ function articleRow(
     title_key: input.title.toLowerCase(),
     excerpt: input.excerpt,
     cover_image: input.coverImage,
+    cover_image_alt: input.coverImageAlt ?? null,
     content: input.content,
     html,
     status: input.status,

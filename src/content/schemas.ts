@@ -33,6 +33,7 @@ export const selectableFields = [
   'authors',
   'visibility',
   'tiers',
+  'coverImageAlt',
 ] as const;
 export type SelectableField = (typeof selectableFields)[number];
 
@@ -107,6 +108,13 @@ const articleProperties = {
   ),
   excerpt: Type.Optional(Nullable(Type.String())),
   coverImage: Type.Optional(Nullable(Type.String())),
+  coverImageAlt: Type.Optional(
+    Nullable(
+      Type.String({
+        description: "The cover image's alt text, as the source had it (Ghost's feature_image_alt).",
+      }),
+    ),
+  ),
   published: Type.Optional(Type.Boolean({ description: 'true exactly when `status` is `published`' })),
   status: Type.Optional(StringEnum(reportedStatuses)),
   viewCount: Type.Optional(

@@ -65,6 +65,8 @@ export interface ArticleTable {
   title_key: string;
   excerpt: string | null;
   cover_image: string | null;
+  /** The cover image's alt text (migration 0015). */
+  cover_image_alt: string | null;
   content: string;
   /** The content as sanitised HTML, rendered at import; null until an import after migration 0005. */
   html?: string | null;

@@ -534,20 +534,36 @@ describeEachDialect('project settings from an imported site', (ctx) => {
     );
   });
 
-  test('refuse settings that cannot be stored, naming each, and write nothing', async () => {
+  test("leave out the site's settings that cannot be stored, with a warning naming each; refuse a bad --site-url", async () => {
     const { project } = await createTestProject(ctx.db);
+    const summary = await importContent(
+      ctx.db,
+      project.slug,
+      site([articleInput({ slug: 'a' })], {
+        settings: { urlPattern: 'posts/:id', timeZone: 'Mars/Olympus', logoUrl: '/content/images/logo.png' },
+      }),
+    );
+    assert.equal(summary.created, 1);
+    assert.deepEqual(
+      summary.warnings.filter((w) => w.kind === 'invalid-setting').map((w) => w.message.split(' ')[0]),
+      ['logoUrl', 'urlPattern', 'timeZone'],
+    );
+    const stored = await ctx.db.kysely
+      .selectFrom('projects')
+      .select(['url_pattern', 'time_zone', 'logo_url'])
+      .where('id', '=', project.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual({ ...stored }, { url_pattern: '/:slug', time_zone: 'UTC', logo_url: null });
+
+    const other = await createTestProject(ctx.db);
     await assert.rejects(
-      importContent(
-        ctx.db,
-        project.slug,
-        site([articleInput({ slug: 'a' })], {
-          settings: { urlPattern: 'posts/:id', timeZone: 'Mars/Olympus' },
-        }),
-      ),
+      importContent(ctx.db, other.project.slug, site([articleInput({ slug: 'a' })]), {
+        siteUrl: 'not a url',
+      }),
       (error: Error & { problems?: Array<{ message: string }> }) => {
         assert.deepEqual(
           error.problems?.map((problem) => problem.message.split(' ')[0]),
-          ['urlPattern', 'timeZone'],
+          ['siteUrl'],
         );
         return true;
       },
@@ -555,7 +571,7 @@ describeEachDialect('project settings from an imported site', (ctx) => {
     const count = await ctx.db.kysely
       .selectFrom('articles')
       .select((eb) => eb.fn.countAll().as('n'))
-      .where('project_id', '=', project.id)
+      .where('project_id', '=', other.project.id)
       .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 0);
   });

@@ -51,6 +51,7 @@ export async function insertPublishedArticles(
           ordinal: i,
           path: null,
           section: null,
+          cover_image_alt: null,
           aliases: '[]',
           guid: null,
           visibility: 'public',

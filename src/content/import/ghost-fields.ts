@@ -27,6 +27,7 @@ const POST_READ = [
   'meta_title',
   'meta_description',
   'og_image',
+  'feature_image_alt',
 ];
 
 /**
@@ -47,7 +48,7 @@ const POST_IGNORED = [
   'newsletter_id',
 ];
 
-const META_READ = ['id', 'post_id', 'meta_title', 'meta_description', 'og_image'];
+const META_READ = ['id', 'post_id', 'meta_title', 'meta_description', 'og_image', 'feature_image_alt'];
 
 /** Ghost's defaults: a field holding one of them changes nothing a reader sees. */
 const DEFAULTS: Record<string, readonly unknown[]> = {
@@ -59,7 +60,6 @@ const DEFAULTS: Record<string, readonly unknown[]> = {
 /** Why Folio cannot keep a field, where that is worth saying. */
 const WHY: Record<string, string> = {
   featured: 'Folio has no featured flag',
-  feature_image_alt: 'Folio keeps no alt text for the cover image',
   feature_image_caption: 'Folio keeps no caption for the cover image',
   codeinjection_head: 'Folio serves content, not page code',
   codeinjection_foot: 'Folio serves content, not page code',

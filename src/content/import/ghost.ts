@@ -411,5 +411,8 @@ function ghostRecord(ctx: Ctx, post: GhostRow, tables: GhostTables, siteUrl: str
     canonicalUrl: post['canonical_url'] ?? null,
   };
   if (Object.values(seo).some((value) => value !== null)) record['seo'] = seo;
+  // Ghost 5 keeps the cover's alt text in posts_meta, Ghost 4 on the post.
+  const alt = meta['feature_image_alt'] ?? post['feature_image_alt'];
+  if (typeof alt === 'string') record['coverImageAlt'] = alt;
   return record;
 }

@@ -81,6 +81,8 @@ export interface ArticleInput {
   path?: string | null;
   /** The first folder of the source file under the content root (Hugo's section), for the pattern's :section. */
   section?: string | null;
+  /** The cover image's alt text (Ghost's feature_image_alt). */
+  coverImageAlt?: string | null;
   /** Former paths, kept for redirects. */
   aliases?: string[];
   /** The feed id the old feed used (a front-matter guid, Ghost's id, a migrated article's URL). */

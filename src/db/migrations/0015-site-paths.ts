@@ -29,6 +29,7 @@ async function addColumns(db: Kysely<any>, dialect: DialectName): Promise<void> 
   await articles.addColumn('visibility', 'text', (col) => col.notNull().defaultTo('public')).execute();
   // Fixed when an article is first stored; null only until the update below fills it.
   await articles.addColumn('guid', 'text').execute();
+  await articles.addColumn('cover_image_alt', 'text').execute();
   await db
     .updateTable('articles')
     .set({ guid: sql`id` })

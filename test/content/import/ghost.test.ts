@@ -121,7 +121,6 @@ describe('Ghost export', () => {
       source.warnings?.map((w) => [w.line, w.kind, w.message.split(' is not imported')[0]]),
       [
         [42, 'unmapped-field', 'post "writing-posts-with-ghost": posts.featured'],
-        [203, 'unmapped-field', 'post "writing-posts-with-ghost": posts_meta.feature_image_alt'],
         [283, 'internal-tag', 'internal tag "#import-2024"'],
       ],
     );
