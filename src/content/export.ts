@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Db } from '../db/database.ts';
 import { readSnapshot } from '../db/read-snapshot.ts';
-import type { Executor, Project } from '../db/schema.ts';
+import type { ArticleTable, Executor, Project } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { findProjectBySlug } from '../projects/queries.ts';
 import { formatBytes } from '../projects/size.ts';
@@ -82,6 +82,34 @@ interface ExportedArticle {
   frontMatter: Record<string, unknown>;
 }
 
+const exportedColumns = [
+  'id',
+  'slug',
+  'title',
+  'excerpt',
+  'cover_image',
+  'content',
+  'status',
+  'published_at',
+  'created_at',
+  'updated_at',
+  'author_name',
+  'author_image',
+  'last_updated_by_name',
+  'last_updated_by_image',
+  'seo',
+  'cover_image_alt',
+  'path',
+  'section',
+  'aliases',
+  'guid',
+  'visibility',
+  'tiers',
+  'authors',
+] as const;
+
+type ExportedRow = Pick<ArticleTable, (typeof exportedColumns)[number]>;
+
 async function articleBatch(
   executor: Executor,
   projectId: string,
@@ -89,31 +117,7 @@ async function articleBatch(
 ): Promise<ExportedArticle[]> {
   const rows = await executor
     .selectFrom('articles')
-    .select([
-      'id',
-      'slug',
-      'title',
-      'excerpt',
-      'cover_image',
-      'content',
-      'status',
-      'published_at',
-      'created_at',
-      'updated_at',
-      'author_name',
-      'author_image',
-      'last_updated_by_name',
-      'last_updated_by_image',
-      'seo',
-      'cover_image_alt',
-      'path',
-      'section',
-      'aliases',
-      'guid',
-      'visibility',
-      'tiers',
-      'authors',
-    ])
+    .select(exportedColumns)
     .where('project_id', '=', projectId)
     .where('slug', '>', after)
     .orderBy('slug')
@@ -137,37 +141,54 @@ async function articleBatch(
   return rows.map((row) => ({
     slug: row.slug,
     content: row.content,
-    frontMatter: withoutNulls({
-      title: row.title,
-      slug: row.slug,
-      status: row.status,
-      publishedAt: row.published_at,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      excerpt: row.excerpt,
-      coverImage: row.cover_image,
-      coverImageAlt: row.cover_image_alt,
-      author: withoutNulls({ name: row.author_name, image: row.author_image }),
-      lastUpdatedBy:
-        row.last_updated_by_name === null
-          ? null
-          : withoutNulls({ name: row.last_updated_by_name, image: row.last_updated_by_image }),
-      tags: tagRows.filter((tag) => tag.article_id === row.id).map((tag) => tag.name),
-      // As stored: import keeps an seo object's null members, and so does this.
-      seo: row.seo === null ? null : JSON.parse(row.seo),
-      variants: variantRows
-        .filter((variant) => variant.article_id === row.id)
-        .map(({ article_id: _id, ...variant }) => variant),
-      // Where the article lives and how feeds know it (contract §13): kept by a round trip.
-      path: row.path,
-      section: row.section,
-      aliases: JSON.parse(row.aliases) as string[],
-      guid: row.guid,
-      visibility: row.visibility === 'public' ? null : row.visibility,
-      tiers: JSON.parse(row.tiers) as string[],
-      authors: (JSON.parse(row.authors) as Record<string, unknown>[]).map((author) => withoutNulls(author)),
-    }),
+    frontMatter: frontMatterOf(
+      row,
+      tagRows.filter((tag) => tag.article_id === row.id).map((tag) => tag.name),
+      variantRows.filter((variant) => variant.article_id === row.id),
+    ),
   }));
+}
+
+/** One article's front matter: every stored field, absent when null or empty. */
+function frontMatterOf(
+  row: ExportedRow,
+  tags: string[],
+  variants: Array<{
+    article_id: string;
+    key: string;
+    title: string | null;
+    excerpt: string | null;
+    content: string | null;
+  }>,
+) {
+  return withoutNulls({
+    title: row.title,
+    slug: row.slug,
+    status: row.status,
+    publishedAt: row.published_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    excerpt: row.excerpt,
+    coverImage: row.cover_image,
+    coverImageAlt: row.cover_image_alt,
+    author: withoutNulls({ name: row.author_name, image: row.author_image }),
+    lastUpdatedBy:
+      row.last_updated_by_name === null
+        ? null
+        : withoutNulls({ name: row.last_updated_by_name, image: row.last_updated_by_image }),
+    tags,
+    // As stored: import keeps an seo object's null members, and so does this.
+    seo: row.seo === null ? null : JSON.parse(row.seo),
+    variants: variants.map(({ article_id: _id, ...variant }) => variant),
+    // Where the article lives and how feeds know it (contract §13): kept by a round trip.
+    path: row.path,
+    section: row.section,
+    aliases: JSON.parse(row.aliases) as string[],
+    guid: row.guid,
+    visibility: row.visibility === 'public' ? null : row.visibility,
+    tiers: JSON.parse(row.tiers) as string[],
+    authors: (JSON.parse(row.authors) as Record<string, unknown>[]).map((author) => withoutNulls(author)),
+  });
 }
 
 /**

@@ -16,7 +16,6 @@ import { createTestProject, describeEachDialect, getJson } from '../../helpers.t
 
 const root = fileURLToPath(new URL('../fixtures/real-blogs/ghost/', import.meta.url));
 const exportFile = join(root, 'export.json');
-const exportText = readFileSync(exportFile, 'utf8');
 
 interface Strings {
   mustContain?: string[];
@@ -67,14 +66,6 @@ interface Expected {
 
 const expected = JSON.parse(readFileSync(join(root, 'expected.json'), 'utf8')) as Expected;
 const articleFiles = expected.files.filter((file) => file.kind === 'post' || file.kind === 'draft');
-
-/** The line of the export holding `text` (which the fixture holds once). */
-function lineOf(text: string): number {
-  const lines = exportText.split('\n');
-  const found = lines.flatMap((line, i) => (line.includes(text) ? [i + 1] : []));
-  assert.equal(found.length, 1, `${text} is on one line of the export`);
-  return found[0];
-}
 
 const at = (warning: ImportProblem): ExpectedWarning => ({
   kind: warning.kind ?? '',
