@@ -100,7 +100,10 @@ export interface PoolState {
 }
 
 export interface OpenOptions {
+  /** PostgreSQL: the most connections of the pool (10), opened as the work needs them. */
   poolSize?: number;
+  /** SQLite: how long a worker thread waits for work before it ends (30 s; config.ts). */
+  workerIdleMs?: number;
   /** PostgreSQL: how long to wait for a connection (new, or free in a full pool); default: no limit. */
   connectTimeoutMs?: number;
   /**
@@ -209,14 +212,16 @@ function openSqlite(url: string, options: OpenOptions): Db {
   const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const busyWaitMs = options.busyWaitMs ?? defaultBusyWaitMs;
-  const database = new NodeSqliteDatabase(path, { busyWaitMs, checkpoints: options.checkpoints });
+  const idleMs = options.workerIdleMs;
+  const database = new NodeSqliteDatabase(path, { busyWaitMs, checkpoints: options.checkpoints, idleMs });
   const kysely = new Kysely<Database>({ dialect: new NodeSqliteDialect(database) });
+  // Threads all started on first use and ended after idleMs without work (worker-calls.ts).
   const readers =
     path === ':memory:' || path === ''
       ? null
-      : { search: new SqliteReadWorker(path), list: new SqliteReadWorker(path) };
+      : { search: new SqliteReadWorker(path, { idleMs }), list: new SqliteReadWorker(path, { idleMs }) };
   const tasks =
-    readers === null || options.tasks === false ? null : new SqliteTaskWorker(path, { busyWaitMs });
+    readers === null || options.tasks === false ? null : new SqliteTaskWorker(path, { busyWaitMs, idleMs });
   return {
     kysely,
     dialect: 'sqlite',

@@ -51,6 +51,8 @@ export interface SqliteOptions {
   busyWaitMs?: number;
   /** Checkpoint in a thread of its own (default), or leave it to another connection's. */
   checkpoints?: boolean;
+  /** How long the checkpoint thread runs on without commits before it ends (30 s). */
+  idleMs?: number;
 }
 
 export class NodeSqliteDatabase {
@@ -83,7 +85,14 @@ export class NodeSqliteDatabase {
     this.#writer = this.#openWriter();
     this.reader = this.#inMemory ? this.#writer : new SqliteConnection(path);
     if (this.reader !== this.#writer) this.reader.raw.exec('PRAGMA foreign_keys = ON');
-    this.#checkpointer = this.#checkpoints ? new SqliteCheckpointer(path, () => this.#writer) : null;
+    this.#checkpointer = this.#checkpoints
+      ? new SqliteCheckpointer(path, () => this.#writer, { idleMs: options.idleMs })
+      : null;
+  }
+
+  /** The WAL's checkpoints (null for an in-memory database, or where another connection's do them). */
+  get checkpointer(): SqliteCheckpointer | null {
+    return this.#checkpointer;
   }
 
   /** The writer connection: every write and every transaction. */
@@ -276,6 +285,7 @@ class ConnectionHandle implements DatabaseConnection {
       return { rows: (await database.read(query.sql, query.parameters)) as R[] };
     }
     if (this.#held === null) {
+      database.checkpointer?.wake();
       const release = await database.writerLock.lock();
       this.#held = { connection: database.writer, release, snapshot: false };
       database.reopenWriterIfWritable();
