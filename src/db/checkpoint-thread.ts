@@ -37,7 +37,8 @@ const timer = setInterval(() => {
       clearInterval(timer);
       database.close();
       parentPort!.postMessage('idle');
-      return;
+      // Ends this thread only; the message above is delivered first.
+      process.exit(0);
     }
     if (current !== seenVersion) quietSince = Date.now();
     seenVersion = current;
