@@ -100,7 +100,13 @@ function send(base: string, method: string, path: string, sender: Sender, body?:
       response.on('end', () => resolve({ status: response.statusCode!, body: Buffer.concat(chunks) }));
       response.on('error', reject);
     });
-    request.on('error', reject);
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed as it was reused (Node's documented race): the
+      // request never reached the server, so it is sent again on a new one.
+      if (request.reusedSocket && error.code === 'ECONNRESET')
+        send(base, method, path, sender, body).then(resolve, reject);
+      else reject(error);
+    });
     request.end(text);
   });
 }
