@@ -25,8 +25,11 @@ RUN node src/cli/build-assets.ts
 
 FROM ${NODE_IMAGE}
 WORKDIR /app
+# A young generation of 4 MB per semi-space rather than V8's 32: about 60 MB less idle RSS (README,
+# Memory); NODE_OPTIONS may set another.
 ENV HOST=0.0.0.0 \
-    PORT=3000
+    PORT=3000 \
+    NODE_OPTIONS=--max-semi-space-size=4
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
 COPY src ./src

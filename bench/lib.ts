@@ -1,7 +1,8 @@
 // Shared pieces of the benchmarks: servers in child processes (so that the load generator does
 // not share their event loop), an autocannon run, and a plain report.
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
@@ -234,4 +235,52 @@ export async function insertTopics(
       })),
     )
     .execute();
+}
+
+/** A desktop browser's User-Agent (not a bot's: its views are stored). */
+export const browserAgent =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+
+const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+
+/** CPU seconds of a process so far, every thread included (user + system); 0 once it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  } catch {
+    return 0;
+  }
+}
+
+/** The database's backends other than `admin`'s own, with their CPU seconds so far. */
+export async function backendCpu(admin: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await admin.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
+  return new Map(rows.map(({ pid }) => [pid, cpuSeconds(pid)]));
+}
+
+/** CPU seconds the backends of `before` (and any begun since) spent since it was taken. */
+export async function backendCpuSince(admin: pg.Client, before: Map<number, number>): Promise<number> {
+  let spent = 0;
+  for (const [pid, after] of await backendCpu(admin)) spent += after - (before.get(pid) ?? 0);
+  return spent;
+}
+
+/** The resident memory of a process (VmRSS, MB) and the names of its threads (one line each). */
+export function residentMemory(pid: number): { mb: number; threads: string[] } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024;
+  const threads: string[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      threads.push(readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim());
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return { mb, threads };
 }

@@ -5,44 +5,27 @@
 // processes (every thread, from /proc/<pid>/stat) and the database's backends (their pids from
 // pg_stat_activity), from after a warm-up until every queued write has been rolled up. A fleet
 // should spend about what one instance does: each write is summed once, by one of them.
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
 import { createApiKey } from '../src/projects/service.ts';
 import { seedAnalytics } from './analytics-data.ts';
-import { forkServer, loadAverage, type RunningServer, withPostgresDatabase } from './lib.ts';
+import {
+  backendCpu,
+  browserAgent as browser,
+  cpuSeconds,
+  forkServer,
+  loadAverage,
+  type RunningServer,
+  withPostgresDatabase,
+} from './lib.ts';
 
 const views = Number(process.env.BENCH_FLEET_VIEWS ?? 60_000);
 const rate = Number(process.env.BENCH_FLEET_RATE ?? 1500);
 /** Fleet sizes measured in turn (BENCH_FLEET_SIZES, e.g. `1,3,6`): on two cores more than three measures saturation. */
 const fleetSizes = (process.env.BENCH_FLEET_SIZES ?? '1,2,3').split(',').map(Number);
 const articles = 200;
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-const browser =
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-
-/** CPU seconds of a process so far, every thread included (user + system); 0 once it is gone. */
-function cpuSeconds(pid: number): number {
-  try {
-    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-  } catch {
-    return 0;
-  }
-}
-
-/** The database's backends other than `admin`'s own, with their CPU seconds so far. */
-async function backendCpu(admin: pg.Client): Promise<Map<number, number>> {
-  const { rows } = await admin.query<{ pid: number }>(
-    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
-  );
-  return new Map(rows.map(({ pid }) => [pid, cpuSeconds(pid)]));
-}
 
 /** Rows written to the rollups (inserted or updated) and transactions committed, so far. */
 async function rollupWrites(admin: pg.Client): Promise<{ rows: number; commits: number }> {

@@ -30,7 +30,7 @@ import { registerStrictQueries, strictQueryPlugin } from './http/query-parameter
 import { redactKeys, registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
 import type { WriteBatches } from './http/write-batches.ts';
 import { keyLookup } from './projects/key-lookup.ts';
-import { nextScheduledPublication } from './projects/queries.ts';
+import { nextPublication } from './projects/next-publication.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { seoRoutes } from './seo/routes.ts';
 import { trackerRoutes } from './tracker/routes.ts';
@@ -106,7 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     cache: options.answerCache ?? new AnswerCache(),
     clock: viewClock,
     viewCountLagMs: options.viewCountLagMs ?? defaultViewCountLagMs,
-    nextPublication: (projectId, now) => nextScheduledPublication(options.db.kysely, projectId, now),
+    nextPublication: (project, now) => nextPublication(options.db, project, now),
   });
   registerCompression(app);
 

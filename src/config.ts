@@ -16,7 +16,25 @@ export interface Config {
   /** Days raw page views are kept (ANALYTICS_RETENTION_DAYS); their rollups stay forever. */
   readonly analyticsRetentionDays: number;
   readonly limits: Limits;
+  readonly sizing: Sizing;
 }
+
+/** How much of the machine an instance holds: connections and threads (README, sizing). */
+export interface Sizing {
+  /**
+   * DATABASE_POOL_SIZE: PostgreSQL connections of the instance's pool, opened as the work needs
+   * them (one more listens for change notifications). A page-view batch holds one while it writes.
+   */
+  readonly databasePoolSize: number;
+  /**
+   * WORKER_IDLE_MS: SQLite, how long a worker thread (the two read lanes, the task thread, the
+   * checkpointer) waits for work before it ends, giving its memory back; the next piece of work
+   * starts it again.
+   */
+  readonly workerIdleMs: number;
+}
+
+export const defaultSizing: Sizing = Object.freeze({ databasePoolSize: 10, workerIdleMs: 30_000 });
 
 /** Timeouts and caps that keep a slow client or a hung dependency from taking the service down. */
 export interface Limits {
@@ -120,6 +138,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS');
   }
   const analyticsRetentionDays = parseRetentionDays(env.ANALYTICS_RETENTION_DAYS, problems);
+  const sizing: Sizing = Object.freeze({
+    databasePoolSize: parseCount(env, 'DATABASE_POOL_SIZE', defaultSizing.databasePoolSize, problems),
+    workerIdleMs: parseCount(env, 'WORKER_IDLE_MS', defaultSizing.workerIdleMs, problems),
+  });
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze({
     port,
@@ -131,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     geoipDatabase,
     analyticsRetentionDays,
     limits,
+    sizing,
   });
 }
 

@@ -47,6 +47,8 @@ export async function startServer(config: Config, options: { demo: boolean }): P
   const db = openDatabase(config.databaseUrl, {
     connectTimeoutMs: limits.databaseConnectTimeoutMs,
     queryTimeoutMs: limits.databaseQueryTimeoutMs,
+    poolSize: config.sizing.databasePoolSize,
+    workerIdleMs: config.sizing.workerIdleMs,
   });
   const rateLimits = createRateLimitStore(config.redisUrl);
   const lifecycle: Lifecycle = { draining: false };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, defaultLimits, loadConfig, redactUrl } from '../src/config.ts';
+import { ConfigError, defaultLimits, defaultSizing, loadConfig, redactUrl } from '../src/config.ts';
 
 test('config: defaults when the environment is empty', () => {
   const config = loadConfig({});
@@ -16,9 +16,26 @@ test('config: defaults when the environment is empty', () => {
       geoipDatabase: null,
       analyticsRetentionDays: 400,
       limits: defaultLimits,
+      sizing: { databasePoolSize: 10, workerIdleMs: 30_000 },
     },
   );
   assert.ok(Object.isFrozen(config));
+});
+
+test('config: DATABASE_POOL_SIZE and WORKER_IDLE_MS size the instance, positive integers only', () => {
+  assert.deepEqual(defaultSizing, { databasePoolSize: 10, workerIdleMs: 30_000 });
+  const config = loadConfig({ DATABASE_POOL_SIZE: '3', WORKER_IDLE_MS: '5000' });
+  assert.deepEqual({ ...config.sizing }, { databasePoolSize: 3, workerIdleMs: 5000 });
+  for (const [name, value] of [
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_POOL_SIZE', 'ten'],
+    ['WORKER_IDLE_MS', '-1'],
+  ]) {
+    assert.throws(
+      () => loadConfig({ [name]: value }),
+      (error: unknown) => error instanceof ConfigError && error.message.includes(name),
+    );
+  }
 });
 
 test('config: ANALYTICS_RETENTION_DAYS is a whole number of days from 1 to 36500', () => {

@@ -8,13 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { backoffDelay } from './database-health.ts';
+import { mayChangeKeys } from './key-writes.ts';
 
 export type ViewsListener = (projectId: string | null, slug: string | null) => void;
 
 const firstReconnectMs = 100;
 const maxReconnectMs = 5000;
-/** A statement that may change a project or an API key (false positives only cost a cache miss). */
-const writesKeys = /^\s*(?:insert|update|delete|truncate|with|merge)\b[\s\S]*\b(?:projects|api_keys)\b/i;
 
 export class PostgresChangeListener {
   readonly #url: string;
@@ -66,7 +65,7 @@ export class PostgresChangeListener {
       (client as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
         const config = args[0] as string | { text?: unknown } | undefined;
         const text = typeof config === 'string' ? config : config?.text;
-        if (typeof text === 'string' && writesKeys.test(text)) wrote.add(client);
+        if (typeof text === 'string' && mayChangeKeys(text)) wrote.add(client);
         return query.apply(this, args);
       };
     });
@@ -133,10 +132,12 @@ export class PostgresChangeListener {
         for (const slug of slugs) for (const listener of this.#views) listener(projectId!, slug);
         return;
       }
-      this.#generation++;
-      const barrier = this.#barriers.get(message.payload ?? '');
+      // A barrier of seen() (this listener's own, or another instance's) changes nothing.
+      const payload = message.payload ?? '';
+      if (!payload.startsWith('sync:')) this.#generation++;
+      const barrier = this.#barriers.get(payload);
       if (barrier !== undefined) {
-        this.#barriers.delete(message.payload ?? '');
+        this.#barriers.delete(payload);
         barrier();
       }
     });

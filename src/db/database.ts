@@ -33,11 +33,13 @@ export interface Db {
    */
   executeCompiled<R>(query: CompiledQuery<R>): Promise<R[]>;
   /**
-   * SQLite: a value that changes whenever any connection may have changed the database, so that
-   * a cached read is exact while it holds. PostgreSQL: one that changes with every notified change
-   * of a project or API key (change-listener.ts), or null while not listening.
+   * A value that changes whenever a project or an API key may have changed, so that a key lookup
+   * kept under it is exact while it holds; never with page views. SQLite: a counter that
+   * triggers advance (migration 0016; sqlite-driver.ts), null before it exists. PostgreSQL: every notified
+   * change of a project or API key, whichever instance made it (change-listener.ts), or null
+   * while not listening.
    */
-  changeStamp(): string | null;
+  keysStamp(): string | null;
   /**
    * Runs a read-only query where it cannot block the event loop, for the expensive ones (searches,
    * counts): on SQLite a worker thread with its own read-only connection (read-worker.ts), which
@@ -67,7 +69,7 @@ export interface Db {
   foreignStamp(): string | null;
   /** PostgreSQL: calls back for each article with new page views, (null, null) for "maybe any". */
   onViews(listener: ViewsListener): () => void;
-  /** Resolves once every change committed before the call is reflected in changeStamp/onViews. */
+  /** Resolves once every change committed before the call is reflected in keysStamp/onViews. */
   changesSeen(): Promise<void>;
   /**
    * PostgreSQL: whether the database can be reached, as this process last found out
@@ -98,7 +100,10 @@ export interface PoolState {
 }
 
 export interface OpenOptions {
+  /** PostgreSQL: the most connections of the pool (10), opened as the work needs them. */
   poolSize?: number;
+  /** SQLite: how long a worker thread waits for work before it ends (30 s; config.ts). */
+  workerIdleMs?: number;
   /** PostgreSQL: how long to wait for a connection (new, or free in a full pool); default: no limit. */
   connectTimeoutMs?: number;
   /**
@@ -158,7 +163,7 @@ function openPostgres(url: string, options: OpenOptions): Db {
   pool.on('error', () => health.suspect());
   pool.on('connect', (client) => client.on('error', () => health.suspect()));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: timingOut(pool, health) }) });
-  // Started by the first caller of changeStamp/onViews (the server), never by the CLI.
+  // Started by the first caller of keysStamp/onViews (the server), never by the CLI.
   const listener = new PostgresChangeListener(url, {
     connectTimeoutMs: options.connectTimeoutMs,
     onLost: () => health.suspect(),
@@ -187,7 +192,7 @@ function openPostgres(url: string, options: OpenOptions): Db {
       waiting: pool.waitingCount,
       max: pool.options.max,
     }),
-    changeStamp: () => listener.stamp(),
+    keysStamp: () => listener.stamp(),
     foreignStamp: () => null,
     onViews: (callback) => listener.onViews(callback),
     changesSeen: () => listener.seen(),
@@ -207,14 +212,16 @@ function openSqlite(url: string, options: OpenOptions): Db {
   const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const busyWaitMs = options.busyWaitMs ?? defaultBusyWaitMs;
-  const database = new NodeSqliteDatabase(path, { busyWaitMs, checkpoints: options.checkpoints });
+  const idleMs = options.workerIdleMs;
+  const database = new NodeSqliteDatabase(path, { busyWaitMs, checkpoints: options.checkpoints, idleMs });
   const kysely = new Kysely<Database>({ dialect: new NodeSqliteDialect(database) });
+  // Threads all started on first use and ended after idleMs without work (worker-calls.ts).
   const readers =
     path === ':memory:' || path === ''
       ? null
-      : { search: new SqliteReadWorker(path), list: new SqliteReadWorker(path) };
+      : { search: new SqliteReadWorker(path, { idleMs }), list: new SqliteReadWorker(path, { idleMs }) };
   const tasks =
-    readers === null || options.tasks === false ? null : new SqliteTaskWorker(path, { busyWaitMs });
+    readers === null || options.tasks === false ? null : new SqliteTaskWorker(path, { busyWaitMs, idleMs });
   return {
     kysely,
     dialect: 'sqlite',
@@ -227,10 +234,10 @@ function openSqlite(url: string, options: OpenOptions): Db {
         throw asTimeout(error);
       }
     },
-    changeStamp: () => database.changeStamp(),
+    keysStamp: () => database.keysStamp(),
     foreignStamp: () => database.foreignStamp(),
     onViews: () => () => {},
-    // The change stamp kept for the event loop's turn is dropped (a commit of another process
+    // The foreign stamp kept for the event loop's turn is dropped (a commit of another process
     // made earlier in this turn, as tests do with two handles, is then seen).
     changesSeen: async () => database.forgetStamp(),
     // An in-memory database exists only on its own connection: it is read there.
@@ -244,6 +251,8 @@ function openSqlite(url: string, options: OpenOptions): Db {
         : async (module, input) => {
             const result = await tasks.run(module, input);
             database.acknowledgeOwnCommits();
+            // What the task changed is read by the next key lookup, even in this turn.
+            database.forgetStamp();
             return result;
           },
     transactionWithTimeout: (_ms, work) => kysely.transaction().execute(work),

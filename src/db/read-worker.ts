@@ -7,12 +7,18 @@ import { WorkerCalls } from './worker-calls.ts';
 export class SqliteReadWorker {
   readonly #calls: WorkerCalls;
 
-  constructor(path: string) {
+  constructor(path: string, options: { idleMs?: number } = {}) {
     this.#calls = new WorkerCalls(
       new URL('./read-worker-thread.ts', import.meta.url),
       { path },
       'SQLite read worker',
+      { idleMs: options.idleMs, youngGenerationMb: 8 },
     );
+  }
+
+  /** Whether the thread runs now (it ends after a while without queries). */
+  get running(): boolean {
+    return this.#calls.running;
   }
 
   all(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {

@@ -23,6 +23,7 @@ import {
   SqliteQueryCompiler,
   type TransactionSettings,
 } from 'kysely';
+import { mayChangeKeys } from './key-writes.ts';
 import { leaveCheckpointsToAnotherConnection, SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import {
   isSqliteBusy,
@@ -50,6 +51,8 @@ export interface SqliteOptions {
   busyWaitMs?: number;
   /** Checkpoint in a thread of its own (default), or leave it to another connection's. */
   checkpoints?: boolean;
+  /** How long the checkpoint thread runs on without commits before it ends (30 s). */
+  idleMs?: number;
 }
 
 export class NodeSqliteDatabase {
@@ -70,9 +73,9 @@ export class NodeSqliteDatabase {
   /** When writes began to find the write lock held by another connection, and when one last did. */
   #lockHeldSince: number | null = null;
   #lockSeenAt = 0;
-  #stamp: string | null = null;
   #seenVersion = '';
   #foreignChanges = 0;
+  #keysStamp: string | null = null;
 
   constructor(path: string, options: SqliteOptions = {}) {
     this.busyWaitMs = options.busyWaitMs ?? 5000;
@@ -82,7 +85,14 @@ export class NodeSqliteDatabase {
     this.#writer = this.#openWriter();
     this.reader = this.#inMemory ? this.#writer : new SqliteConnection(path);
     if (this.reader !== this.#writer) this.reader.raw.exec('PRAGMA foreign_keys = ON');
-    this.#checkpointer = this.#checkpoints ? new SqliteCheckpointer(path, () => this.#writer) : null;
+    this.#checkpointer = this.#checkpoints
+      ? new SqliteCheckpointer(path, () => this.#writer, { idleMs: options.idleMs })
+      : null;
+  }
+
+  /** The WAL's checkpoints (null for an in-memory database, or where another connection's do them). */
+  get checkpointer(): SqliteCheckpointer | null {
+    return this.#checkpointer;
   }
 
   /** The writer connection: every write and every transaction. */
@@ -182,36 +192,34 @@ export class NodeSqliteDatabase {
     return this.#snapshot;
   }
 
-  /**
-   * Changes whenever the database may have changed: any connection committed (the reader's
-   * data_version sees the writer's commits as well as other processes'), or, for an in-memory
-   * database, this connection wrote (total_changes).
-   */
-  changeStamp(): string {
-    // It is asked on every request (6% of a tracking request's CPU), so one answer serves the rest
-    // of the event loop's turn: every request handled in this turn was received before the turn
-    // began, so a commit of another process that completed before such a request was sent had
-    // completed before the stamp was read. This process's own writes drop the answer at once.
-    if (this.#stamp === null) {
-      this.#stamp = this.#readStamp();
-      setImmediate(() => (this.#stamp = null));
-    }
-    return this.#stamp;
-  }
-
-  /** The next changeStamp() reads the database again (this process wrote, or a caller asks). */
+  /** The next keysStamp() reads the counter again (this process changed keys, or a caller asks). */
   forgetStamp(): void {
-    this.#stamp = null;
+    this.#keysStamp = null;
   }
 
-  #readStamp(): string {
-    // The pragma alone (4 µs) where the reader is its own connection, rather than a select through
-    // the pragma's table-valued function (6 µs).
-    if (this.reader !== this.#writer) return this.reader.dataVersion();
-    const row = this.reader
-      .prepare('select total_changes() as c, (select data_version from pragma_data_version) as v')
-      .all()[0] as { c: number; v: number };
-    return `${row.v}:${row.c}`;
+  /**
+   * Changes whenever a project or an API key changed, whichever process changed it: the counter
+   * of migration 0016's triggers, read on the reader (committed changes only). Page views leave
+   * it as it is, so the key lookups it keys live on while a blog is read and tracked. It is asked
+   * on every request, so one answer serves the rest of the event loop's turn: every request
+   * handled in a turn was received before it began, so a commit of another process that completed
+   * before such a request was sent had completed before the counter was read. This process's own
+   * changes drop the answer once committed (release below), and a task's once it answered. Null
+   * (nothing kept) on a database without the counter, before its migration.
+   */
+  keysStamp(): string | null {
+    if (this.#keysStamp === null) {
+      try {
+        const row = this.reader.prepare('select version from key_changes where id = 1').get() as
+          { version: number } | undefined;
+        if (row === undefined) return null;
+        this.#keysStamp = String(row.version);
+      } catch {
+        return null;
+      }
+      setImmediate(() => (this.#keysStamp = null));
+    }
+    return this.#keysStamp;
   }
 
   /**
@@ -254,6 +262,8 @@ interface Held {
   release: () => void;
   /** A read-only transaction, on the snapshot connection. */
   snapshot: boolean;
+  /** A statement that may change a project or an API key ran (keysStamp is read again on release). */
+  wroteKeys?: boolean;
 }
 
 /**
@@ -275,6 +285,7 @@ class ConnectionHandle implements DatabaseConnection {
       return { rows: (await database.read(query.sql, query.parameters)) as R[] };
     }
     if (this.#held === null) {
+      database.checkpointer?.wake();
       const release = await database.writerLock.lock();
       this.#held = { connection: database.writer, release, snapshot: false };
       database.reopenWriterIfWritable();
@@ -288,13 +299,12 @@ class ConnectionHandle implements DatabaseConnection {
     // A deferred transaction would take the write lock at its first write, where SQLITE_BUSY can
     // no longer be retried (its snapshot may be stale): take it at the start instead.
     const sql = beginStatement.test(query.sql) ? 'begin immediate' : query.sql;
+    if (mayChangeKeys(sql)) this.#held.wroteKeys = true;
     const run = () => {
       try {
         return connection.run(sql, query.parameters);
       } catch (error) {
         throw database.writeFailure(error);
-      } finally {
-        database.forgetStamp();
       }
     };
     if (connection.raw.isTransaction) return run() as QueryResult<R>;
@@ -332,6 +342,8 @@ class ConnectionHandle implements DatabaseConnection {
       }
     }
     held.release();
+    // After the commit: the next lookup reads the counter the change advanced, even in this turn.
+    if (held.wroteKeys === true) this.#database.forgetStamp();
   }
 }
 

@@ -10,16 +10,22 @@ export class SqliteTaskWorker {
   readonly #calls: WorkerCalls;
 
   /** `busyWaitMs`: the thread's writes wait for another process's write lock as the caller's do. */
-  constructor(path: string, options: { busyWaitMs: number }) {
+  constructor(path: string, options: { busyWaitMs: number; idleMs?: number }) {
     this.#calls = new WorkerCalls(
       new URL('./task-thread.ts', import.meta.url),
       { path, busyWaitMs: options.busyWaitMs },
       'SQLite task worker',
+      { graceful: true, idleMs: options.idleMs, youngGenerationMb: 8 },
     );
   }
 
   run(module: URL, input: unknown): Promise<unknown> {
     return this.#calls.call({ module: module.href, input });
+  }
+
+  /** Whether the thread runs now (it ends after a while without tasks). */
+  get running(): boolean {
+    return this.#calls.running;
   }
 
   /** After the tasks sent before: the thread closes its connections cleanly. */

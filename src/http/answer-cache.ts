@@ -14,6 +14,7 @@
 // Compressed forms (compression.ts) are kept with the answer, so a hit is never compressed again.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
+import type { Project } from '../db/schema.ts';
 import { chooseEncoding, compressSync, type Encoding, negotiatesEncoding, weakTag } from './compression.ts';
 import { corsHeadersFor, exposeHeaders } from './cors.ts';
 import { cacheControl, matches } from './http-caching.ts';
@@ -168,9 +169,10 @@ export interface AnswerCacheOptions {
   viewCountLagMs: number;
   /**
    * The project's earliest publication still in the future at `now` (ISO timestamps), or null: a
-   * cached answer must not outlive it. Asked of projects/ by app.ts.
+   * cached answer must not outlive it. Asked of projects/ by app.ts, which keeps it per content
+   * version (projects/next-publication.ts).
    */
-  nextPublication(projectId: string, now: string): Promise<string | null>;
+  nextPublication(project: Pick<Project, 'id' | 'content_version'>, now: string): Promise<string | null>;
 }
 
 const forwardedHeaders = ['link'];
@@ -212,7 +214,7 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
     const etag = reply.getHeader('etag');
     if (typeof etag !== 'string') return payload;
     const now = Date.now();
-    const next = await nextPublication(request.auth.project.id, new Date(now).toISOString());
+    const next = await nextPublication(request.auth.project, new Date(now).toISOString());
     const headers: Record<string, string> = {};
     for (const name of forwardedHeaders) {
       const value = reply.getHeader(name);

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openDatabase } from '../../src/db/database.ts';
-import { findActiveKey } from '../../src/projects/key-lookup.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
+import { buildApp } from '../../src/app.ts';
+import { type Db, openDatabase } from '../../src/db/database.ts';
+import { findActiveKey, keyLookup } from '../../src/projects/key-lookup.ts';
 import { createApiKey, revokeApiKey } from '../../src/projects/service.ts';
-import { createTestProject, describeEachDialect, getJson } from '../helpers.ts';
+import { track, update } from '../analytics/support.ts';
+import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
 
 // The key lookup runs on every request and is kept in memory on SQLite while nothing changed in
 // the database: these tests change it through a second connection, as the CLI does.
@@ -59,5 +62,93 @@ describeEachDialect('key lookup', (ctx) => {
     await revokeApiKey(ctx.db, keyId);
     assert.equal((await getJson(ctx.app, '/v1/project', headers)).status, 401);
     assert.equal(await findActiveKey(ctx.db, key), undefined);
+  });
+});
+
+/** A handle on the same database whose key lookups are counted (each runs one compiled query). */
+function countingLookups(db: Db): { db: Db; queries: () => number } {
+  let queries = 0;
+  const counted: Db = {
+    ...db,
+    executeCompiled: (query) => {
+      queries++;
+      return db.executeCompiled(query);
+    },
+  };
+  return { db: counted, queries: () => queries };
+}
+
+// The lookup is kept until a project or an API key changes: page views (many a second on a blog
+// being read) and the record of a key's use must leave it alone.
+describeEachDialect('key lookup kept across page views', (ctx) => {
+  test('tracked and rolled-up page views do not empty the kept key lookups', async () => {
+    const { project, key } = await createTestProject(ctx.db);
+    await importArticles(ctx.db, project, [articleInput({ slug: 'kept' })]);
+    await ctx.db.changesSeen();
+    const lookups = countingLookups(ctx.db);
+    assert.equal((await findActiveKey(lookups.db, key))?.project.id, project.id);
+    assert.equal(lookups.queries(), 1);
+    for (let i = 0; i < 3; i++) {
+      const created = await track(ctx.app, { slug: 'kept' }, { headers: { 'x-api-key': key } });
+      assert.equal(created.statusCode, 201);
+      assert.equal(
+        (await update(ctx.app, created.json().id, { timeOnPage: 30 }, { headers: { 'x-api-key': key } }))
+          .statusCode,
+        200,
+      );
+    }
+    await rollUpQueued(ctx.db);
+    await ctx.db.changesSeen();
+    assert.equal((await findActiveKey(lookups.db, key))?.project.id, project.id);
+    assert.equal(lookups.queries(), 1, 'the page views emptied the key lookups');
+  });
+
+  test("recording a key's use does not empty the kept key lookups", async () => {
+    const { project, key, keyId } = await createTestProject(ctx.db);
+    // PostgreSQL: the notification of the key's creation arrives after its commit.
+    await ctx.db.changesSeen();
+    const lookups = countingLookups(ctx.db);
+    assert.equal((await findActiveKey(lookups.db, key))?.project.id, project.id);
+    await keyLookup(ctx.db).touch(keyId, new Date().toISOString());
+    await ctx.db.changesSeen();
+    assert.equal((await findActiveKey(lookups.db, key))?.project.id, project.id);
+    assert.equal(lookups.queries(), 1);
+  });
+
+  test("a content change on another instance is seen by the kept lookup (the project's content version)", async () => {
+    const { project, key } = await createTestProject(ctx.db);
+    const before = (await findActiveKey(ctx.db, key))!.project.content_version;
+    const other = openDatabase(ctx.url);
+    try {
+      await importArticles(other, project, [articleInput({ slug: 'new' })]);
+    } finally {
+      await other.close();
+    }
+    await ctx.db.changesSeen();
+    assert.ok((await findActiveKey(ctx.db, key))!.project.content_version > before);
+  });
+
+  test('a key revoked on one instance is refused on the next request on another', async () => {
+    const { project, key, keyId, headers } = await createTestProject(ctx.db);
+    await importArticles(ctx.db, project, [articleInput({ slug: 'read' })]);
+    const otherDb = openDatabase(ctx.url);
+    const otherApp = await buildApp({ db: otherDb });
+    try {
+      // Known to this instance, with page views written since.
+      assert.equal((await getJson(ctx.app, '/v1/project', headers)).status, 200);
+      assert.equal(
+        (await track(ctx.app, { slug: 'read' }, { headers: { 'x-api-key': key } })).statusCode,
+        201,
+      );
+      assert.equal((await getJson(otherApp, '/v1/project', headers)).status, 200);
+      // Revoked through the other instance's handle (as its CLI or key endpoint would).
+      await revokeApiKey(otherDb, keyId);
+      assert.equal((await getJson(otherApp, '/v1/project', headers)).status, 401);
+      await ctx.db.changesSeen();
+      assert.equal((await getJson(ctx.app, '/v1/project', headers)).status, 401);
+    } finally {
+      await otherApp.close();
+      await otherDb.close();
+    }
   });
 });

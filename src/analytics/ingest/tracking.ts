@@ -80,15 +80,16 @@ export async function trackPageView(
   if (isBotUserAgent(sender.userAgent)) return botAnswer;
   const { project, now } = sender;
   const at = now.toISOString();
+  const id = newPageViewId(now.getTime());
   // The same error the writer gives an unknown slug, from the same place in the request.
-  if (sender.publishedOnly && !(await isPublishedArticle(deps.db, project.id, body.slug, at))) {
+  if (sender.publishedOnly && !(await isPublishedArticle(deps.db, project, body.slug, at, id))) {
     throw new NotFoundError(`Article '${body.slug}' not found`);
   }
   const day = at.slice(0, 10);
   const visitorId = visitorIdFor(await deps.salts.saltOf(day), project.id, sender.ip, sender.userAgent ?? '');
   const events = eventsOf(body.events);
   const row: PageViewTable = {
-    id: newPageViewId(now.getTime()),
+    id,
     project_id: project.id,
     article_id: '', // found by the batch that writes the page view
     day,
@@ -130,7 +131,7 @@ export async function updatePageView(
   // An id that cannot have been issued is unknown like any other; the database is not asked.
   if (!pageViewIdPattern.test(id)) throw new NotFoundError(`Page view '${id.slice(0, 100)}' not found`);
   const now = sender.now.toISOString();
-  if (sender.publishedOnly && !(await isPageViewOfPublishedArticle(deps.db, sender.project.id, id, now))) {
+  if (sender.publishedOnly && !(await isPageViewOfPublishedArticle(deps.db, sender.project, id, now))) {
     throw new NotFoundError(`Page view '${id}' not found`);
   }
   const patch: PageViewPatch = {

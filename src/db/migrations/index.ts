@@ -17,6 +17,7 @@ import { analyticsSettings } from './0012-analytics-settings.ts';
 import { removedArticles } from './0013-removed-articles.ts';
 import { tagSlugs } from './0014-tag-slugs.ts';
 import { sitePaths } from './0015-site-paths.ts';
+import { keyChanges } from './0016-key-changes.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -36,6 +37,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0013-removed-articles': removedArticles,
   '0014-tag-slugs': tagSlugs,
   '0015-site-paths': sitePaths,
+  '0016-key-changes': keyChanges,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -17,11 +17,18 @@ function placeholders(count: number): string {
 
 const statements = {
   select: `select ${storedColumns.join(', ')} from page_views where id = ?`,
-  insert: `insert into page_views (${pageViewColumns.join(', ')}) values (${placeholders(pageViewColumns.length)})`,
+  // The article found by its slug in the same statement (none: nothing inserted), rather than by a
+  // lookup of its own before (measured at 50 views/s: 0.23 ms of CPU a view, the largest item).
+  insert: `insert into page_views (${pageViewColumns.join(', ')}) select ${pageViewColumns
+    .map((column) => (column === 'article_id' ? 'articles.id' : '?'))
+    .join(', ')} from articles where articles.project_id = ? and articles.slug = ? returning article_id`,
   update:
     'update page_views set updated_at = ?, time_on_page_ms = ?, scroll_depth_centi = ?, exit_position = ?, bounced = ?, event_count = ?, events = ? where id = ?',
   queue: `insert into rollup_queue (${queueColumns.join(', ')}) values (${placeholders(queueColumns.length)})`,
 };
+
+/** The columns the insert takes as parameters: all but the article's id, which it finds. */
+const insertedColumns = pageViewColumns.filter((column) => column !== 'article_id');
 
 function run(db: Executor, text: string, parameters: unknown[]) {
   return db.executeQuery(CompiledQuery.raw(text, parameters));
@@ -69,58 +76,14 @@ export const sqliteStore: WriteStore = {
 
   async insertPageViews(db, views) {
     const inserted = new Map<string, string>();
-    if (views.length === 0) return inserted;
-    const articleIds = await findArticleIds(db, views);
     for (const { row, slug } of views) {
-      const articleId = articleIds.get(row.project_id)?.get(slug);
+      const parameters = insertedColumns.map((column) => row[column]);
+      const result = await run(db, statements.insert, [...parameters, row.project_id, slug]);
+      const articleId = (result.rows[0] as { article_id: string } | undefined)?.article_id;
       if (articleId === undefined) continue;
-      const stored = { ...row, article_id: articleId };
-      await run(
-        db,
-        statements.insert,
-        pageViewColumns.map((column) => stored[column]),
-      );
-      await queue(db, stored, null);
+      await queue(db, { ...row, article_id: articleId }, null);
       inserted.set(row.id, articleId);
     }
     return inserted;
   },
 };
-
-/** Slugs looked up in one statement, padded to one of these counts (so that a few prepared
- * statements serve every batch): a batch's (256 at most) in one or two. */
-const lookupSizes = [1, 8, 32, 200];
-const slugsPerLookup = lookupSizes.at(-1)!;
-const lookupSql = new Map(
-  lookupSizes.map((size) => [
-    size,
-    `select slug, id from articles where project_id = ? and slug in (${placeholders(size)})`,
-  ]),
-);
-
-/** The ids of the articles the views name, by project and slug (in one statement per 200 slugs). */
-async function findArticleIds(
-  db: Executor,
-  views: ReadonlyArray<{ row: { project_id: string }; slug: string }>,
-): Promise<Map<string, Map<string, string>>> {
-  const slugsByProject = new Map<string, Set<string>>();
-  for (const { row, slug } of views) {
-    let slugs = slugsByProject.get(row.project_id);
-    if (slugs === undefined) slugsByProject.set(row.project_id, (slugs = new Set()));
-    slugs.add(slug);
-  }
-  const found = new Map<string, Map<string, string>>();
-  for (const [projectId, slugSet] of slugsByProject) {
-    const ids = new Map<string, string>();
-    found.set(projectId, ids);
-    const slugs = [...slugSet];
-    for (let start = 0; start < slugs.length; start += slugsPerLookup) {
-      const chunk = slugs.slice(start, start + slugsPerLookup);
-      const size = lookupSizes.find((candidate) => candidate >= chunk.length)!;
-      const padded = [...chunk, ...Array<string>(size - chunk.length).fill(chunk[0]!)];
-      const result = await run(db, lookupSql.get(size)!, [projectId, ...padded]);
-      for (const { slug, id } of result.rows as Array<{ slug: string; id: string }>) ids.set(slug, id);
-    }
-  }
-  return found;
-}
