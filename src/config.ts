@@ -142,6 +142,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: parseCount(env, 'DATABASE_POOL_SIZE', defaultSizing.databasePoolSize, problems),
     workerIdleMs: parseCount(env, 'WORKER_IDLE_MS', defaultSizing.workerIdleMs, problems),
   });
+  // Searches hold a pool connection each: as many as the pool would leave nothing for other requests.
+  if (limits.searchConcurrency >= sizing.databasePoolSize) {
+    problems.push(
+      `SEARCH_CONCURRENCY (${limits.searchConcurrency}) must be less than DATABASE_POOL_SIZE (${sizing.databasePoolSize}), so that searches leave connections for other requests`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze({
     port,

@@ -154,4 +154,10 @@ test('config: timeouts and connection caps are read, and refused when not positi
     () => loadConfig({ REQUEST_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '2000' }),
     /HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS/,
   );
+  // Searches would take every connection of the pool.
+  assert.throws(
+    () => loadConfig({ SEARCH_CONCURRENCY: '6', DATABASE_POOL_SIZE: '6' }),
+    /SEARCH_CONCURRENCY \(6\) must be less than DATABASE_POOL_SIZE \(6\)/,
+  );
+  assert.equal(loadConfig({ SEARCH_CONCURRENCY: '5', DATABASE_POOL_SIZE: '6' }).limits.searchConcurrency, 5);
 });
