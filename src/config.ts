@@ -107,7 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);
   const geoipDatabase = env.GEOIP_DATABASE?.trim() || null;
-  const limits: Limits = Object.freeze({
+  let limits: Limits = Object.freeze({
     requestTimeoutMs: parseCount(env, 'REQUEST_TIMEOUT_MS', defaultLimits.requestTimeoutMs, problems),
     headersTimeoutMs: parseCount(env, 'HEADERS_TIMEOUT_MS', defaultLimits.headersTimeoutMs, problems),
     idleTimeoutMs: parseCount(env, 'IDLE_TIMEOUT_MS', defaultLimits.idleTimeoutMs, problems),
@@ -142,8 +142,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: parseCount(env, 'DATABASE_POOL_SIZE', defaultSizing.databasePoolSize, problems),
     workerIdleMs: parseCount(env, 'WORKER_IDLE_MS', defaultSizing.workerIdleMs, problems),
   });
-  // Searches hold a pool connection each: as many as the pool would leave nothing for other requests.
-  if (limits.searchConcurrency >= sizing.databasePoolSize) {
+  // Searches hold a pool connection each: as many as the pool would leave nothing for other
+  // requests. Unset, it follows a small pool down (4, at most the pool less one, at least 1).
+  if (env.SEARCH_CONCURRENCY === undefined || env.SEARCH_CONCURRENCY === '') {
+    limits = Object.freeze({
+      ...limits,
+      searchConcurrency: Math.max(1, Math.min(limits.searchConcurrency, sizing.databasePoolSize - 1)),
+    });
+  } else if (limits.searchConcurrency >= sizing.databasePoolSize && sizing.databasePoolSize > 1) {
     problems.push(
       `SEARCH_CONCURRENCY (${limits.searchConcurrency}) must be less than DATABASE_POOL_SIZE (${sizing.databasePoolSize}), so that searches leave connections for other requests`,
     );

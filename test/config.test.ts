@@ -160,4 +160,7 @@ test('config: timeouts and connection caps are read, and refused when not positi
     /SEARCH_CONCURRENCY \(6\) must be less than DATABASE_POOL_SIZE \(6\)/,
   );
   assert.equal(loadConfig({ SEARCH_CONCURRENCY: '5', DATABASE_POOL_SIZE: '6' }).limits.searchConcurrency, 5);
+  // Unset, it follows a small pool down.
+  assert.equal(loadConfig({ DATABASE_POOL_SIZE: '3' }).limits.searchConcurrency, 2);
+  assert.equal(loadConfig({ DATABASE_POOL_SIZE: '1' }).limits.searchConcurrency, 1);
 });
