@@ -141,7 +141,6 @@ describe('folio import', { concurrency: 3 }, () => {
       summary.warnings.map((w: { file: string; line: number; kind: string }) => [w.file, w.line, w.kind]),
       [
         ['ghost-export.json', 42, 'unmapped-field'],
-        ['ghost-export.json', 203, 'unmapped-field'],
         ['ghost-export.json', 283, 'internal-tag'],
       ],
     );

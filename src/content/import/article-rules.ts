@@ -279,7 +279,7 @@ export function validateArticle(
       createdAt,
       updatedAt,
       // The first of several authors is the article's author (contract §13).
-      author: site.authors.length > 0 ? { name: site.authors[0].name, image: site.authors[0].image } : author,
+      author: site.authors?.length ? { name: site.authors[0].name, image: site.authors[0].image } : author,
       lastUpdatedBy,
       tags,
       seo,

@@ -31,11 +31,9 @@ const AUTHOR_FIELDS = ['name', 'slug', 'image', 'title', 'url'] as const;
 const VISIBILITIES: readonly Visibility[] = ['public', 'members', 'paid'];
 const PATH_MAX = 500;
 
-export type SiteFields = Required<
-  Pick<
-    ArticleInput,
-    'path' | 'section' | 'aliases' | 'guid' | 'visibility' | 'tiers' | 'authors' | 'coverImageAlt'
-  >
+export type SiteFields = Pick<
+  ArticleInput,
+  'path' | 'section' | 'aliases' | 'guid' | 'visibility' | 'tiers' | 'authors' | 'coverImageAlt'
 >;
 
 /** Why a value is not a site path (`/posts/x/`), or null. */
@@ -105,7 +103,7 @@ function visibilityOf(ctx: Ctx, value: unknown): Visibility {
   return 'public';
 }
 
-/** The §13 fields of a record in Folio's names; absent ones take their defaults. */
+/** The §13 fields of a record in Folio's names; only those given (the import defaults the others). */
 export function siteFields(ctx: Ctx, data: Record<string, unknown>): SiteFields {
   const authors: AuthorInput[] = [];
   const rawAuthors = data['authors'];
@@ -122,7 +120,7 @@ export function siteFields(ctx: Ctx, data: Record<string, unknown>): SiteFields 
   if (tiers.length > 0 && visibility !== 'paid') {
     report(ctx, ['tiers'], `tiers are only for visibility "paid", got visibility "${visibility}"`);
   }
-  return {
+  const fields: SiteFields = {
     path: sitePath(ctx, data['path'], ['path']),
     section: optionalText(ctx, data['section'], ['section'], 200),
     aliases: textList(ctx, data['aliases'], ['aliases'], (value, at) => sitePath(ctx, value, at)),
@@ -132,4 +130,6 @@ export function siteFields(ctx: Ctx, data: Record<string, unknown>): SiteFields 
     authors,
     coverImageAlt: optionalText(ctx, data['coverImageAlt'], ['coverImageAlt'], 1000),
   };
+  const given = Object.entries(fields).filter(([name]) => data[name] !== undefined && data[name] !== null);
+  return Object.fromEntries(given) as SiteFields;
 }

@@ -429,7 +429,7 @@ describe('parseArticleFile', () => {
       problem(
         'a.md',
         4,
-        'unknown field "layout" (expected one of: title, slug, excerpt, coverImage, status, publishedAt, createdAt, updatedAt, author, lastUpdatedBy, tags, seo, variants)',
+        'unknown field "layout" (expected one of: title, slug, excerpt, coverImage, status, publishedAt, createdAt, updatedAt, author, lastUpdatedBy, tags, seo, variants, path, section, aliases, guid, visibility, tiers, authors, coverImageAlt)',
       ),
       problem('a.md', 6, 'unknown field "seo.metaTitel" (did you mean "metaTitle"?)'),
       problem('a.md', 9, 'unknown field "author.avatar" (expected one of: name, image)'),
@@ -444,7 +444,7 @@ describe('parseArticleFile', () => {
         problem(
           'a.md',
           3,
-          'unknown field "content" (expected one of: title, slug, excerpt, coverImage, status, publishedAt, createdAt, updatedAt, author, lastUpdatedBy, tags, seo, variants)',
+          'unknown field "content" (expected one of: title, slug, excerpt, coverImage, status, publishedAt, createdAt, updatedAt, author, lastUpdatedBy, tags, seo, variants, path, section, aliases, guid, visibility, tiers, authors, coverImageAlt)',
         ),
       ],
     );
@@ -817,7 +817,7 @@ describe('JSON sources', () => {
         problem(
           'data.json#articles[1]',
           12,
-          'unknown field "body" (expected one of: title, slug, excerpt, coverImage, status, publishedAt, createdAt, updatedAt, author, lastUpdatedBy, tags, seo, variants, content)',
+          'unknown field "body" (expected one of: title, slug, excerpt, coverImage, status, publishedAt, createdAt, updatedAt, author, lastUpdatedBy, tags, seo, variants, path, section, aliases, guid, visibility, tiers, authors, coverImageAlt, content)',
         ),
         problem('data.json#articles[2]', 16, 'duplicate slug "dup": also used by data.json#articles[1]'),
         problem('data.json#articles[2]', 17, 'content must be a string, got a number'),

@@ -22,14 +22,14 @@ import {
   calleeName,
   callArguments,
   callsNamed,
-  type Computed,
   exportedNode,
   isComputed,
   type JsModule,
-  parseJsModule,
   staticValue,
   textOf,
   walk,
+  configNotRead,
+  readJsModule,
 } from './js-static.ts';
 import type { FieldNames, FileClass, Placement, SiteDoc, SiteProfile, SiteReader } from './profile.ts';
 import { authorOf } from './site-article.ts';
@@ -87,26 +87,6 @@ interface AstroSite {
   draftFilter: string | null;
   /** The collections whose entries are an article's authors. */
   authorCollections: Set<string>;
-}
-
-function configNotRead(file: string, value: Computed, what: string): ImportProblem {
-  return {
-    file,
-    line: value.line,
-    kind: 'config-not-read',
-    message: `${what} is computed (${value.text.slice(0, 80)}), not written: it cannot be read without running the site's code`,
-  };
-}
-
-async function readModule(root: string, file: string, warnings: ImportProblem[]): Promise<JsModule | null> {
-  const text = await readText(join(root, ...file.split('/')), file, warnings);
-  if (text === null) return null;
-  const parsed = parseJsModule(file, text);
-  if ('problem' in parsed) {
-    warnings.push(parsed.problem);
-    return null;
-  }
-  return parsed.module;
 }
 
 /** `site` and `base` of astro.config.*: the site URL with its base path. */
@@ -223,7 +203,7 @@ function collectionOf(
 
 async function readCollections(root: string, warnings: ImportProblem[]): Promise<Collection[]> {
   const file = await firstFile(root, COLLECTION_FILES);
-  const module = file === null ? null : await readModule(root, file, warnings);
+  const module = file === null ? null : await readJsModule(root, file, warnings);
   if (module === null) return [];
   const collections: Collection[] = [];
   for (const [name, call] of collectionCalls(module)) {
@@ -335,7 +315,7 @@ async function importedConstant(root: string, imported: { name: string; from: st
     root,
     extensions.map((ext) => `${imported.from}${ext}`),
   );
-  const module = file === null ? null : await readModule(root, file, []);
+  const module = file === null ? null : await readJsModule(root, file, []);
   const node = module === null ? null : exportedNode(module, imported.name);
   const value = module === null || node === null ? null : staticValue(module, node);
   return typeof value === 'string' ? value : null;
@@ -405,12 +385,12 @@ async function readAuthors(
 async function openAstro(root: string, _options: ReadOptions): Promise<SiteReader> {
   const warnings: ImportProblem[] = [];
   const configName = await firstFile(root, ASTRO_CONFIG_FILES);
-  const config = configName === null ? null : await readModule(root, configName, warnings);
+  const config = configName === null ? null : await readJsModule(root, configName, warnings);
   const siteUrl = siteUrlFrom(config, configName ?? ASTRO_CONFIG_FILES[0], warnings);
   const collections = await readCollections(root, warnings);
   const pages = await pageFiles(root);
   const feedFile = feedFileOf(pages);
-  const feed = feedFacts(feedFile === null ? null : await readModule(root, feedFile, warnings));
+  const feed = feedFacts(feedFile === null ? null : await readJsModule(root, feedFile, warnings));
   feed.title ??= await importedConstant(root, feed.titleImport);
   const blogName =
     feed.collection ?? ['blog', 'posts', 'post'].find((n) => collections.some((c) => c.name === n));

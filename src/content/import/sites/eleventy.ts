@@ -22,7 +22,6 @@ import {
   at,
   callArguments,
   callsNamed,
-  type Computed,
   exportedNode,
   isComputed,
   type JsModule,
@@ -31,6 +30,8 @@ import {
   type StaticValue,
   staticValue,
   textOf,
+  configNotRead,
+  readJsModule,
 } from './js-static.ts';
 import type { Path } from '../check-kit.ts';
 import type { SplitFile } from '../markdown-file.ts';
@@ -154,15 +155,6 @@ const FIELDS = (draftRule: string | null): FieldNames => ({
   },
 });
 
-function configNotRead(file: string, value: Computed, what: string): ImportProblem {
-  return {
-    file,
-    line: value.line,
-    kind: 'config-not-read',
-    message: `${what} is computed (${value.text.slice(0, 80)}), not written: it cannot be read without running the site's code`,
-  };
-}
-
 /** A string setting, or null; a computed one is warned about. */
 function stringSetting(
   value: StaticValue | undefined,
@@ -177,17 +169,6 @@ function stringSetting(
   return typeof value === 'string' ? value : null;
 }
 
-async function readModule(root: string, file: string, warnings: ImportProblem[]): Promise<JsModule | null> {
-  const text = await readText(join(root, ...file.split('/')), file, warnings);
-  if (text === null) return null;
-  const parsed = parseJsModule(file, text);
-  if ('problem' in parsed) {
-    warnings.push(parsed.problem);
-    return null;
-  }
-  return parsed.module;
-}
-
 /** A data file's value: JSON, or a module's export (an object, or the object its function returns). */
 async function readDataValue(
   root: string,
@@ -198,7 +179,7 @@ async function readDataValue(
     const read = await readConfigFile(root, file, warnings);
     return (read?.data ?? {}) as Record<string, StaticValue>;
   }
-  const module = await readModule(root, file, warnings);
+  const module = await readJsModule(root, file, warnings);
   if (module === null) return {};
   let node = exportedNode(module);
   if (node !== null) node = returnedObject(node) ?? node;
@@ -366,7 +347,7 @@ function authorFrom(value: StaticValue | undefined, siteUrl: string | null): Aut
 async function openEleventy(root: string, _options: ReadOptions): Promise<SiteReader> {
   const warnings: ImportProblem[] = [];
   const configName = await firstFile(root, ELEVENTY_CONFIG_FILES);
-  const module = configName === null ? null : await readModule(root, configName, warnings);
+  const module = configName === null ? null : await readJsModule(root, configName, warnings);
   const values = configValues(module, configName ?? ELEVENTY_CONFIG_FILES[0], warnings);
   const input = under('', values.dir['input'] ?? '.');
   const hidden = [

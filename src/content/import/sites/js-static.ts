@@ -11,6 +11,8 @@
 // every position) and the result parsed again.
 import { stripTypeScriptTypes } from 'node:module';
 import { type Node, parse } from 'acorn';
+import { join } from 'node:path';
+import { readText } from '../markdown-folder.ts';
 import type { ImportProblem } from '../records.ts';
 
 /** A value the source computes: its line, and the source text that computes it. */
@@ -247,4 +249,34 @@ export function at(value: StaticValue | undefined, ...keys: string[]): StaticVal
 /** The source text of a node (a callback's body, for a rule a profile recognises by its words). */
 export function textOf(module: JsModule, node: Node): string {
   return sourceOf(module, node);
+}
+
+/** A JavaScript config parsed, or null after the warning (`config-not-read`) that it could not be read. */
+export async function readJsModule(
+  root: string,
+  file: string,
+  warnings: ImportProblem[],
+): Promise<JsModule | null> {
+  const problems: ImportProblem[] = [];
+  const text = await readText(join(root, ...file.split('/')), file, problems);
+  if (text === null) {
+    warnings.push(...problems.map((problem) => ({ ...problem, kind: 'config-not-read' })));
+    return null;
+  }
+  const parsed = parseJsModule(file, text);
+  if ('problem' in parsed) {
+    warnings.push(parsed.problem);
+    return null;
+  }
+  return parsed.module;
+}
+
+/** The warning for a value the import needs that the config computes: the config is never run. */
+export function configNotRead(file: string, value: Computed, what: string): ImportProblem {
+  return {
+    file,
+    line: value.line,
+    kind: 'config-not-read',
+    message: `${what} is computed (${value.text.slice(0, 80)}), not written: it cannot be read without running the site's code`,
+  };
 }

@@ -23,10 +23,10 @@ import {
   exportedNode,
   isComputed,
   type JsModule,
-  parseJsModule,
   returnedObject,
   type StaticValue,
   staticValue,
+  readJsModule,
 } from './js-static.ts';
 import type { FieldNames, FileClass, Placement, SiteDoc, SiteProfile, SiteReader } from './profile.ts';
 import { authorOf, unknownAuthorKeys } from './site-article.ts';
@@ -102,22 +102,6 @@ interface NextSite {
   authorsDir: string | null;
   /** The content root of Contentlayer: other Markdown there belongs to no document type. */
   contentDir: string | null;
-}
-
-/** A JavaScript config parsed, or the warning that it could not be read. */
-async function readModule(root: string, file: string, warnings: ImportProblem[]): Promise<JsModule | null> {
-  const problems: ImportProblem[] = [];
-  const text = await readText(join(root, ...file.split('/')), file, problems);
-  if (text === null) {
-    warnings.push(...problems.map((problem) => ({ ...problem, kind: 'config-not-read' })));
-    return null;
-  }
-  const parsed = parseJsModule(file, text);
-  if ('problem' in parsed) {
-    warnings.push(parsed.problem);
-    return null;
-  }
-  return parsed.module;
 }
 
 /** A string value the import needs; a computed one is warned `config-not-read` at its line. */
@@ -205,7 +189,7 @@ async function readContentlayer(
   warnings: ImportProblem[],
 ): Promise<Pick<NextSite, 'postsDir' | 'extensions' | 'nested' | 'authorsDir' | 'contentDir'>> {
   const defaults = { postsDir: 'data/blog', extensions: ['mdx'], nested: true, authorsDir: 'data/authors' };
-  const module = await readModule(root, file, warnings);
+  const module = await readJsModule(root, file, warnings);
   if (module === null) return { ...defaults, contentDir: 'data' };
   const [source] = callsNamed(module, ['makeSource']).map((call) => callArguments(module, call)[0]);
   const contentDir = literal(at(source, 'contentDirPath'), file, 'contentDirPath', warnings) ?? 'data';
@@ -246,7 +230,7 @@ async function readSiteMetadata(root: string, contentDir: string, warnings: Impo
   const names = ['js', 'mjs', 'cjs', 'ts'].map((ext) => posix.join(contentDir, `siteMetadata.${ext}`));
   const file = await firstFile(root, names);
   if (file === null) return { siteUrl: null, logo: null, author: null };
-  const module = await readModule(root, file, warnings);
+  const module = await readJsModule(root, file, warnings);
   const node = module === null ? null : exportedNode(module);
   const value = module === null || node === null ? {} : staticValue(module, node);
   return {

@@ -44,7 +44,7 @@ describe('detection and --format', () => {
     const files = { 'hugo.toml': HUGO_CONFIG, 'content/posts/a.md': post(['title: A', 'date: 2024-01-01']) };
     const asFolio = await site(files, { format: 'folio' });
     assert.equal(asFolio.generator, undefined);
-    assert.equal(asFolio.articles[0].path, undefined);
+    assert.equal(asFolio.articles[0].path ?? null, null);
     const jekyll = await site({ 'notes/_posts/2024-03-02-b.md': post(['title: B']) }, { format: 'jekyll' });
     assert.equal(jekyll.generator, 'jekyll');
     assert.equal(article(jekyll, 'notes/_posts/2024-03-02-b.md').path, '/notes/2024/03/02/b.html');
