@@ -71,6 +71,21 @@ export async function readConfigFile(
   return { file, data, locate: yamlLocator(doc, lineCounter, { lineOffset: 0 }) };
 }
 
+/**
+ * The site's config: the first of `names` that exists, read; without one (a forced --format), or
+ * one that cannot be parsed (its problem recorded), an empty config named after the first name,
+ * so that the site reads with the generator's defaults.
+ */
+export async function openSiteConfig(
+  root: string,
+  names: readonly string[],
+  problems: ImportProblem[],
+): Promise<ConfigFile> {
+  const found = await firstFile(root, names);
+  const read = found === null ? null : await readConfigFile(root, found, problems);
+  return read ?? { file: found ?? names[0], data: {}, locate: () => 1 };
+}
+
 /** `https://site.example/` → `https://site.example`; null for anything but an http(s) URL. */
 export function siteUrlOf(value: unknown): string | null {
   if (typeof value !== 'string') return null;

@@ -12,7 +12,7 @@ import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../r
 import type { TemplateContext } from '../templates/expand.ts';
 import { splitFrontMatter } from '../markdown-file.ts';
 import { authorOf } from './site-article.ts';
-import { firstFile, isFolder, readConfigFile, lastSegment, siteUrlOf, slugOfSegment } from './config-file.ts';
+import { firstFile, isFolder, lastSegment, openSiteConfig, siteUrlOf, slugOfSegment } from './config-file.ts';
 import type {
   ArticleFacts,
   FieldNames,
@@ -157,20 +157,14 @@ async function openHugo(root: string, options: ReadOptions): Promise<SiteReader>
   const problems: ImportProblem[] = [];
   const warnings: ImportProblem[] = [];
   // A site without a config file (a forced --format) reads with the generator's defaults.
-  const found = await firstFile(root, CONFIG_FILES);
-  const configName = found ?? CONFIG_FILES[0];
-  const configFile = (found === null ? null : await readConfigFile(root, found, problems)) ?? {
-    file: configName,
-    data: {},
-    locate: () => 1,
-  };
+  const configFile = await openSiteConfig(root, CONFIG_FILES, problems);
   const config = lowerKeys(configFile.data) as Record<string, unknown>;
   // The config's own URL wins over the import's: the old feed's ids were made with it.
   const siteUrl = siteUrlOf(config['baseurl']) ?? siteUrlOf(options.siteUrl);
   const zone = typeof config['timezone'] === 'string' ? config['timezone'] : null;
   if (zone !== null && !isTimeZone(zone)) {
     warnings.push({
-      file: configName,
+      file: configFile.file,
       line: configFile.locate(['timeZone']),
       kind: 'invalid-time-zone',
       message: `timeZone ${JSON.stringify(zone)} is not an IANA time zone: dates without an offset are read in UTC`,

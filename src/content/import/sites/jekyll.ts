@@ -8,7 +8,7 @@ import { calendarDate, isTimeZone, urlPatternProblem } from '../../article-url.t
 import { isObject, type Path } from '../check-kit.ts';
 import { parseIsoDate } from '../dates.ts';
 import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
-import { absoluteOnSite, firstFile, readConfigFile, siteUrlOf, slugOfSegment } from './config-file.ts';
+import { absoluteOnSite, firstFile, openSiteConfig, readConfigFile, siteUrlOf, slugOfSegment } from './config-file.ts';
 import type {
   ArticleFacts,
   FieldNames,
@@ -130,13 +130,7 @@ async function openJekyll(root: string, options: ReadOptions): Promise<SiteReade
   const problems: ImportProblem[] = [];
   const warnings: ImportProblem[] = [];
   // A site without a config file (a forced --format) reads with the generator's defaults.
-  const found = await firstFile(root, CONFIG_FILES);
-  const configName = found ?? CONFIG_FILES[0];
-  const configFile = (found === null ? null : await readConfigFile(root, found, problems)) ?? {
-    file: configName,
-    data: {},
-    locate: () => 1,
-  };
+  const configFile = await openSiteConfig(root, CONFIG_FILES, problems);
   const config = configFile.data;
   // The config's own URL wins over the import's: the old feed's ids were made with it.
   const url = siteUrlOf(config['url']) ?? siteUrlOf(options.siteUrl);
@@ -146,7 +140,7 @@ async function openJekyll(root: string, options: ReadOptions): Promise<SiteReade
   const zone = typeof config['timezone'] === 'string' ? config['timezone'] : null;
   if (zone !== null && !isTimeZone(zone)) {
     warnings.push({
-      file: configName,
+      file: configFile.file,
       line: configFile.locate(['timezone']),
       kind: 'invalid-time-zone',
       message: `timezone ${JSON.stringify(zone)} is not an IANA time zone: dates are read in UTC`,
@@ -157,7 +151,7 @@ async function openJekyll(root: string, options: ReadOptions): Promise<SiteReade
   const folio = folioPattern(permalink);
   if (folio.approximated !== null) {
     warnings.push({
-      file: configName,
+      file: configFile.file,
       line: configFile.locate(['permalink']),
       kind: 'url-pattern-approximated',
       message: `permalink: ${folio.approximated}`,
