@@ -8,7 +8,14 @@ import { calendarDate, isTimeZone, urlPatternProblem } from '../../article-url.t
 import { isObject, type Path } from '../check-kit.ts';
 import { parseIsoDate } from '../dates.ts';
 import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
-import { absoluteOnSite, firstFile, openSiteConfig, readConfigFile, siteUrlOf, slugOfSegment } from './config-file.ts';
+import {
+  absoluteOnSite,
+  firstFile,
+  openSiteConfig,
+  readConfigFile,
+  siteUrlOf,
+  slugOfSegment,
+} from './config-file.ts';
 import type {
   ArticleFacts,
   FieldNames,
