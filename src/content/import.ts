@@ -504,6 +504,9 @@ function articleRow(
     input.publishedAt ?? (input.status === 'published' ? (previous?.published_at ?? now) : null);
   // The publication date orders an imported blog's posts as they were written, not as imported.
   const createdAt = input.createdAt ?? publishedAt ?? previous?.created_at ?? now;
+  const publicText = isRestricted(input.visibility ?? 'public')
+    ? textStats(teaserContent(input.content)).plainText
+    : stats.plainText;
   const id = previous?.id ?? randomUUID();
   // The first of the authors is the article's author; without any, the project's default author.
   const first = input.authors?.[0];
@@ -529,14 +532,11 @@ function articleRow(
     word_count: stats.wordCount,
     character_count: stats.characterCount,
     read_time_minutes: stats.readTimeMinutes,
-    // The fallback meta description of a members-only article shows no more than its teaser.
-    summary: summarize(
-      isRestricted(input.visibility ?? 'public')
-        ? textStats(teaserContent(input.content)).plainText
-        : stats.plainText,
-      160,
-    ),
-    search_text: searchTextOf(input.title, input.excerpt, stats.plainText),
+    // The fallback meta description of a members-only article shows no more than its teaser, and
+    // search finds it only by what anyone may read: a match in the members' part would tell a
+    // public key what that part says.
+    summary: summarize(publicText, 160),
+    search_text: searchTextOf(input.title, input.excerpt, publicText),
     author_name: author.name,
     author_image: author.image ?? null,
     last_updated_by_name: input.lastUpdatedBy?.name ?? null,

@@ -484,6 +484,19 @@ describeEachDialect('members-only articles', (ctx) => {
     );
     assert.ok(secretList.body.data.some((a: { html: string }) => a.html.includes('secret')));
   });
+
+  test("search finds a members-only article by its teaser, never by the members' part", async () => {
+    const headers = await setUp();
+    const found = async (term: string) =>
+      (await getJson(ctx.app, `/v1/articles?search=${term}`, headers.public)).body.data.map(
+        (a: { slug: string }) => a.slug,
+      );
+    assert.deepEqual(await found('intro'), ['members']);
+    assert.deepEqual(await found('secret'), []);
+    assert.deepEqual(await found('marker'), []);
+    // A public article is found by all of its text.
+    assert.deepEqual(await found('still'), ['open']);
+  });
 });
 
 describeEachDialect('project settings from an imported site', (ctx) => {
