@@ -51,7 +51,7 @@ export function parseJsModule(file: string, text: string): { module: JsModule } 
   let program = tryParse(text);
   if (program instanceof SyntaxError && /\.(c|m)?tsx?$/.test(file)) {
     try {
-      program = tryParse(stripTypeScriptTypes(text, { mode: 'strip' }));
+      program = tryParse(quietly(() => stripTypeScriptTypes(text, { mode: 'strip' })));
     } catch {
       // Not erasable TypeScript (an enum, a namespace): the JavaScript parser's error is the one reported.
     }
@@ -249,6 +249,23 @@ export function at(value: StaticValue | undefined, ...keys: string[]): StaticVal
 /** The source text of a node (a callback's body, for a rule a profile recognises by its words). */
 export function textOf(module: JsModule, node: Node): string {
   return sourceOf(module, node);
+}
+
+/**
+ * Runs `work` without Node's one-time "stripTypeScriptTypes is an experimental feature" warning,
+ * which would otherwise be printed on stderr in the middle of `folio import`'s output.
+ */
+function quietly<T>(work: () => T): T {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(warning).includes('stripTypeScriptTypes')) return;
+    (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return work();
+  } finally {
+    process.emitWarning = emit;
+  }
 }
 
 /** A JavaScript config parsed, or null after the warning (`config-not-read`) that it could not be read. */
