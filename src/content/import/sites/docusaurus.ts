@@ -258,6 +258,10 @@ function classifyDocusaurus(site: DocusaurusSite, file: string): FileClass {
   if (inDocs !== null && CONTENT_RE.test(file) && !EXCLUDED_RE.test(inDocs))
     return { kind: 'page', reason: 'documentation of the docs plugin, not the blog' };
   if (inDocs !== null) return { kind: 'skipped', reason: 'a file of the docs plugin: not a post' };
+  if (file.startsWith('versioned_docs/'))
+    return CONTENT_RE.test(file)
+      ? { kind: 'page', reason: 'an older version of the documentation (versioned_docs/), not the blog' }
+      : { kind: 'ignore' };
   if (file.startsWith('i18n/'))
     return CONTENT_RE.test(file)
       ? { kind: 'skipped', reason: 'a translation (i18n/): Folio imports the default locale only' }
@@ -415,7 +419,12 @@ function docusaurusReader(
 ): SiteReader {
   const fileDates = new Map<string, string>();
   const labels = new Map([...site.tags.values()].map((tag) => [tag.name.toLowerCase(), tag]));
-  const roots = [site.blogDir, site.pagesDir, ...(site.docsDir === null ? [] : [site.docsDir]), 'i18n'];
+  const roots = [
+    site.blogDir,
+    site.pagesDir,
+    ...(site.docsDir === null ? [] : [site.docsDir, 'versioned_docs']),
+    'i18n',
+  ];
   return {
     settings: site.settings,
     warnings,

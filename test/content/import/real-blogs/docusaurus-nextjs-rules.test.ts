@@ -108,12 +108,18 @@ describe('Docusaurus', () => {
     assert.deepEqual(warningsOf(source, 'blog/2024-03-04-a.md'), []);
   });
 
-  test('a tag written as { label, permalink } is its label with the permalink as slug; translations are reported, not imported', async () => {
+  test('a tag written as { label, permalink } is its label with the permalink as slug; translations and older doc versions are reported, not imported', async () => {
     const source = await site({
       'docusaurus.config.js': "export default { url: 'https://d.example', baseUrl: '/' };",
       'blog/2024-03-04-a.md': post(['title: A', 'tags:', '  - label: Big News', '    permalink: /news']),
       'i18n/fr/docusaurus-plugin-content-blog/2024-03-04-a.md': post(['title: A (fr)']),
+      'versioned_docs/version-1.0/intro.md': post(['title: Intro 1.0']),
     });
+    // Documentation of an older version is a page, reported, not silently passed over.
+    assert.deepEqual(
+      source.files?.filter((f) => f.file.startsWith('versioned_docs/')).map((f) => f.kind),
+      ['page'],
+    );
     assert.deepEqual(article(source, 'blog/2024-03-04-a.md').tags, ['Big News']);
     assert.deepEqual(
       source.tags.map((tag) => [tag.name, tag.slug]),
