@@ -82,6 +82,8 @@ interface DocusaurusSite {
   settings: SiteSettings;
   blogDir: string;
   routeBasePath: string;
+  /** False with `blog: false`: the site publishes no blog, so its blog folder holds no post. */
+  blogEnabled: boolean;
   docsDir: string | null;
   docsRoute: string;
   pagesDir: string;
@@ -185,6 +187,7 @@ async function openDocusaurus(root: string, options: ReadOptions): Promise<SiteR
       logoUrl: null,
     },
     blogDir,
+    blogEnabled: blog !== false,
     routeBasePath,
     docsDir: docs === false ? null : routeOf(at(docs, 'path'), 'docs'),
     docsRoute: routeOf(at(docs, 'routeBasePath'), 'docs'),
@@ -241,6 +244,11 @@ function under(folder: string, file: string): string | null {
 
 function classifyDocusaurus(site: DocusaurusSite, file: string): FileClass {
   const inBlog = under(site.blogDir, file);
+  if (inBlog !== null && !site.blogEnabled && CONTENT_RE.test(file))
+    return {
+      kind: 'skipped',
+      reason: 'the blog plugin is disabled (blog: false): Docusaurus publishes no post',
+    };
   if (inBlog !== null) {
     if (file === site.authorsFile) return { kind: 'skipped', reason: 'authors map: read for author details' };
     if (file === site.tagsFile) return { kind: 'skipped', reason: 'tags map: read for tag names and slugs' };

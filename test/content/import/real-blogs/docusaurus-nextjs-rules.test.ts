@@ -130,6 +130,19 @@ describe('Docusaurus', () => {
     assert.match(translation?.reason ?? '', /translation/);
   });
 
+  test('with blog: false the blog folder holds no post: its files are reported as skipped, none imported', async () => {
+    const source = await site({
+      'docusaurus.config.js':
+        "export default { url: 'https://d.example', baseUrl: '/', presets: [['classic', { blog: false }]] };",
+      'blog/2024-03-04-a.md': post(['title: A']),
+      'docs/intro.md': post(['title: Intro']),
+    });
+    assert.deepEqual(source.articles, []);
+    const report = source.files?.find((f) => f.file === 'blog/2024-03-04-a.md');
+    assert.equal(report?.kind, 'skipped');
+    assert.match(report?.reason ?? '', /blog: false/);
+  });
+
   test('a post with no date field and no dated name is dated by its file (outside Git: its creation time), with a warning', async () => {
     const root = await makeContentFolder({
       'docusaurus.config.js': "export default { url: 'https://d.example', baseUrl: '/' };",
