@@ -1,4 +1,4 @@
-// A blog's real rate (issue 23 point 1): a fixed rate of page views (BENCH_RATES, default 1, 10 and
+// A blog's real rate: a fixed rate of page views (BENCH_RATES, default 1, 10 and
 // 50 a second; on two cores higher rates measure saturation, which the other benches do), each a
 // tracker's POST, its PUT, an article read and every tenth a list read, all with a public key as a
 // blog's pages send them, for BENCH_RATE_SECONDS (default 60) per rate. Over one project of 200

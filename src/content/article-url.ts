@@ -1,4 +1,4 @@
-// Where an article lives on its site (contract §13): its own path when it has one (from a
+// Where an article lives on its site: its own path when it has one (from a
 // permalink, `url` or the generator's rules), else the project's URL pattern with the date tokens
 // read from publishedAt in the project's time zone; its URL is the base URL plus that path.
 // Relative links and images of an article resolve against that URL, so page-bundle images work.

@@ -180,7 +180,7 @@ function frontMatterOf(
     // As stored: import keeps an seo object's null members, and so does this.
     seo: row.seo === null ? null : JSON.parse(row.seo),
     variants: variants.map(({ article_id: _id, ...variant }) => variant),
-    // Where the article lives and how feeds know it (contract §13): kept by a round trip.
+    // Where the article lives and how feeds know it: kept by a round trip.
     path: row.path,
     section: row.section,
     aliases: JSON.parse(row.aliases) as string[],

@@ -1,4 +1,4 @@
-// What an import takes from a site's configuration for its project (contract §13): the site URL,
+// What an import takes from a site's configuration for its project: the site URL,
 // URL pattern, time zone, default author and logo fill the project's settings that are unset (or
 // still the default); a project's own different value is kept and reported. Also the site URL and
 // URL settings the moved blog had, from which a migrated article's old URL (its feed id) is built.

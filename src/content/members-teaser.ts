@@ -1,4 +1,4 @@
-// What readers without access see of a members-only or paid article (contract §13): the part of
+// What readers without access see of a members-only or paid article: the part of
 // its content before the `<!--members-only-->` marker (Ghost's public preview divider), nothing
 // without one. Public keys and feeds read this teaser; secret keys read everything.
 import { sanitizedHtml } from './html.ts';

@@ -133,7 +133,7 @@ const articleProperties = {
   tags: Type.Optional(
     Type.Array(ArticleTag, {
       description:
-        'ordered by name; each `{ id, name }` as the contract shapes it (a tag’s `slug` is in `GET /v1/tags`, which also finds a tag by it)',
+        'ordered by name; each `{ id, name }` as the API has always shaped it (a tag’s `slug` is in `GET /v1/tags`, which also finds a tag by it)',
     }),
   ),
   variants: Type.Optional(Type.Array(Variant, { description: 'ordered by key' })),

@@ -9,7 +9,7 @@ export interface ProjectTable {
   description: string;
   site_url: string | null;
   logo_url: string | null;
-  /** Article paths: tokens :slug, :year, :month, :day, :section (contract §13); default `/:slug`. */
+  /** Article paths: tokens :slug, :year, :month, :day, :section; default `/:slug`. */
   url_pattern: string;
   /** IANA time zone in which the pattern's date tokens are read; default `UTC`. */
   time_zone: string;
@@ -104,7 +104,7 @@ export interface ArticleTable {
   section: string | null;
   /** JSON array of former paths (aliases, redirect_from, old slugs). */
   aliases: string;
-  /** The feed id, fixed when the article is first stored (contract §13). */
+  /** The feed id, fixed when the article is first stored. */
   guid: string | null;
   visibility: 'public' | 'members' | 'paid';
   /** JSON array of the source's tiers of a paid article. */

@@ -1,4 +1,4 @@
-// The rules of a project's article URL settings (contract §13): a URL pattern of known tokens and a
+// The rules of a project's article URL settings: a URL pattern of known tokens and a
 // time zone Intl knows. Projects validate them when created or updated; the import validates what a
 // site's configuration gives; content/article-url.ts fills the pattern in.
 

@@ -1,7 +1,7 @@
 // The Atom 1.0 feed (RFC 4287) of a project's newest published articles: the items of the RSS
 // (feed-items.ts) in the same order, each with the RSS guid as its id written as an IRI.
 // A members-only or paid entry has a summary (its teaser, else its meta description) and no
-// content, as its RSS item has no content:encoded (contract §13).
+// content, as its RSS item has no content:encoded.
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { type FeedItem, type FeedPerson, loadFeed, rfc3339 } from './feed-items.ts';

@@ -1,5 +1,5 @@
 // The base URL every SEO answer builds its links on: the `baseUrl` parameter, else the project's
-// siteUrl. An article's URL is the base URL plus the article's path (contract §13), and an
+// siteUrl. An article's URL is the base URL plus the article's path, and an
 // article's relative links and images are made absolute against that URL.
 import { articlePath, isTimeZone, type UrlArticle } from '../content/public.ts';
 import type { Project } from '../db/schema.ts';

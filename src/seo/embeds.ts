@@ -1,4 +1,4 @@
-// Embeds are stored as the generator's HTML (contract §13): a YouTube or Vimeo iframe, a gist's
+// Embeds are stored as the generator's HTML: a YouTube or Vimeo iframe, a gist's
 // script. The feed's sanitiser removes iframes and scripts, which left nothing where the video or
 // the code was; before it runs, each embed becomes a link to the embedded page.
 // The Markdown is changed only inside raw HTML, as markdown-it's own token stream finds it (HTML

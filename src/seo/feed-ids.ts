@@ -1,5 +1,5 @@
 // The id of a feed item in Atom and JSON Feed, which must be an IRI (RFC 4287 §4.2.6; JSON Feed
-// readers compare it as a string): the RSS guid written as one (contract §13), so that the three
+// readers compare it as a string): the RSS guid written as one, so that the three
 // feeds of an article share one identity and a reader moving from one to another sees no new item.
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

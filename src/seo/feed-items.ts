@@ -1,7 +1,7 @@
 // What the three feeds (RSS 2.0, Atom 1.0, JSON Feed 1.1) are made of, read once: the project's
 // newest published articles with their URL, feed id, dates, authors, tags and the HTML a reader
 // may see. Each format only writes this model out, so that the feeds hold the same items in the
-// same order, with the same ids and the same members-only rule (contract §13).
+// same order, with the same ids and the same members-only rule.
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { ValidationError } from '../errors.ts';

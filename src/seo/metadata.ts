@@ -1,6 +1,6 @@
 // Per-article SEO metadata and schema.org JSON-LD, each value with its fallbacks:
 // overrides from the article's `seo` front matter first, then the article's own fields.
-// Links use the article's own URL (contract §13), and its images resolve against it.
+// Links use the article's own URL, and its images resolve against it.
 import { isWebLink, summarize } from '../content/public.ts';
 import type { Project } from '../db/schema.ts';
 import { absoluteUrl, articleUrl, type UrlSettings, urlSettingsOf } from './base-url.ts';

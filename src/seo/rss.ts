@@ -1,7 +1,7 @@
 // The RSS 2.0 feed of a project's newest published articles, with the content, dc and atom
 // namespaces: full HTML in content:encoded, the authors in dc:creator, one category per tag.
 // Feeds are public whatever key reads them: a members-only or paid item has its teaser and no
-// content:encoded (contract §13). The items come from feed-items.ts, shared with Atom and JSON Feed.
+// content:encoded. The items come from feed-items.ts, shared with Atom and JSON Feed.
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { type FeedItem, loadFeed } from './feed-items.ts';

@@ -1,4 +1,4 @@
-// What a members-only or paid article shows to readers who may not read it (contract §13): its
+// What a members-only or paid article shows to readers who may not read it: its
 // teaser, the part before the `<!--members-only-->` marker (empty without one). Feeds and the
 // SEO metadata put into public pages never carry more: no content:encoded. The stored summary
 // (the fallback description) of such an article is already cut from its teaser at import.

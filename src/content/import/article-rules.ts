@@ -278,7 +278,7 @@ export function validateArticle(
       publishedAt,
       createdAt,
       updatedAt,
-      // The first of several authors is the article's author (contract §13).
+      // The first of several authors is the article's author.
       author: site.authors?.length ? { name: site.authors[0].name, image: site.authors[0].image } : author,
       lastUpdatedBy,
       tags,

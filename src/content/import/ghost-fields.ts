@@ -1,6 +1,5 @@
-// Every field of a Ghost post and of its posts_meta row is used, mapped, or reported (contract
-// §13): a field that holds a value Folio has no place for is an `unmapped-field` warning at its
-// line. Fields that hold nothing a reader sees (ids, Ghost's derived plaintext, email delivery
+// Every field of a Ghost post and of its posts_meta row is used, mapped, or reported: a field that
+// holds a value Folio has no place for is an `unmapped-field` warning at its line. Fields that hold nothing a reader sees (ids, Ghost's derived plaintext, email delivery
 // settings) and fields at Ghost's default (`featured: 0`, a null caption) say nothing and are not
 // reported, so that the report lists only what is really left behind.
 import type { Path } from './check-kit.ts';

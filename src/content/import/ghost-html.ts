@@ -2,7 +2,7 @@
 // HTML-to-Markdown conversion would lose or leave pointing nowhere:
 // - the public-preview divider `<!--members-only-->` (the paywall card of the Lexical and Mobiledoc
 //   editors), an HTML comment turndown drops: kept on a line of its own where it was, so that
-//   public keys can be served the part before it (contract §13);
+//   public keys can be served the part before it;
 // - embed cards (YouTube, Vimeo, Twitter …) and video/audio players, which Markdown cannot write:
 //   kept as their HTML, as Ghost publishes them;
 // - the site's own URLs, which Ghost exports as `__GHOST_URL__/…` (and older exports as `/content/…`):

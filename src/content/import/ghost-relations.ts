@@ -1,4 +1,4 @@
-// A Ghost post's relations as Folio keeps them (contract §13): its authors in posts_authors order
+// A Ghost post's relations as Folio keeps them: its authors in posts_authors order
 // (the first is the primary author, as in Ghost's themes and feeds), and its visibility, with the
 // tiers of posts_products when Ghost restricts it to some tiers.
 import { type Ctx, report } from './check-kit.ts';

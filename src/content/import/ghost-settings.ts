@@ -1,4 +1,4 @@
-// What a Ghost export says about the site (contract §13): its time zone and publication logo from
+// What a Ghost export says about the site: its time zone and publication logo from
 // the `settings` table, and Ghost's default route. The export never holds the site's URL (every
 // stored URL starts with `__GHOST_URL__`): it is the one the import is given, or none.
 import { isTimeZone } from '../article-url.ts';

@@ -1,6 +1,6 @@
 // A Ghost JSON export (Settings → Labs → Export, Ghost 4 and 5: { db: [{ meta, data: { posts, tags,
 // posts_tags, users, posts_authors, posts_meta, products, posts_products, settings } }] }) as Folio
-// records, moved in faithfully (contract §13): posts keep their slug, Ghost's URL (`/{slug}/`), their
+// records, moved in faithfully: posts keep their slug, Ghost's URL (`/{slug}/`), their
 // id as feed guid, dates, status, feature image, custom excerpt, public tags with Ghost's slugs (in
 // Ghost's order), co-authors in order, visibility and tiers, and SEO fields; their HTML becomes
 // Markdown (ghost-html.ts) with the members-only divider kept. Pages are reported, not imported;
@@ -140,7 +140,7 @@ export function ghostSource(
   // A duplicate's problem is on the export's line; its message names the other post.
   const duplicates = mergeDuplicates(reading.entries).map((problem) => ({ ...problem, file }));
   const problems = [...sortByLine(tagProblems), ...duplicates];
-  // Contract §13: --strict makes every warning an error (what would be left behind is refused).
+  // --strict makes every warning an error (what would be left behind is refused).
   if (strict) problems.push(...sortByLine(warnings));
   if (problems.length > 0) return { problems };
   const articles = reading.entries.map((entry) => entry.outcome.article as ArticleInput);
@@ -365,7 +365,7 @@ function ghostPostFields(ctx: Ctx, post: GhostRow, record: GhostRow, siteUrl: st
     delete record['status'];
   }
   // Ghost keeps a draft's last scheduled date in published_at; the status says whether the post is
-  // out. createdAt stays Ghost's created_at (contract §13: the source's creation date).
+  // out. createdAt stays Ghost's created_at (the source's creation date).
   if (record['status'] !== 'published') delete record['publishedAt'];
   const html = post['html'];
   if (typeof html === 'string') record['content'] = htmlToMarkdown(html, siteUrl);

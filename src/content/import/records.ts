@@ -14,7 +14,7 @@ export interface PersonInput {
   image: string | null;
 }
 
-/** One of an article's authors (contract §13), in the source's order; the first is its `author`. */
+/** One of an article's authors, in the source's order; the first is its `author`. */
 export interface AuthorInput extends PersonInput {
   /** The source's key or slug (Docusaurus authors.yml key, Ghost slug), else derived from the name. */
   slug: string;
@@ -24,7 +24,7 @@ export interface AuthorInput extends PersonInput {
 
 export type Visibility = 'public' | 'members' | 'paid';
 
-/** What a site's configuration says about the project (contract §13); null: the source does not say. */
+/** What a site's configuration says about the project; null: the source does not say. */
 export interface SiteSettings {
   siteUrl: string | null;
   /** Tokens :slug, :year, :month, :day, :section. */
@@ -35,7 +35,7 @@ export interface SiteSettings {
   logoUrl: string | null;
 }
 
-/** How the import treated one file of a site (contract §13: imported, skipped with a reason, or refused). */
+/** How the import treated one file of a site (imported, skipped with a reason, or refused). */
 export interface FileReport {
   file: string;
   kind: 'post' | 'draft' | 'excluded' | 'page' | 'skipped';

@@ -1,4 +1,4 @@
-// The fields of contract §13 in Folio's own format (front matter or JSON entry): an article's own
+// The fields a moved-in blog keeps, in Folio's own format (front matter or JSON entry): an article's own
 // path and former paths, its feed id, visibility and tiers, its authors and the cover image's alt
 // text. `folio export` writes them, so that a project exported and imported again keeps its URLs,
 // feed ids and members-only posts, and an editor can set them by hand.
@@ -103,7 +103,7 @@ function visibilityOf(ctx: Ctx, value: unknown): Visibility {
   return 'public';
 }
 
-/** The §13 fields of a record in Folio's names; only those given (the import defaults the others). */
+/** The site fields of a record in Folio's names; only those given (the import defaults the others). */
 export function siteFields(ctx: Ctx, data: Record<string, unknown>): SiteFields {
   const authors: AuthorInput[] = [];
   const rawAuthors = data['authors'];

@@ -1,4 +1,4 @@
-// What a blog moved in from another generator keeps (contract §13): each article's own public path,
+// What a blog moved in from another generator keeps: each article's own public path,
 // its former paths, its feed id, its visibility and tiers, and its authors in the source's order;
 // each project's URL pattern, time zone and default author. Articles stored before keep the feed id
 // they were served with, their Folio id, and read as public with their one author.

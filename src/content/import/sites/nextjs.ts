@@ -370,7 +370,7 @@ function placeNext(site: NextSite, doc: SiteDoc): Placement {
     slugFrom,
     fallbackSlug: slugOfSegment(posix.basename(name)) ?? 'post',
     // The tailwind starter's feed: <guid>${siteUrl}/blog/${slug}</guid>; the blog starter has no
-    // feed, so a migrated post's guid is its URL (contract §13).
+    // feed, so a migrated post's guid is its URL.
     guid: siteUrl === null ? null : `${siteUrl}${path}`,
     section: null,
   };

@@ -194,7 +194,7 @@ export async function readSite(
     warnings.push(...sortByLine(fileWarnings));
     articles.push(article);
   }
-  // --strict refuses what would only be warned (contract: every warning becomes an error).
+  // --strict refuses what would only be warned (every warning becomes an error).
   if (options.strict === true && warnings.length > 0) throw new ImportValidationError(warnings);
   const settings = reader.settings;
   const tags = declaredTags(reader, articles);

@@ -1,5 +1,5 @@
 // Template syntax (Hugo shortcodes, Liquid and Nunjucks tags, MDX) expanded at import into the Markdown
-// that is stored, as each generator renders it (contract §13: front ends render `content` themselves).
+// that is stored, as each generator renders it (front ends render `content` themselves).
 // What cannot be rendered at import is reported with file:line and never left as template delimiters.
 //
 // Warning kinds: unknown-shortcode (a shortcode or tag that is neither built in nor the site's, an
