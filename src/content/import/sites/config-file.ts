@@ -1,8 +1,10 @@
 // A generator's configuration file (TOML, YAML or JSON) read into a plain record with the line of
 // each key, and the small helpers the profiles share: does a path exist, a site URL without its
 // trailing slash, a path segment as a Folio slug.
+import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { LineCounter, parseDocument } from 'yaml';
 import { isObject, type Path } from '../check-kit.ts';
@@ -123,4 +125,23 @@ export function lastSegment(path: string): string {
 export function absoluteOnSite(value: string, siteUrl: string | null): string {
   if (siteUrl === null || !value.startsWith('/') || value.startsWith('//')) return value;
   return `${siteUrl}${value}`;
+}
+
+const run = promisify(execFile);
+
+/**
+ * The time of a file's first (`created`) or last (`modified`) Git commit, as ISO 8601; null outside
+ * a Git work tree or for a file not committed yet (Eleventy's `git Created`, Docusaurus's undated posts).
+ */
+export async function gitCommitTime(
+  root: string,
+  path: string,
+  which: 'created' | 'modified',
+): Promise<string | null> {
+  const args = which === 'created' ? ['--diff-filter=A', '--follow', '-1'] : ['-1'];
+  const out = await run('git', ['log', ...args, '--format=%at', '--', path], { cwd: root }).catch(() => ({
+    stdout: '',
+  }));
+  const seconds = Number.parseInt(out.stdout.trim().split('\n')[0] ?? '', 10);
+  return Number.isNaN(seconds) ? null : new Date(seconds * 1000).toISOString();
 }

@@ -5,15 +5,13 @@
 // at routeBasePath + the `slug` field, else `YYYY/MM/DD/name` from a dated file or folder name,
 // else the file's path; the feed id is the post's absolute URL. `authors.yml` and `tags.yml` give
 // the authors and the tags' labels and permalinks.
-import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { promisify } from 'node:util';
 import { isObject, type Path } from '../check-kit.ts';
 import { parseIsoDate } from '../dates.ts';
 import { readText } from '../markdown-folder.ts';
 import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
-import { firstFile, readConfigFile, siteUrlOf, slugOfSegment } from './config-file.ts';
+import { firstFile, gitCommitTime, readConfigFile, siteUrlOf, slugOfSegment } from './config-file.ts';
 import { at, exportedNode, isComputed, parseJsModule, type StaticValue, staticValue } from './js-static.ts';
 import type {
   ArticleFacts,
@@ -26,7 +24,6 @@ import type {
 } from './profile.ts';
 import { authorOf, unknownAuthorKeys } from './site-article.ts';
 
-const run = promisify(execFile);
 const ASSET_NOTE = 'Docusaurus publishes a co-located file under /assets/ with a hashed name';
 const CONFIG_FILES = [
   'docusaurus.config.js',
@@ -401,13 +398,9 @@ async function undatedPost(
   if (doc.data['date'] !== undefined && doc.data['date'] !== null) return [];
   if (fileSlug(under(site.blogDir, doc.file) ?? doc.file).date !== null) return [];
   const path = join(site.root, ...doc.file.split('/'));
-  const first = await run('git', ['log', '--diff-filter=A', '--follow', '--format=%at', '-1', '--', path], {
-    cwd: site.root,
-  }).catch(() => ({ stdout: '' }));
-  const seconds = Number.parseInt(first.stdout.trim().split('\n')[0] ?? '', 10);
-  const fromGit = !Number.isNaN(seconds);
-  const date = fromGit ? new Date(seconds * 1000) : (await stat(path)).birthtime;
-  found.set(doc.file, date.toISOString());
+  const committed = await gitCommitTime(site.root, path, 'created');
+  const fromGit = committed !== null;
+  found.set(doc.file, committed ?? (await stat(path)).birthtime.toISOString());
   const source = fromGit ? 'its first Git commit' : 'the file’s creation time (no Git history)';
   return [
     {

@@ -10,14 +10,12 @@
 // time zone; the base blog's drafts preprocessor is recognised in the config.
 //
 // The config and data files are JavaScript: they are read as data (js-static.ts), never run.
-import { execFile } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import { join, posix, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { isObject } from '../check-kit.ts';
 import { readText } from '../markdown-folder.ts';
 import type { AuthorInput, ImportProblem, ReadOptions, SiteSettings } from '../records.ts';
-import { firstFile, isFile, readConfigFile, siteUrlOf, slugOfSegment } from './config-file.ts';
+import { firstFile, gitCommitTime, isFile, readConfigFile, siteUrlOf, slugOfSegment } from './config-file.ts';
 import {
   at,
   callArguments,
@@ -46,7 +44,6 @@ import type {
 } from './profile.ts';
 import { authorOf } from './site-article.ts';
 
-const run = promisify(execFile);
 type AnyNode = ReturnType<typeof callsNamed>[number];
 
 export const ELEVENTY_CONFIG_FILES = [
@@ -614,13 +611,6 @@ async function keywordDate(
   keyword: string,
 ): Promise<{ iso: string; why: string } | null> {
   const path = join(site.root, ...file.split('/'));
-  const git = async (args: string[]) => {
-    const out = await run('git', ['log', ...args, '--format=%at', '--', path], { cwd: site.root }).catch(
-      () => ({ stdout: '' }),
-    );
-    const seconds = Number.parseInt(out.stdout.trim().split('\n')[0] ?? '', 10);
-    return Number.isNaN(seconds) ? null : new Date(seconds * 1000).toISOString();
-  };
   const now = site.openedAt;
   switch (keyword.trim().toLowerCase()) {
     case 'last modified':
@@ -635,12 +625,12 @@ async function keywordDate(
       };
     case 'git last modified':
       return {
-        iso: (await git(['-1'])) ?? now,
+        iso: (await gitCommitTime(site.root, path, 'modified')) ?? now,
         why: 'date: git Last Modified is the file’s last commit (the import time outside a Git work tree)',
       };
     case 'git created':
       return {
-        iso: (await git(['--diff-filter=A', '--follow', '-1'])) ?? now,
+        iso: (await gitCommitTime(site.root, path, 'created')) ?? now,
         why: 'date: git Created is the file’s first commit (the import time outside a Git work tree or before the file is committed)',
       };
     default:
