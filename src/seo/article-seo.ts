@@ -1,13 +1,12 @@
 // One article's SEO metadata (any status, for previews); the project's JSON-LD is in
 // structured-data.ts.
-import { findTagNamesByArticle, reportedStatus } from '../content/public.ts';
+import { findTagNamesByArticle, isRestricted, reportedStatus, teaserContent } from '../content/public.ts';
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { NotFoundError } from '../errors.ts';
 import { resolveBaseUrl } from './base-url.ts';
 import { seoMetadata, seoSite } from './metadata.ts';
 import { findArticleWithContent } from './queries.ts';
-import { isPublic, teaserOf } from './visibility.ts';
 
 export function seoProject(project: Project) {
   return { name: project.name, slug: project.slug, description: project.description };
@@ -39,7 +38,7 @@ export async function getArticleSeo(
     id: row.id,
     title: row.title,
     slug: row.slug,
-    content: publishedOnly && !isPublic(row) ? teaserOf(row.content) : row.content,
+    content: publishedOnly && isRestricted(row.visibility) ? teaserContent(row.content) : row.content,
     seo: seoMetadata(row, tagNames.get(row.id) ?? [], seoSite(baseUrl, project)),
     project: seoProject(project),
   };

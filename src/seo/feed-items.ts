@@ -5,7 +5,7 @@
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { ValidationError } from '../errors.ts';
-import { findTagNamesByArticle, plainTextOf } from '../content/public.ts';
+import { findTagNamesByArticle, isRestricted, plainTextOf, teaserContent } from '../content/public.ts';
 import { articleUrl, httpUrlProblem, resolveBaseUrl } from './base-url.ts';
 import { feedItemId } from './feed-ids.ts';
 import { feedHtml } from './feed-html.ts';
@@ -19,7 +19,6 @@ import {
 } from './metadata.ts';
 import { type ContentRow, findNewestPublished } from './queries.ts';
 import { rssDefaults, type FeedQueryType } from './schemas.ts';
-import { isPublic, teaserOf } from './visibility.ts';
 
 export interface FeedPerson {
   name: string;
@@ -122,7 +121,7 @@ function feedItem(row: ContentRow, tags: string[], site: SeoSite, host: string):
   // The feed id the article was first stored with (its old feed's guid, after a move), so that no
   // reader sees an old item as new; rows from before it was kept have their id.
   const guid = nonBlank(row.guid) ?? row.id;
-  const open = isPublic(row);
+  const open = !isRestricted(row.visibility);
   return {
     guid,
     id: feedItemId(guid, host),
@@ -140,7 +139,7 @@ function feedItem(row: ContentRow, tags: string[], site: SeoSite, host: string):
 
 /** The teaser of a members-only article; never the members' part. */
 function teaserFor(content: string, url: string): FeedTeaser | null {
-  const teaser = teaserOf(content);
+  const teaser = teaserContent(content);
   if (teaser.trim() === '') return null;
   return { html: feedHtml(teaser, url), text: plainTextOf(teaser).trim() };
 }

@@ -1,12 +1,11 @@
 // Per-article SEO metadata and schema.org JSON-LD, each value with its fallbacks:
 // overrides from the article's `seo` front matter first, then the article's own fields.
 // Links use the article's own URL, and its images resolve against it.
-import { isWebLink, summarize } from '../content/public.ts';
+import { isRestricted, isWebLink, summarize } from '../content/public.ts';
 import type { Project } from '../db/schema.ts';
 import { absoluteUrl, articleUrl, type UrlSettings, urlSettingsOf } from './base-url.ts';
 import type { MetadataRow } from './queries.ts';
 import type { ArticleJsonLdView, SeoMetadataView } from './schemas.ts';
-import { isPublic } from './visibility.ts';
 
 export interface SeoOverrides {
   metaTitle: string | null;
@@ -161,7 +160,7 @@ function jsonLd(row: MetadataRow, site: SeoSite, resolved: ResolvedArticle): Art
   data.mainEntityOfPage = { '@type': 'WebPage', '@id': resolved.canonicalUrl };
   if (resolved.keywords.length > 0) data.keywords = resolved.keywords;
   // Members-only and paid articles: how Google tells paywalled content from cloaking.
-  if (!isPublic(row)) data.isAccessibleForFree = false;
+  if (isRestricted(row.visibility)) data.isAccessibleForFree = false;
   data.publisher = site.publisher;
   return data;
 }
