@@ -6,26 +6,12 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { readContentSource } from '../../../../src/content/import/read-source.ts';
-import type { ContentSource } from '../../../../src/content/import/records.ts';
+
 import { githubSlug } from '../../../../src/content/import/sites/nextjs.ts';
 import { makeContentFolder, removeContentFolders } from '../../../helpers.ts';
+import { article, post, site, warningsOf } from './small-sites.ts';
 
 after(removeContentFolders);
-
-const post = (lines: string[], body = 'Body.') => `---\n${lines.join('\n')}\n---\n\n${body}\n`;
-
-async function site(files: Record<string, string>, options = {}): Promise<ContentSource> {
-  return readContentSource(await makeContentFolder(files), options);
-}
-
-function article(source: ContentSource, file: string) {
-  const found = source.articles.find((a) => a.file === file);
-  assert.ok(found, `${file} is not among the articles`);
-  return found;
-}
-
-const warningsOf = (source: ContentSource, file: string) =>
-  (source.warnings ?? []).filter((w) => w.file === file).map((w) => `${w.kind} ${w.line}`);
 
 describe('Docusaurus', () => {
   test('the config is read, never run: a computed url is warned config-not-read at its line and left unknown', async () => {

@@ -12,26 +12,14 @@ import { readContentSource } from '../../../../src/content/import/read-source.ts
 import type { ContentSource } from '../../../../src/content/import/records.ts';
 import { parseJsModule } from '../../../../src/content/import/sites/js-static.ts';
 import { makeContentFolder, removeContentFolders } from '../../../helpers.ts';
+import { article, post, site, warningsOf } from './small-sites.ts';
 
 after(removeContentFolders);
 
 const run = promisify(execFile);
-const post = (lines: string[], body = 'Body.') => `---\n${lines.join('\n')}\n---\n\n${body}\n`;
 const ELEVENTY_CONFIG = `export const config = { dir: { input: 'src' } };\n`;
 const BLOG_DATA = `export default { tags: ['posts'] };\n`;
 
-async function site(files: Record<string, string>): Promise<ContentSource> {
-  return readContentSource(await makeContentFolder(files));
-}
-
-function article(source: ContentSource, file: string) {
-  const found = source.articles.find((a) => a.file === file);
-  assert.ok(found, `${file} is not among the articles`);
-  return found;
-}
-
-const warningsOf = (source: ContentSource, file: string) =>
-  (source.warnings ?? []).filter((w) => w.file === file).map((w) => `${w.kind} ${w.line}`);
 const fileReason = (source: ContentSource, file: string) =>
   source.files?.find((f) => f.file === file)?.reason ?? '';
 const fileKind = (source: ContentSource, file: string) =>

@@ -5,26 +5,13 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { parseDate } from '../../../../src/content/import/dates.ts';
 import { readContentSource } from '../../../../src/content/import/read-source.ts';
-import { type ContentSource, ImportValidationError } from '../../../../src/content/import/records.ts';
+import { ImportValidationError } from '../../../../src/content/import/records.ts';
 import { makeContentFolder, removeContentFolders } from '../../../helpers.ts';
+import { article, post, site, warningsOf } from './small-sites.ts';
 
 after(removeContentFolders);
 
 const HUGO_CONFIG = "baseURL = 'https://h.example/'\ntimeZone = 'Europe/Lisbon'\n";
-const post = (lines: string[], body = 'Body.') => `---\n${lines.join('\n')}\n---\n\n${body}\n`;
-
-async function site(files: Record<string, string>, options = {}): Promise<ContentSource> {
-  return readContentSource(await makeContentFolder(files), options);
-}
-
-function article(source: ContentSource, file: string) {
-  const found = source.articles.find((a) => a.file === file);
-  assert.ok(found, `${file} is not among the articles`);
-  return found;
-}
-
-const warningsOf = (source: ContentSource, file: string) =>
-  (source.warnings ?? []).filter((w) => w.file === file).map((w) => `${w.kind} ${w.line}`);
 
 describe('detection and --format', () => {
   test('hugo.toml with content/ is Hugo, _config.yml is Jekyll, anything else is Folio’s folder', async () => {
