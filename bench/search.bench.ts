@@ -18,7 +18,7 @@ import { rebuildArticleSets } from '../src/content/article-set-queries.ts';
 import { searchTextOf } from '../src/content/search-text.ts';
 import { type Db, openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
-import type { ArticleTable } from '../src/db/schema.ts';
+import type { ArticleInsertRow } from '../src/db/schema.ts';
 import { bumpContentVersion } from '../src/projects/queries.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
 import { forkServer, insertTopics, withPostgresDatabase } from './lib.ts';
@@ -92,7 +92,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
   await db.kysely.transaction().execute(async (trx) => {
     await insertTopics(trx, projectId, tagIds, now);
     for (let first = 0; first < articleCount; first += 250) {
-      const rows: Array<Omit<ArticleTable, 'search_rowid'>> = [];
+      const rows: ArticleInsertRow[] = [];
       const links: Array<{ article_id: string; tag_id: string }> = [];
       for (let i = first; i < Math.min(articleCount, first + 250); i++) {
         const { title, markdown, plain } = article(i, next);

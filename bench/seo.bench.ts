@@ -14,7 +14,7 @@ import { searchTextOf } from '../src/content/search-text.ts';
 import { summarize, textStats } from '../src/content/text-stats.ts';
 import { type Db, openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
-import type { ArticleTable } from '../src/db/schema.ts';
+import type { ArticleInsertRow } from '../src/db/schema.ts';
 import { AnswerCache } from '../src/http/answer-cache.ts';
 import { bumpContentVersion } from '../src/projects/queries.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
@@ -49,7 +49,7 @@ function body(variant: number): string {
   ].join('\n\n');
 }
 
-type ArticleRow = Omit<ArticleTable, 'search_rowid'>;
+type ArticleRow = ArticleInsertRow;
 
 /** Inserts the articles in batches (the import's per-row path would take minutes for 50,000). */
 async function seed(db: Db, projectId: string): Promise<void> {

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, DialectName } from '../db/database.ts';
-import type { ArticleTable, Executor, Project, TagTable } from '../db/schema.ts';
+import type { ArticleInsertRow, Executor, Project, TagTable } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
 import { requireProject } from '../projects/service.ts';
@@ -355,7 +355,11 @@ async function writeContent(
           // created_at is the front matter's createdAt when given (a corrected date applies), else
           // publishedAt, else the stored one: articleRow falls back to previous.created_at.
           const { id: _id, project_id: _project, ...changes } = row;
-          await trx.updateTable('articles').set(changes).where('id', '=', previous.id).execute();
+          await trx
+            .updateTable('articles')
+            .set({ ...changes, version: sql`version + 1` })
+            .where('id', '=', previous.id)
+            .execute();
           await trx.deleteFrom('article_tags').where('article_id', '=', previous.id).execute();
           await trx.deleteFrom('article_variants').where('article_id', '=', previous.id).execute();
           summary.updated++;
@@ -498,7 +502,7 @@ function articleRow(
   previous: { id: string; created_at: string; published_at: string | null; guid?: string | null } | undefined,
   ordinal: number,
   now: string,
-): Omit<ArticleTable, 'search_rowid'> {
+): ArticleInsertRow {
   // A published article without a date is published from its first import on, and keeps that date.
   const publishedAt =
     input.publishedAt ?? (input.status === 'published' ? (previous?.published_at ?? now) : null);

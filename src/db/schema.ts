@@ -16,6 +16,8 @@ export interface ProjectTable {
   /** JSON `{ name, image }` given to articles without an author, or null. */
   default_author: string | null;
   storage_limit_bytes: number;
+  /** How many revisions each article keeps (migration 0017; the oldest beyond are deleted). */
+  revisions_kept: number;
   /** Incremented by every write that changes an answer of the project (see http/answer-cache.ts). */
   content_version: Generated<number>;
   created_at: string;
@@ -38,7 +40,13 @@ export interface ApiKeyTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** JSON array of the scopes of a secret key: `read`, `analytics`, `write` (migration 0017). */
+  scopes: string;
+  /** 1: a key made for tests (headless browsers count; its views are marked `test`). */
+  test: number;
 }
+
+export type KeyScope = 'read' | 'analytics' | 'write';
 
 export interface TagTable {
   id: string;
@@ -111,7 +119,14 @@ export interface ArticleTable {
   tiers: string;
   /** JSON array `[{ name, slug, image, title, url }]` in the source's order; empty: the one author of author_name. */
   authors: string;
+  /** Grows by one with every change of the article: its ETag for writes (migration 0017). */
+  version: Generated<number>;
+  /** The published_at for which `article.published` was last emitted; null: never. */
+  announced_published_at: Generated<string | null>;
 }
+
+/** An article row as written by an import or a bench: the database keeps its version and announcement. */
+export type ArticleInsertRow = Omit<ArticleTable, 'search_rowid' | 'version' | 'announced_published_at'>;
 
 export interface ArticleTagTable {
   article_id: string;
@@ -181,6 +196,8 @@ export interface PageViewTable {
   utm_content: string | null;
   /** JSON array of `{ type, element?, timeOffset }`. */
   events: string;
+  /** 1: tracked with a test key; counted nowhere unless asked for (migration 0017). */
+  test: number;
 }
 
 export interface AnalyticsSaltTable {
@@ -251,6 +268,88 @@ export interface RemovedArticleTable {
   removed_at: string;
 }
 
+/** The article as it was before a change replaced it (migration 0017). */
+export interface ArticleRevisionTable {
+  id: string;
+  project_id: string;
+  article_id: string;
+  /** The version the article had while this copy was current. */
+  version: number;
+  /** What made the change that replaced it. */
+  source: 'api' | 'import' | 'cli';
+  created_at: string;
+  /** JSON: the article's writable fields as the write API takes them. */
+  snapshot: string;
+}
+
+/** The first answer to a POST with an `Idempotency-Key`, replayed for 24 hours. */
+export interface IdempotencyKeyTable {
+  key_id: string;
+  idempotency_key: string;
+  /** Hash of method, path and body: the same key with another request is refused. */
+  request_hash: string;
+  status_code: number;
+  /** JSON `{ headers, body }`. */
+  answer: string;
+  created_at: string;
+}
+
+/** One event of the outbox, written in the transaction of the change it reports. */
+export interface OutboxEventTable {
+  id: string;
+  project_id: string;
+  type: string;
+  /** JSON: the event's `data`. */
+  data: string;
+  created_at: string;
+  /** When its deliveries were made (one per matching webhook); null: not yet. */
+  dispatched_at: string | null;
+}
+
+export interface WebhookTable {
+  id: string;
+  project_id: string;
+  url: string;
+  /** `whsec_` and base64 of the signing key. */
+  secret: string;
+  /** JSON array of event types; empty: every event. */
+  events: Generated<string>;
+  description: string | null;
+  created_at: string;
+}
+
+export interface WebhookDeliveryTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  project_id: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  duration_ms: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A draft preview: its token (signed with the server secret `preview`) reads one article. */
+export interface PreviewTable {
+  id: string;
+  project_id: string;
+  article_id: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+/** Secrets of the server itself, shared by every instance on the database. */
+export interface ServerSecretTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
 export interface Database {
   projects: ProjectTable;
   api_keys: ApiKeyTable;
@@ -274,6 +373,13 @@ export interface Database {
   analytics_read_times: AnalyticsReadTimeTable;
   analytics_visitor_sets: AnalyticsVisitorSetTable;
   rollup_queue: RollupQueueTable;
+  article_revisions: ArticleRevisionTable;
+  idempotency_keys: IdempotencyKeyTable;
+  outbox_events: OutboxEventTable;
+  webhooks: WebhookTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  previews: PreviewTable;
+  server_secrets: ServerSecretTable;
 }
 
 /**

@@ -2,7 +2,7 @@
 // or bearer token) names the project; requests without a valid key share a small per-IP budget and
 // get 429 instead of 401 past it, so that guessing keys is throttled.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyTable, Project } from '../db/schema.ts';
+import type { ApiKeyTable, KeyScope, Project } from '../db/schema.ts';
 import { ForbiddenError, HttpError, UnauthorizedError } from '../errors.ts';
 import type { Decision, RateLimitStore } from './rate-limit.ts';
 
@@ -13,7 +13,12 @@ import type { Decision, RateLimitStore } from './rate-limit.ts';
 export type RouteAccess = 'secret' | 'public' | 'none';
 
 export interface AuthContext {
-  key: Pick<ApiKeyTable, 'id' | 'kind' | 'rate_limit' | 'allowed_origins'>;
+  key: Pick<ApiKeyTable, 'id' | 'kind' | 'rate_limit' | 'allowed_origins'> & {
+    /** A secret key's scopes; a public key's are ignored. */
+    scopes: readonly KeyScope[];
+    /** A key made for tests: headless browsers count, and its views are marked. */
+    test: boolean;
+  };
   project: Project;
 }
 

@@ -1,5 +1,6 @@
 // API keys: generated from a CSPRNG, shown once, stored only as a SHA-256 hash.
 import { hash, randomBytes } from 'node:crypto';
+import type { KeyScope } from '../db/schema.ts';
 
 export type KeyKind = 'secret' | 'public';
 
@@ -30,4 +31,17 @@ export function keyPrefix(key: string): string {
 
 export function looksLikeKey(key: string): boolean {
   return key.length <= 200 && keyPattern.test(key);
+}
+
+export const keyScopes: readonly KeyScope[] = ['read', 'analytics', 'write'];
+
+/** A secret key's scopes as stored (a JSON array); anything unknown in it is ignored. */
+export function parseScopes(stored: string): KeyScope[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stored);
+  } catch {
+    return [];
+  }
+  return Array.isArray(parsed) ? keyScopes.filter((scope) => parsed.includes(scope)) : [];
 }

@@ -1,8 +1,9 @@
 // SQL of projects and API keys. Every function takes the Kysely instance (or a transaction) first.
-import type { CompiledQuery, InferResult } from 'kysely';
+import type { CompiledQuery, InferResult, Insertable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { ApiKeyTable, Executor, Project } from '../db/schema.ts';
 import type { AuthContext } from '../http/auth.ts';
+import { parseScopes } from './keys.ts';
 
 export async function insertProject(executor: Executor, project: Project): Promise<void> {
   await executor.insertInto('projects').values(project).execute();
@@ -62,7 +63,7 @@ export async function countProjects(executor: Executor): Promise<number> {
   return Number(row.count);
 }
 
-export async function insertApiKey(executor: Executor, key: ApiKeyTable): Promise<void> {
+export async function insertApiKey(executor: Executor, key: Insertable<ApiKeyTable>): Promise<void> {
   await executor.insertInto('api_keys').values(key).execute();
 }
 
@@ -114,6 +115,8 @@ function activeKeyQuery(executor: Executor, keyHash: string) {
       'api_keys.kind',
       'api_keys.rate_limit',
       'api_keys.allowed_origins',
+      'api_keys.scopes',
+      'api_keys.test',
       'projects.id',
       'projects.name',
       'projects.slug',
@@ -124,6 +127,7 @@ function activeKeyQuery(executor: Executor, keyHash: string) {
       'projects.time_zone',
       'projects.default_author',
       'projects.storage_limit_bytes',
+      'projects.revisions_kept',
       'projects.content_version',
       'projects.created_at',
       'projects.updated_at',
@@ -147,8 +151,11 @@ export async function queryActiveKey(db: Db, keyHash: string): Promise<AuthConte
   }
   const [row] = await db.executeCompiled<ActiveKeyRow>({ ...compiled, parameters: [keyHash] });
   if (!row) return undefined;
-  const { key_id, kind, rate_limit, allowed_origins, ...project } = row;
-  return { key: { id: key_id, kind, rate_limit, allowed_origins }, project };
+  const { key_id, kind, rate_limit, allowed_origins, scopes, test, ...project } = row;
+  return {
+    key: { id: key_id, kind, rate_limit, allowed_origins, scopes: parseScopes(scopes), test: test === 1 },
+    project,
+  };
 }
 
 export async function revokeApiKey(executor: Executor, id: string, at: string): Promise<boolean> {

@@ -96,6 +96,7 @@ export function factoryRow(project: Project, view: FactoryView, index = 0): Page
     project_id: project.id,
     article_id: '',
     day: at.toISOString().slice(0, 10),
+    test: 0,
     created_at: at.toISOString(),
     updated_at: at.toISOString(),
     visitor_id: view.visitor ?? `visitor-${index}`,

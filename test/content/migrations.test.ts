@@ -41,7 +41,7 @@ async function oldProject(db: Db, name: string, slug: string): Promise<Project> 
   };
   await (db.kysely as Kysely<any>).insertInto('projects').values(project).execute();
   // As the project reads once the migrations have run.
-  return { ...project, url_pattern: '/:slug', time_zone: 'UTC', default_author: null, content_version: 0 };
+  return { ...project, url_pattern: '/:slug', time_zone: 'UTC', default_author: null, revisions_kept: 50, content_version: 0 };
 }
 
 /** An article row as migrations 0001 to 0009 store it (columns added later have defaults). */
@@ -388,10 +388,10 @@ for (const dialect of configuredDialects()) {
         .insertInto('tags')
         .values([tag('Safety: Weather', 2), tag('Safety Weather', 1), tag('Café', 3)])
         .execute();
-      keys[slug] = (await createApiKey(db, slug, { kind: 'secret' })).key;
     }
 
     assert.deepEqual(await migrateToLatest(db), migrationsFrom('0014-tag-slugs'));
+    for (const slug of ['old', 'other']) keys[slug] = (await createApiKey(db, slug, { kind: 'secret' })).key;
     const app = await buildApp({ db });
     cleanups.unshift(() => app.close());
     for (const slug of ['old', 'other']) {

@@ -3,7 +3,7 @@
 // text statistics of each article and take far longer.
 import { rebuildArticleSets } from '../../src/content/article-set-queries.ts';
 import type { Db } from '../../src/db/database.ts';
-import type { ArticleTable, Project } from '../../src/db/schema.ts';
+import type { ArticleInsertRow, Project } from '../../src/db/schema.ts';
 import { bumpContentVersion } from '../../src/projects/queries.ts';
 
 /**
@@ -20,7 +20,7 @@ export async function insertPublishedArticles(
   const batchSize = 500;
   await db.kysely.transaction().execute(async (trx) => {
     for (let first = 0; first < count; first += batchSize) {
-      const rows: Array<Omit<ArticleTable, 'search_rowid'>> = [];
+      const rows: ArticleInsertRow[] = [];
       for (let i = first; i < Math.min(count, first + batchSize); i++) {
         const moment = new Date(start + i * 1000).toISOString();
         rows.push({

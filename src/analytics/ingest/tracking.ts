@@ -93,6 +93,7 @@ export async function trackPageView(
     project_id: project.id,
     article_id: '', // found by the batch that writes the page view
     day,
+    test: 0,
     created_at: at,
     updated_at: at,
     visitor_id: visitorId,

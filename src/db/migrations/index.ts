@@ -18,6 +18,7 @@ import { removedArticles } from './0013-removed-articles.ts';
 import { tagSlugs } from './0014-tag-slugs.ts';
 import { sitePaths } from './0015-site-paths.ts';
 import { keyChanges } from './0016-key-changes.ts';
+import { publishing } from './0017-publishing.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -38,6 +39,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0014-tag-slugs': tagSlugs,
   '0015-site-paths': sitePaths,
   '0016-key-changes': keyChanges,
+  '0017-publishing': publishing,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -1,0 +1,42 @@
+// The webhook outbox: an event is written in the same transaction as the change it reports, so that
+// a change committed is an event kept (a crash before delivery loses nothing) and a change rolled
+// back is no event. The webhooks feature delivers what is written here.
+import { randomUUID } from 'node:crypto';
+import type { Executor } from './schema.ts';
+
+export type OutboxEventType =
+  | 'article.published'
+  | 'article.updated'
+  | 'article.unpublished'
+  | 'article.deleted'
+  | 'tag.created'
+  | 'tag.updated'
+  | 'tag.deleted'
+  | 'import.completed';
+
+export interface OutboxEvent {
+  projectId: string;
+  type: OutboxEventType;
+  /** The event's `data`, as the receiver gets it. */
+  data: Record<string, unknown>;
+}
+
+/** Writes the events through `executor` (the change's transaction); returns their ids. */
+export async function recordEvents(
+  executor: Executor,
+  events: readonly OutboxEvent[],
+  at = new Date(),
+): Promise<string[]> {
+  if (events.length === 0) return [];
+  const createdAt = at.toISOString();
+  const rows = events.map((event) => ({
+    id: `msg_${randomUUID().replaceAll('-', '')}`,
+    project_id: event.projectId,
+    type: event.type,
+    data: JSON.stringify(event.data),
+    created_at: createdAt,
+    dispatched_at: null,
+  }));
+  await executor.insertInto('outbox_events').values(rows).execute();
+  return rows.map((row) => row.id);
+}
