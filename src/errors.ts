@@ -52,8 +52,8 @@ export class ConflictError extends HttpError {
 }
 
 export class ForbiddenError extends HttpError {
-  constructor(message: string) {
-    super(403, 'Forbidden', message);
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(403, 'Forbidden', message, details);
   }
 }
 

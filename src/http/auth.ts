@@ -25,6 +25,12 @@ export interface AuthContext {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /**
+     * The scope a secret key needs for the route (`read`: content and SEO; `analytics`: statistics
+     * and tracking; `write`: content writes, revisions, webhooks, previews); without one, none.
+     * Public keys pass: `access` decides what they may do.
+     */
+    scope?: KeyScope;
     /** Browsers' sendBeacon cannot set headers: such routes also take a public key as `?key=`. */
     keyInQuery?: boolean;
     /** `false`: a keyless route that no client spends its anonymous budget on (a static asset). */
@@ -119,7 +125,7 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
       }
       // Counted once the body names the address (countAtForwardedAddress).
       if (config.rateLimitAddress !== undefined && found.key.kind === 'secret') {
-        return admit(request, found, access);
+        return admit(request, found, access, config.scope);
       }
       return then(
         spend(
@@ -128,15 +134,21 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
           `key:${found.key.id}:${request.ip}`,
           found.key.rate_limit ?? authenticatedLimit,
         ),
-        () => admit(request, found, access),
+        () => admit(request, found, access, config.scope),
       );
     });
   }
 
-  function admit(request: FastifyRequest, found: AuthContext, access: RouteAccess): void {
+  function admit(request: FastifyRequest, found: AuthContext, access: RouteAccess, scope?: KeyScope): void {
     if (access === 'secret' && found.key.kind !== 'secret') {
       throw new ForbiddenError(
         'This endpoint needs a secret key; public keys may only read published content and send tracking requests',
+      );
+    }
+    if (scope !== undefined && found.key.kind === 'secret' && !found.key.scopes.includes(scope)) {
+      throw new ForbiddenError(
+        `This endpoint needs the '${scope}' scope; this key has ${scopeList(found.key.scopes)} (folio keys create --scope ${scope})`,
+        { scope },
       );
     }
     request.auth = found;
@@ -148,6 +160,10 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
         .catch((error) => request.log.warn({ err: error }, 'could not record key use'));
     }
   }
+}
+
+function scopeList(scopes: readonly KeyScope[]): string {
+  return scopes.length === 0 ? 'no scope' : scopes.map((scope) => `'${scope}'`).join(', ');
 }
 
 /** `next(value)`, at once when `value` is not a promise, else once it resolves. */
