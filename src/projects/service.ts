@@ -2,9 +2,9 @@
 // information the API reports.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.ts';
-import type { ApiKeyTable, Executor, Project } from '../db/schema.ts';
+import type { ApiKeyTable, Executor, KeyScope, Project } from '../db/schema.ts';
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors.ts';
-import { generateKey, hashKey, type KeyKind, keyPrefix } from './keys.ts';
+import { generateKey, hashKey, type KeyKind, keyPrefix, keyScopes } from './keys.ts';
 import * as queries from './queries.ts';
 import { formatBytes, parseSize } from './size.ts';
 import { DEFAULT_TIME_ZONE, DEFAULT_URL_PATTERN, isTimeZone, urlPatternProblem } from './url-settings.ts';
@@ -191,6 +191,10 @@ export interface NewKey {
   name?: string;
   rateLimit?: number | null;
   origins?: string[];
+  /** A secret key's scopes; default `read` and `analytics`. */
+  scopes?: string[];
+  /** A key for tests: headless browsers count, its views are marked and counted nowhere by default. */
+  test?: boolean;
 }
 
 export interface CreatedKey {
@@ -221,6 +225,15 @@ export async function createApiKey(db: Db, projectSlug: string, input: NewKey): 
       });
     }
   });
+  const scopes = input.scopes ?? ['read', 'analytics'];
+  for (const scope of scopes) {
+    if (!keyScopes.includes(scope as KeyScope))
+      issues.push({ field: 'scope', message: `'${scope}' is not a scope: use ${keyScopes.join(', ')}` });
+  }
+  if (input.scopes !== undefined && scopes.length === 0)
+    issues.push({ field: 'scope', message: `give at least one of ${keyScopes.join(', ')}` });
+  if (input.scopes !== undefined && kind !== 'secret')
+    issues.push({ field: 'scope', message: 'scopes apply to secret keys only' });
   if (origins.length > 0 && kind !== 'public') {
     issues.push({ field: 'origin', message: 'allowed origins apply to public keys only' });
   }
@@ -236,8 +249,8 @@ export async function createApiKey(db: Db, projectSlug: string, input: NewKey): 
     key_hash: hashKey(key),
     rate_limit: input.rateLimit ?? null,
     allowed_origins: origins.length > 0 ? JSON.stringify(origins) : null,
-    scopes: JSON.stringify(['read', 'analytics']),
-    test: 0,
+    scopes: JSON.stringify(keyScopes.filter((scope) => scopes.includes(scope))),
+    test: input.test === true ? 1 : 0,
     created_at: new Date().toISOString(),
     last_used_at: null,
     revoked_at: null,
