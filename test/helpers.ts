@@ -12,7 +12,7 @@ import type { ArticleInput, ContentSource, TagInput } from '../src/content/impor
 import { type ImportOptions, importContent } from '../src/content/import.ts';
 import { type Db, type DialectName, openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
-import type { Project } from '../src/db/schema.ts';
+import type { KeyScope, Project } from '../src/db/schema.ts';
 import type { KeyKind } from '../src/projects/keys.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
 import { rollUpQueued } from '../src/analytics/rollups/rollup-queue.ts';
@@ -130,6 +130,9 @@ export async function createTestProject(
     kind?: KeyKind;
     rateLimit?: number;
     origins?: string[];
+    /** A secret key's scopes; default read and analytics. */
+    scopes?: KeyScope[];
+    test?: boolean;
   } = {},
 ): Promise<TestProject> {
   const slug = uniqueSlug();
@@ -145,6 +148,8 @@ export async function createTestProject(
     kind: options.kind ?? 'secret',
     rateLimit: options.rateLimit ?? 100_000,
     origins: options.origins,
+    scopes: options.scopes,
+    test: options.test,
   });
   return { project, key, keyId: row.id, headers: { 'x-api-key': key } };
 }
@@ -152,12 +157,20 @@ export async function createTestProject(
 export async function createTestKey(
   db: Db,
   project: Project,
-  options: { kind?: KeyKind; rateLimit?: number | null; origins?: string[] } = {},
+  options: {
+    kind?: KeyKind;
+    rateLimit?: number | null;
+    origins?: string[];
+    scopes?: KeyScope[];
+    test?: boolean;
+  } = {},
 ): Promise<{ key: string; keyId: string; headers: { 'x-api-key': string } }> {
   const { key, row } = await createApiKey(db, project.slug, {
     kind: options.kind ?? 'secret',
     rateLimit: options.rateLimit === undefined ? 100_000 : options.rateLimit,
     origins: options.origins,
+    scopes: options.scopes,
+    test: options.test,
   });
   return { key, keyId: row.id, headers: { 'x-api-key': key } };
 }
