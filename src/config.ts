@@ -32,9 +32,25 @@ export interface Sizing {
    * starts it again.
    */
   readonly workerIdleMs: number;
+  /**
+   * DATABASE_POOL_MODE: `session` (PostgreSQL itself, or PgBouncer in session mode) or
+   * `transaction` (a pooler in transaction mode: no named prepared statements; needs
+   * DATABASE_LISTEN_URL).
+   */
+  readonly databasePoolMode: 'session' | 'transaction';
+  /**
+   * DATABASE_LISTEN_URL: where the change listener (LISTEN, one connection per instance) connects:
+   * PostgreSQL itself or a session-mode pool; default DATABASE_URL.
+   */
+  readonly databaseListenUrl: string | null;
 }
 
-export const defaultSizing: Sizing = Object.freeze({ databasePoolSize: 10, workerIdleMs: 30_000 });
+export const defaultSizing: Sizing = Object.freeze({
+  databasePoolSize: 10,
+  workerIdleMs: 30_000,
+  databasePoolMode: 'session',
+  databaseListenUrl: null,
+});
 
 /** Timeouts and caps that keep a slow client or a hung dependency from taking the service down. */
 export interface Limits {
@@ -141,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const sizing: Sizing = Object.freeze({
     databasePoolSize: parseCount(env, 'DATABASE_POOL_SIZE', defaultSizing.databasePoolSize, problems),
     workerIdleMs: parseCount(env, 'WORKER_IDLE_MS', defaultSizing.workerIdleMs, problems),
+    ...parsePoolMode(env, databaseUrl, problems),
   });
   // Searches hold a pool connection each: as many as the pool would leave nothing for other
   // requests. Unset, it follows a small pool down (4, at most the pool less one, at least 1).
@@ -187,6 +204,30 @@ function parseCount(env: NodeJS.ProcessEnv, name: string, fallback: number, prob
     problems.push(`${name} must be a positive integer, got '${value}'`);
   }
   return number;
+}
+
+function parsePoolMode(
+  env: NodeJS.ProcessEnv,
+  databaseUrl: string,
+  problems: string[],
+): Pick<Sizing, 'databasePoolMode' | 'databaseListenUrl'> {
+  const mode = env.DATABASE_POOL_MODE?.trim() || defaultSizing.databasePoolMode;
+  const listenUrl = env.DATABASE_LISTEN_URL?.trim() || null;
+  if (mode !== 'session' && mode !== 'transaction') {
+    problems.push(`DATABASE_POOL_MODE must be session or transaction, got '${mode}'`);
+    return { databasePoolMode: 'session', databaseListenUrl: listenUrl };
+  }
+  if (listenUrl !== null && !isPostgresUrl(listenUrl))
+    problems.push('DATABASE_LISTEN_URL must be a postgres:// URL');
+  if (listenUrl !== null && !isPostgresUrl(databaseUrl))
+    problems.push('DATABASE_LISTEN_URL applies to PostgreSQL only (DATABASE_URL is not a postgres:// URL)');
+  if (mode === 'transaction' && !isPostgresUrl(databaseUrl))
+    problems.push('DATABASE_POOL_MODE=transaction applies to PostgreSQL only');
+  else if (mode === 'transaction' && listenUrl === null)
+    problems.push(
+      'DATABASE_POOL_MODE=transaction needs DATABASE_LISTEN_URL: LISTEN needs a session of its own (PostgreSQL itself, or a pooler in session mode)',
+    );
+  return { databasePoolMode: mode, databaseListenUrl: listenUrl };
 }
 
 function parsePort(value: string | undefined, problems: string[]): number {

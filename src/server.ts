@@ -49,6 +49,8 @@ export async function startServer(config: Config, options: { demo: boolean }): P
     queryTimeoutMs: limits.databaseQueryTimeoutMs,
     poolSize: config.sizing.databasePoolSize,
     workerIdleMs: config.sizing.workerIdleMs,
+    poolMode: config.sizing.databasePoolMode,
+    listenUrl: config.sizing.databaseListenUrl ?? undefined,
   });
   const rateLimits = createRateLimitStore(config.redisUrl);
   const lifecycle: Lifecycle = { draining: false };
@@ -166,7 +168,10 @@ async function buildAppOrClose(
 ): Promise<FastifyInstance> {
   try {
     // Migrations run without the request timeouts: building an index may take minutes.
-    const migrations = openDatabase(config.databaseUrl, { poolSize: 1 });
+    const migrations = openDatabase(config.databaseUrl, {
+      poolSize: 1,
+      poolMode: config.sizing.databasePoolMode,
+    });
     try {
       await migrateToLatest(migrations);
       // `folio analytics rebuild` follows the retention the servers run with.

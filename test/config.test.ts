@@ -16,16 +16,22 @@ test('config: defaults when the environment is empty', () => {
       geoipDatabase: null,
       analyticsRetentionDays: 400,
       limits: defaultLimits,
-      sizing: { databasePoolSize: 10, workerIdleMs: 30_000 },
+      sizing: {
+        databasePoolSize: 10,
+        workerIdleMs: 30_000,
+        databasePoolMode: 'session',
+        databaseListenUrl: null,
+      },
     },
   );
   assert.ok(Object.isFrozen(config));
 });
 
 test('config: DATABASE_POOL_SIZE and WORKER_IDLE_MS size the instance, positive integers only', () => {
-  assert.deepEqual(defaultSizing, { databasePoolSize: 10, workerIdleMs: 30_000 });
+  const sessions = { databasePoolMode: 'session', databaseListenUrl: null };
+  assert.deepEqual(defaultSizing, { databasePoolSize: 10, workerIdleMs: 30_000, ...sessions });
   const config = loadConfig({ DATABASE_POOL_SIZE: '3', WORKER_IDLE_MS: '5000' });
-  assert.deepEqual({ ...config.sizing }, { databasePoolSize: 3, workerIdleMs: 5000 });
+  assert.deepEqual({ ...config.sizing }, { databasePoolSize: 3, workerIdleMs: 5000, ...sessions });
   for (const [name, value] of [
     ['DATABASE_POOL_SIZE', '0'],
     ['DATABASE_POOL_SIZE', 'ten'],
@@ -34,6 +40,41 @@ test('config: DATABASE_POOL_SIZE and WORKER_IDLE_MS size the instance, positive 
     assert.throws(
       () => loadConfig({ [name]: value }),
       (error: unknown) => error instanceof ConfigError && error.message.includes(name),
+    );
+  }
+});
+
+test('config: DATABASE_POOL_MODE=transaction (a pooler in transaction mode) needs DATABASE_LISTEN_URL, on PostgreSQL only', () => {
+  const pooled = 'postgres://folio@pgbouncer:6432/folio';
+  const direct = 'postgres://folio@db:5432/folio';
+  const config = loadConfig({
+    DATABASE_URL: pooled,
+    DATABASE_POOL_MODE: 'transaction',
+    DATABASE_LISTEN_URL: direct,
+  });
+  assert.equal(config.sizing.databasePoolMode, 'transaction');
+  assert.equal(config.sizing.databaseListenUrl, direct);
+  assert.equal(
+    loadConfig({ DATABASE_URL: pooled, DATABASE_LISTEN_URL: direct }).sizing.databaseListenUrl,
+    direct,
+  );
+  for (const [env, pattern] of [
+    [{ DATABASE_URL: pooled, DATABASE_POOL_MODE: 'transaction' }, /needs DATABASE_LISTEN_URL/],
+    [
+      { DATABASE_URL: pooled, DATABASE_POOL_MODE: 'statement' },
+      /DATABASE_POOL_MODE must be session or transaction/,
+    ],
+    [
+      { DATABASE_URL: pooled, DATABASE_LISTEN_URL: 'db:5432' },
+      /DATABASE_LISTEN_URL must be a postgres:\/\/ URL/,
+    ],
+    [{ DATABASE_URL: './data/x.db', DATABASE_POOL_MODE: 'transaction' }, /PostgreSQL only/],
+    [{ DATABASE_URL: './data/x.db', DATABASE_LISTEN_URL: direct }, /PostgreSQL only/],
+  ] as const) {
+    assert.throws(
+      () => loadConfig(env),
+      (error: unknown) => error instanceof ConfigError && pattern.test(error.message),
+      JSON.stringify(env),
     );
   }
 });

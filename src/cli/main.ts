@@ -41,7 +41,12 @@ function loadCliConfig(): Config {
 /** Opens the configured database, migrated, runs `work`, and always closes it. */
 async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
   // A command may wait longer than a request for the server's write lock: nobody else waits on it.
-  const db = openDatabase(loadCliConfig().databaseUrl, { poolSize: 2, busyWaitMs: 30_000 });
+  const config = loadCliConfig();
+  const db = openDatabase(config.databaseUrl, {
+    poolSize: 2,
+    busyWaitMs: 30_000,
+    poolMode: config.sizing.databasePoolMode,
+  });
   try {
     await migrateToLatest(db);
     return await work(db);

@@ -5,6 +5,10 @@
 // since the last `folio_keys` notification is exact without asking the database; while it is
 // down (or not yet up) `stamp()` is null and every caller asks the database, as before. A lost
 // connection is opened again, LISTEN included, after a delay that grows from 0.1 s to 5 s.
+// Listening counts only once a notification sent through the pool has been heard: behind a pooler
+// in transaction mode, LISTEN lands on a server connection that other clients then use, so nothing
+// is heard, and a cache trusting the silence would keep a revoked key. Until then every caller asks
+// the database, and a warning says what to set.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { backoffDelay } from './database-health.ts';
@@ -14,12 +18,21 @@ export type ViewsListener = (projectId: string | null, slug: string | null) => v
 
 const firstReconnectMs = 100;
 const maxReconnectMs = 5000;
+/** How long the first notification, sent through the pool, may take to be heard. */
+const probeTimeoutMs = 5000;
+/** A connection that heard nothing is tried again after this long. */
+const deafRetryMs = 60_000;
+
+class NothingHeardError extends Error {}
 
 export class PostgresChangeListener {
   readonly #url: string;
   readonly #connectTimeoutMs: number | undefined;
   readonly #onLost: (() => void) | undefined;
   #client: pg.Client | null = null;
+  /** The pool whose writes count at once (watchLocalWrites), through which the probe is sent. */
+  #pool: pg.Pool | null = null;
+  #warnedDeaf = false;
   #listening = false;
   #starting = false;
   #started = false;
@@ -59,6 +72,7 @@ export class PostgresChangeListener {
    * an import or a revocation made here is answered from the database, not from a cache.
    */
   watchLocalWrites(pool: pg.Pool): void {
+    this.#pool = pool;
     const wrote = new WeakSet<pg.PoolClient>();
     pool.on('connect', (client) => {
       const query = client.query as (...args: unknown[]) => unknown;
@@ -111,7 +125,9 @@ export class PostgresChangeListener {
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     });
-    const lost = () => {
+    // `deaf`: connected, but nothing sent through the pool is heard: not a database outage, and
+    // tried again only after a minute.
+    const lost = (deaf = false) => {
       if (this.#client !== client) return;
       this.#client = null;
       this.#listening = false;
@@ -120,11 +136,11 @@ export class PostgresChangeListener {
       this.#barriers.clear();
       client.end().catch(() => {});
       if (this.#closed) return;
-      this.#onLost?.();
-      this.#reconnectLater();
+      if (!deaf) this.#onLost?.();
+      this.#reconnectLater(deaf ? deafRetryMs : undefined);
     };
-    client.on('error', lost);
-    client.on('end', lost);
+    client.on('error', () => lost());
+    client.on('end', () => lost());
     client.on('notification', (message) => {
       if (message.channel === 'folio_views') {
         // "project_id slug slug …" (migration 0011; one slug before it).
@@ -145,6 +161,7 @@ export class PostgresChangeListener {
     client
       .connect()
       .then(() => client.query('listen folio_keys; listen folio_views'))
+      .then(() => this.#probe(client))
       .then(() => {
         this.#starting = false;
         if (this.#client !== client || this.#closed) return;
@@ -156,20 +173,53 @@ export class PostgresChangeListener {
         // Kept open in the background: it must not hold a finished process (the CLI) alive.
         streamOf(client)?.unref?.();
       })
-      .catch(() => {
+      .catch((error: unknown) => {
         this.#starting = false;
-        lost();
+        const deaf = error instanceof NothingHeardError;
+        if (deaf) this.#warnDeaf();
+        lost(deaf);
       });
   }
 
-  #reconnectLater(): void {
+  /**
+   * Sends a notification through the pool (another connection, as other instances' changes come)
+   * and waits for this connection to hear it; rejects with NothingHeardError after probeTimeoutMs.
+   */
+  async #probe(client: pg.Client): Promise<void> {
+    if (this.#pool === null) return;
+    const token = `sync:probe:${randomUUID()}`;
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<void>((resolve, reject) => {
+      this.#barriers.set(token, resolve);
+      timer = setTimeout(() => reject(new NothingHeardError()), probeTimeoutMs);
+    });
+    try {
+      await this.#pool.query('select pg_notify($1, $2)', ['folio_keys', token]);
+      await heard;
+    } finally {
+      clearTimeout(timer);
+      this.#barriers.delete(token);
+    }
+    if (this.#client !== client) throw new Error('the listening connection was lost');
+  }
+
+  #warnDeaf(): void {
+    if (this.#warnedDeaf) return;
+    this.#warnedDeaf = true;
+    process.emitWarning(
+      'change notifications sent through the pool are not heard by the listening connection (a connection pooler in transaction mode?): every request asks the database for keys, and view counts of other instances may lag; set DATABASE_LISTEN_URL to a session of PostgreSQL itself (README, "Behind PgBouncer")',
+      { code: 'FOLIO_LISTEN_DEAF' },
+    );
+  }
+
+  #reconnectLater(delayMs?: number): void {
     this.#failures++;
     this.#timer = setTimeout(
       () => {
         this.#timer = null;
         this.#start();
       },
-      backoffDelay(this.#failures, firstReconnectMs, maxReconnectMs),
+      delayMs ?? backoffDelay(this.#failures, firstReconnectMs, maxReconnectMs),
     );
     this.#timer.unref();
   }

@@ -117,6 +117,17 @@ export interface OpenOptions {
   checkpoints?: boolean;
   /** SQLite: run tasks in a worker thread (default); false in the task thread itself. */
   tasks?: boolean;
+  /**
+   * PostgreSQL: `transaction` when `url` goes through a pooler in transaction mode (PgBouncer,
+   * pgcat, Supavisor): no named prepared statements (another client's server connection would
+   * hold them), and change notifications are heard through `listenUrl`. Default `session`.
+   */
+  poolMode?: 'session' | 'transaction';
+  /**
+   * PostgreSQL: where the change listener connects (LISTEN needs a session of its own: PostgreSQL
+   * itself, or a pooler in session mode); default `url`.
+   */
+  listenUrl?: string;
 }
 
 /**
@@ -162,9 +173,12 @@ function openPostgres(url: string, options: OpenOptions): Db {
   // So every client keeps a listener of its own for its whole life.
   pool.on('error', () => health.suspect());
   pool.on('connect', (client) => client.on('error', () => health.suspect()));
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: timingOut(pool, health) }) });
+  const statements = { named: options.poolMode !== 'transaction' };
+  const kysely = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: timingOut(pool, health, statements) }),
+  });
   // Started by the first caller of keysStamp/onViews (the server), never by the CLI.
-  const listener = new PostgresChangeListener(url, {
+  const listener = new PostgresChangeListener(options.listenUrl ?? url, {
     connectTimeoutMs: options.connectTimeoutMs,
     onLost: () => health.suspect(),
   });
@@ -300,7 +314,7 @@ export function preparedOnPostgres(sql: string): string {
  * answer to the next query); the texts marked by preparedOnPostgres run as named prepared
  * statements; and the queries of a transactionWithTimeout get its raised client timeout.
  */
-function timingOut(pool: pg.Pool, health: DatabaseHealth): pg.Pool {
+function timingOut(pool: pg.Pool, health: DatabaseHealth, statements: { named: boolean }): pg.Pool {
   const connect = async () => {
     health.assertUp();
     let client: pg.PoolClient;
@@ -317,7 +331,8 @@ function timingOut(pool: pg.Pool, health: DatabaseHealth): pg.Pool {
       query: async (...args: unknown[]) => {
         const [text, values] = args;
         const raised = raisedTimeout.getStore();
-        const name = typeof text === 'string' ? preparedStatements.get(text) : undefined;
+        const name =
+          statements.named && typeof text === 'string' ? preparedStatements.get(text) : undefined;
         try {
           if (name !== undefined || (raised !== undefined && typeof text === 'string')) {
             return await query({
@@ -330,6 +345,13 @@ function timingOut(pool: pg.Pool, health: DatabaseHealth): pg.Pool {
           return await query(...args);
         } catch (error) {
           if (isConnectionFailure(error)) health.suspect();
+          if (name !== undefined && isForeignPreparedStatement(error)) {
+            statements.named = false;
+            warnTransactionPooler();
+            throw new DatabaseUnavailableError('the connection pooler lost a prepared statement', {
+              cause: error,
+            });
+          }
           // The client lost its connection earlier, between two queries (its 'error' event).
           if (/^Client has encountered a connection error/.test(String((error as Error)?.message))) {
             throw new DatabaseUnavailableError('the connection to the database was lost', { cause: error });
@@ -343,6 +365,27 @@ function timingOut(pool: pg.Pool, health: DatabaseHealth): pg.Pool {
     });
   };
   return Object.assign(Object.create(pool) as pg.Pool, { connect, end: () => pool.end() });
+}
+
+/**
+ * A named statement that the server connection already has (42P05) or does not have (26000), though
+ * this client prepared it or never did: the connection is not this client's own, so a pooler in
+ * transaction mode sits between (DATABASE_POOL_MODE was not set). Statements are unnamed from then
+ * on; the query that met it is answered 503 and may be sent again.
+ */
+function isForeignPreparedStatement(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === '42P05' || code === '26000';
+}
+
+let warnedTransactionPooler = false;
+function warnTransactionPooler(): void {
+  if (warnedTransactionPooler) return;
+  warnedTransactionPooler = true;
+  process.emitWarning(
+    'DATABASE_URL goes through a connection pooler in transaction mode (a prepared statement was found on another client\'s connection): set DATABASE_POOL_MODE=transaction and DATABASE_LISTEN_URL to a session of PostgreSQL itself (README, "Behind PgBouncer"); statements are no longer prepared by name',
+    { code: 'FOLIO_TRANSACTION_POOLER' },
+  );
 }
 
 /** A timeout of either driver as a DatabaseTimeoutError; anything else unchanged. */

@@ -11,6 +11,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  writeFileSync,
 } from 'node:fs';
 import { createServer, type Socket, connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -156,7 +157,7 @@ export function redisBin(): string | null {
 }
 
 /** PostgreSQL refuses to run as root: as root, run it as the `postgres` user. */
-function postgresUser(): { uid: number; gid: number } | undefined {
+export function postgresUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const line = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
@@ -342,4 +343,62 @@ export async function timedFetch(url: string, init: RequestInit = {}, abortMs = 
 /** Appends one line to a report of figures for the issue note (when FAULTS_REPORT names a file). */
 export function report(line: string): void {
   if (process.env.FAULTS_REPORT) appendFileSync(process.env.FAULTS_REPORT, `${line}\n`);
+}
+
+/** Debian's PgBouncer, or null. */
+export function pgbouncerBin(): string | null {
+  return ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path)) ?? null;
+}
+
+export interface Pgbouncer {
+  /** `url` with its host and port replaced by the pooler's. */
+  through(url: string): string;
+  service: Service;
+}
+
+/**
+ * A PgBouncer of the suite's own on a spare port, in `mode`, in front of the PostgreSQL that `url`
+ * names (every database on it). It refuses to run as root: as root, it runs as `postgres`.
+ */
+export async function startPgbouncer(
+  bin: string,
+  url: string,
+  mode: 'session' | 'transaction',
+  serverConnections = 4,
+): Promise<Pgbouncer> {
+  const user = postgresUser();
+  const dir = mkdtempSync(join(tmpdir(), 'folio-faults-pgbouncer-'));
+  if (user) chownSync(dir, user.uid, user.gid);
+  const target = new URL(url);
+  const port = await freePort();
+  const users = join(dir, 'users.txt');
+  writeFileSync(users, `"${decodeURIComponent(target.username) || 'postgres'}" ""\n`);
+  const config = join(dir, 'pgbouncer.ini');
+  writeFileSync(
+    config,
+    [
+      '[databases]',
+      `* = host=${target.hostname} port=${target.port || 5432}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = trust',
+      `auth_file = ${users}`,
+      `pool_mode = ${mode}`,
+      'max_client_conn = 200',
+      `default_pool_size = ${serverConnections}`,
+      '',
+    ].join('\n'),
+  );
+  if (user) for (const file of [users, config]) chownSync(file, user.uid, user.gid);
+  const service = new Service(bin, [config], { uid: user?.uid, gid: user?.gid });
+  const through = (databaseUrl: string) => {
+    const pooled = new URL(databaseUrl);
+    pooled.hostname = '127.0.0.1';
+    pooled.port = String(port);
+    return pooled.toString();
+  };
+  await waitFor(() => canQuery(through(url)), service, 'PgBouncer');
+  return { through, service };
 }
