@@ -331,8 +331,7 @@ function timingOut(pool: pg.Pool, health: DatabaseHealth, statements: { named: b
       query: async (...args: unknown[]) => {
         const [text, values] = args;
         const raised = raisedTimeout.getStore();
-        const name =
-          statements.named && typeof text === 'string' ? preparedStatements.get(text) : undefined;
+        const name = statements.named && typeof text === 'string' ? preparedStatements.get(text) : undefined;
         try {
           if (name !== undefined || (raised !== undefined && typeof text === 'string')) {
             return await query({
