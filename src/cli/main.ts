@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `folio` command: serve, migrate, projects, keys, import and analytics maintenance. With --json every command prints
+// The `folio` command: serve, migrate, projects, keys, import, export, backup and analytics maintenance. With --json every command prints
 // exactly one JSON document on stdout; failures exit non-zero with a one-line reason.
 import { Command, CommanderError } from 'commander';
 import {
