@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `folio` command: serve, migrate, projects, keys, import and analytics maintenance. With --json every command prints
+// The `folio` command: serve, migrate, projects, keys, import, export, backup and analytics maintenance. With --json every command prints
 // exactly one JSON document on stdout; failures exit non-zero with a one-line reason.
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import {
   firstRebuiltDay,
   rebuildRollups,
@@ -14,13 +14,13 @@ import { ImportValidationError } from '../content/import/records.ts';
 import { type Db, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
 import { HttpError } from '../errors.ts';
-import { listApiKeys } from '../projects/queries.ts';
-import { createApiKey, keyView, requireProject, revokeApiKey } from '../projects/service.ts';
+import { requireProject } from '../projects/service.ts';
 import { startServer } from '../server.ts';
 import { resolveDatabaseUrl } from '../db/database-location.ts';
 import { backupCommand } from './backup.ts';
 import { exportCommand } from './export.ts';
 import { importCommand } from './import-command.ts';
+import { keyCommands } from './keys.ts';
 import { projectCommands } from './projects.ts';
 import { CliError } from './tools.ts';
 
@@ -68,7 +68,7 @@ export function buildCli(): Command {
   const tools = { databaseUrl: () => loadCliConfig().databaseUrl, print, jsonOption, withDatabase };
   serverCommands(program);
   projectCommands(program, tools);
-  keyCommands(program);
+  keyCommands(program, tools);
   importCommand(program, tools);
   analyticsCommands(program);
   program.addCommand(backupCommand(tools));
@@ -100,70 +100,6 @@ function serverCommands(program: Command): void {
       }
     },
   );
-}
-
-function keyCommands(program: Command): void {
-  const keys = program.command('keys').description('create, list and revoke API keys');
-  jsonOption(keys.command('create').description('create a key; it is shown only this once'))
-    .requiredOption('--project <slug>', 'project slug')
-    .addOption(
-      new Option(
-        '--kind <kind>',
-        'secret: every endpoint; public: tracking and published content, from browsers',
-      )
-        .choices(['secret', 'public'])
-        .default('secret'),
-    )
-    .option('--name <name>', 'a name to recognise the key by')
-    .option('--rate-limit <perMinute>', 'requests per minute (default 100)', parseInteger)
-    .option('--origin <url...>', 'allowed browser origin of a public key (repeatable)')
-    .action(async (options) => {
-      const { key, row } = await withDatabase((db) =>
-        createApiKey(db, options.project, {
-          kind: options.kind,
-          name: options.name,
-          rateLimit: options.rateLimit ?? null,
-          origins: options.origin ?? [],
-        }),
-      );
-      print(
-        options,
-        { ...keyView(row), key },
-        `${key}\n\nKey ${row.id} (${row.kind}). Store it now: it is not shown again.`,
-      );
-    });
-  jsonOption(keys.command('list').description("list a project's keys"))
-    .requiredOption('--project <slug>', 'project slug')
-    .action(async (options) => {
-      const rows = await withDatabase(async (db) =>
-        listApiKeys(db.kysely, (await requireProject(db, options.project)).id),
-      );
-      print(
-        options,
-        rows.map(keyView),
-        rows.length
-          ? rows
-              .map((row) =>
-                [
-                  row.id,
-                  row.kind,
-                  `${row.prefix}…`,
-                  row.name,
-                  `created ${row.created_at}`,
-                  `last used ${row.last_used_at ?? 'never'}`,
-                  row.revoked_at ? `REVOKED ${row.revoked_at}` : 'active',
-                ].join('\t'),
-              )
-              .join('\n')
-          : 'No keys.',
-      );
-    });
-  jsonOption(keys.command('revoke').description('revoke a key; it is refused from the next request on'))
-    .argument('<keyId>', 'the key id shown by keys list')
-    .action(async (keyId: string, options: Output) => {
-      const row = await withDatabase((db) => revokeApiKey(db, keyId));
-      print(options, keyView(row), `Revoked ${row.id}.`);
-    });
 }
 
 function analyticsCommands(program: Command): void {
@@ -222,12 +158,6 @@ async function retentionOfServer(db: Db): Promise<RetentionToFollow> {
     );
   }
   return { days: loadConfig().analyticsRetentionDays, completeFrom: null, recordedAt: null };
-}
-
-function parseInteger(value: string): number {
-  if (!/^\d+$/.test(value))
-    throw new CommanderError(1, 'folio.invalidArgument', `'${value}' is not a whole number`);
-  return Number(value);
 }
 
 export async function runCli(argv: string[]): Promise<number> {

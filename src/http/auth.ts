@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyTable, KeyScope, Project } from '../db/schema.ts';
 import { ForbiddenError, HttpError, UnauthorizedError } from '../errors.ts';
 import type { Decision, RateLimitStore } from './rate-limit.ts';
+import { giveRoutesTheirScopes } from './route-scopes.ts';
 
 /**
  * `secret`: secret keys only; `public`: either kind (tracking, and the content and SEO reads, where
@@ -27,8 +28,8 @@ declare module 'fastify' {
     access?: RouteAccess;
     /**
      * The scope a secret key needs for the route (`read`: content and SEO; `analytics`: statistics
-     * and tracking; `write`: content writes, revisions, webhooks, previews); without one, none.
-     * Public keys pass: `access` decides what they may do.
+     * and tracking; `write`: content writes, revisions, webhooks, previews); without one, the one
+     * its URL and method give (route-scopes.ts). Public keys pass: `access` decides what they may do.
      */
     scope?: KeyScope;
     /** Browsers' sendBeacon cannot set headers: such routes also take a public key as `?key=`. */
@@ -80,6 +81,7 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
   app.decorateRequest('auth', null as unknown as AuthContext);
 
   giveDocumentsNoAccess(app);
+  giveRoutesTheirScopes(app);
   countAtForwardedAddress(app, rateLimits);
 
   // Callback style, and without a promise when the key is known and the limits are counted in

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import type { ApiKeyTable, Executor, KeyScope, Project } from '../db/schema.ts';
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors.ts';
-import { generateKey, hashKey, type KeyKind, keyPrefix, keyScopes } from './keys.ts';
+import { generateKey, hashKey, type KeyKind, keyPrefix, keyScopes, parseScopes } from './keys.ts';
 import * as queries from './queries.ts';
 import { formatBytes, parseSize } from './size.ts';
 import { DEFAULT_TIME_ZONE, DEFAULT_URL_PATTERN, isTimeZone, urlPatternProblem } from './url-settings.ts';
@@ -282,6 +282,9 @@ export function keyView(row: ApiKeyTable) {
     prefix: row.prefix,
     rateLimit: row.rate_limit,
     origins: row.allowed_origins ? (JSON.parse(row.allowed_origins) as string[]) : [],
+    /** A secret key's scopes; null for a public key, which has none. */
+    scopes: row.kind === 'secret' ? parseScopes(row.scopes) : null,
+    test: row.test === 1,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,

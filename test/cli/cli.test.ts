@@ -149,6 +149,8 @@ describe('folio CLI', { concurrency: 4 }, () => {
       'prefix',
       'rateLimit',
       'revokedAt',
+      'scopes',
+      'test',
     ]);
     assert.match(secret.key, keyPattern);
     assert.equal(typeof secret.id, 'string');

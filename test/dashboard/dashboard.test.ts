@@ -167,13 +167,17 @@ describe('dashboard in a browser', { skip: hasBrowser ? false : `no Chromium at 
     await page.close();
   });
 
-  test('dashboard: a wrong key and a public key are told apart', async () => {
+  test('dashboard: a wrong key, a public key and a key without the analytics scope are told apart', async () => {
     const page = await browser.newPage();
     await signIn(page, `folio_sk_${'x'.repeat(32)}`);
     assert.match((await page.textContent('[role=alert]', { timeout: 5000 })) ?? '', /not valid/);
     const publicKey = await createTestKey(database.db, owner.project, { kind: 'public' });
     await signIn(page, publicKey.key);
     assert.match((await page.textContent('[role=alert]')) ?? '', /needs a secret key/);
+    // A secret key without a scope the dashboard needs is told which.
+    const reader = await createTestKey(database.db, owner.project, { scopes: ['read'] });
+    await signIn(page, reader.key);
+    assert.match((await page.textContent('[role=alert]')) ?? '', /needs the 'analytics' scope/);
     await page.close();
   });
 

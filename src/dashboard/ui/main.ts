@@ -81,7 +81,7 @@ async function open(api: DashboardApi, days: number): Promise<void> {
       sessionStorage.removeItem(keyStorage);
       signIn(
         error.status === 403
-          ? 'This key cannot read statistics: the dashboard needs a secret key (folio_sk_…).'
+          ? `This key cannot open the dashboard, which needs a secret key (folio_sk_…) with the read and analytics scopes. ${error.message}`
           : 'This key is not valid (unknown or revoked).',
       );
     } else {
