@@ -25,8 +25,16 @@ const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.co
 const googlebotRendering =
   'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1; +http://www.google.com/bot.html) HeadlessChrome/131.0.0.0 Safari/537.36';
 
+interface TrackedView {
+  ip: string;
+  userAgent: string;
+  body: Record<string, unknown> & { slug: string };
+  /** An update sent after the page view's creation. */
+  update?: Record<string, unknown>;
+}
+
 /** The views every project gets with its normal key. */
-const normalViews = [
+const normalViews: TrackedView[] = [
   {
     ip: '8.8.8.8',
     userAgent: browser,
@@ -48,7 +56,7 @@ const normalViews = [
 ];
 
 /** The views a project gets with a test key (or, in the reference project, with its normal key). */
-const testViews = [
+const testViews: TrackedView[] = [
   {
     ip: '81.2.69.142',
     userAgent: browser,
@@ -123,15 +131,12 @@ describeEachDialect('test keys: headless browsers count, their views only when a
     return { ...owner, publicKey, publicTestKey, secretTestKey };
   }
 
-  type Views = typeof normalViews | typeof testViews;
-
-  async function send(views: Views, headers: Record<string, string>): Promise<void> {
+  async function send(views: TrackedView[], headers: Record<string, string>): Promise<void> {
     for (const view of views) {
       const answer = await track(ctx.app, view.body, { headers, ip: view.ip, userAgent: view.userAgent });
       assert.equal(answer.statusCode, 201, answer.body);
-      const change = 'update' in view ? view.update : undefined;
-      if (change === undefined) continue;
-      const updated = await update(ctx.app, answer.json().id, change, {
+      if (view.update === undefined) continue;
+      const updated = await update(ctx.app, answer.json().id, view.update, {
         headers,
         ip: view.ip,
         userAgent: view.userAgent,
