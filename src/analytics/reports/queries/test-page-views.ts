@@ -1,5 +1,6 @@
 // A page of the page views tracked with test keys in a project over a range of days, in id order,
 // with the columns their rollups depend on (migration 0018 indexes exactly these rows).
+import { sql } from 'kysely';
 import type { Executor, PageViewTable } from '../../../db/schema.ts';
 
 const columns = [
@@ -38,7 +39,8 @@ export async function testPageViews(
     .selectFrom('page_views')
     .select(columns)
     .where('project_id', '=', projectId)
-    .where('test', '=', 1)
+    // A literal, not a parameter: SQLite uses a partial index only for a condition it can see.
+    .where(sql<boolean>`test = 1`)
     .where('day', '>=', firstDay)
     .where('day', '<=', lastDay)
     .where('id', '>', afterId)
