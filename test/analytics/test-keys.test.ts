@@ -5,7 +5,9 @@
 // the rollups keeps the split.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
+import { deleteExpired, firstRetainedDay } from '../../src/analytics/rollups/retention.ts';
 import { utcDay } from '../../src/analytics/days.ts';
 import {
   articleInput,
@@ -16,7 +18,16 @@ import {
   importArticles,
   viewCountOf,
 } from '../helpers.ts';
-import { awayFromMidnight, browser, otherBrowser, rawPageViews, track, update } from './support.ts';
+import {
+  awayFromMidnight,
+  browser,
+  daysAgo,
+  factoryRow,
+  otherBrowser,
+  rawPageViews,
+  track,
+  update,
+} from './support.ts';
 
 const headlessChrome =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.6778.33 Safari/537.36';
@@ -323,6 +334,34 @@ describeEachDialect('test keys: headless browsers count, their views only when a
         `${url}&includeTest=true after a rebuild`,
       );
     }
+  });
+
+  test('retention: expired test views go with the other raw page views; normal figures stay', async () => {
+    await awayFromMidnight();
+    const { project, headers } = await blog();
+    const writer = new PageViewWriter(ctx.db);
+    const rows = [
+      factoryRow(project, { slug: 'alpha', at: daysAgo(10), visitor: 'old-normal', timeOnPage: 20 }, 0),
+      { ...factoryRow(project, { slug: 'alpha', at: daysAgo(10), visitor: 'old-test' }, 1), test: 1 },
+      { ...factoryRow(project, { slug: 'beta', at: daysAgo(2), visitor: 'kept-test' }, 2), test: 1 },
+    ];
+    for (const row of rows)
+      await writer.write({ kind: 'create', row, slug: row.id === rows[2].id ? 'beta' : 'alpha' });
+    await writer.idle();
+    const views = async (query: string) =>
+      (await report(headers, `/v1/analytics/stats?days=30${query}`)).data.summary.totalViews;
+    assert.deepEqual([await views(''), await views('&includeTest=true')], [1, 3]);
+
+    assert.equal(await deleteExpired(ctx.db, 5, new Date()), 2);
+    assert.deepEqual(
+      (await rawPageViews(ctx.db, project.id)).map((row) => [row.visitor_id, Number(row.test)]),
+      [['kept-test', 1]],
+    );
+    // The normal view stays in the rollups; a test view counts only while its raw row is kept.
+    assert.deepEqual([await views(''), await views('&includeTest=true')], [1, 2]);
+    // A rebuild of the retained days changes neither.
+    await rebuildRollups(ctx.db.kysely, project.id, utcDay(Date.now()), firstRetainedDay(5, new Date()));
+    assert.deepEqual([await views(''), await views('&includeTest=true')], [1, 2]);
   });
 
   test('includeTest takes true or false: anything else is a 400 naming it', async () => {
