@@ -220,6 +220,29 @@ describeEachDialect('client', (context) => {
     assert.deepEqual(await client.analytics.realtime().then((now) => now.pageViews), 1);
   });
 
+  test('client: the page views of a test key count only with includeTest', async () => {
+    const site = await createTestProject(context.db, { test: true });
+    await importArticles(context.db, site.project, [articleInput({ slug: 'tested' })]);
+    const client = new FolioClient({ baseUrl, key: site.key });
+    const headless = browserUa.replace('Chrome/', 'HeadlessChrome/');
+    const created = await client.analytics.track({
+      slug: 'tested',
+      scrollDepth: 95,
+      visitor: { ip: '8.8.8.8', userAgent: headless },
+    });
+    assert.ok('id' in created && created.success);
+    assert.equal((await client.analytics.stats({ days: 1 })).summary.totalViews, 0);
+    assert.equal((await client.analytics.stats({ days: 1, includeTest: true })).summary.totalViews, 1);
+    assert.equal((await client.analytics.funnel({ slug: 'tested', includeTest: true })).funnel.reached90, 1);
+    const series = await client.analytics.timeseries({ days: 1, includeTest: true });
+    assert.equal(
+      series.points.reduce((sum, point) => sum + point.views, 0),
+      1,
+    );
+    assert.equal((await client.analytics.realtime()).pageViews, 0);
+    assert.equal((await client.analytics.realtime({ includeTest: true })).pageViews, 1);
+  });
+
   test("client: from a server (Node's fetch, a bot's User-Agent) a view counts once the visitor is forwarded", async () => {
     const site = await createTestProject(context.db);
     await importArticles(context.db, site.project, [articleInput({ slug: 'rendered' })]);

@@ -48,6 +48,14 @@ export interface PeriodParams {
   days?: number;
   from?: string;
   to?: string;
+  /** Count the page views of test keys too (by default they count nowhere). */
+  includeTest?: boolean;
+}
+
+/** What every report takes: whether the page views of test keys count. */
+export interface TestViewParams {
+  /** Count the page views of test keys too (by default they count nowhere). */
+  includeTest?: boolean;
 }
 
 export interface ArticleListParams<S extends Select = Select> {
@@ -232,9 +240,9 @@ export class FolioClient {
           patch,
         )
       ).data,
-    stats: async (params: { days?: number } = {}) =>
+    stats: async (params: { days?: number } & TestViewParams = {}) =>
       (await this.get<{ data: Stats }>('/v1/analytics/stats', { ...params })).data,
-    funnel: (params: { days?: number; slug?: string } = {}) =>
+    funnel: (params: { days?: number; slug?: string } & TestViewParams = {}) =>
       this.get<Funnel>('/v1/analytics/funnel', { ...params }),
     timeseries: async (params: PeriodParams & { interval?: 'hour' | 'day'; slug?: string } = {}) =>
       (await this.get<{ data: TimeSeries }>('/v1/analytics/timeseries', { ...params })).data,
@@ -254,7 +262,8 @@ export class FolioClient {
           { ...params },
         )
       ).data,
-    realtime: async () => (await this.get<{ data: Realtime }>('/v1/analytics/realtime', {})).data,
+    realtime: async (params: TestViewParams = {}) =>
+      (await this.get<{ data: Realtime }>('/v1/analytics/realtime', { ...params })).data,
   };
 
   /** A GET of any path, with the client's key, retries and ETag revalidation. */

@@ -32,6 +32,7 @@ function senderOf(request: FastifyRequest): Sender {
     fromSdk: request.headers['x-folio-client'] !== undefined,
     publishedOnly: publishedOnly(request),
     mayForward: request.auth.key.kind === 'secret',
+    testKey: request.auth.key.test,
     now: new Date(),
   };
 }

@@ -6,7 +6,7 @@ import type { Db } from '../../db/database.ts';
 import type { PageViewTable, Project } from '../../db/schema.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { isPageViewOfPublishedArticle, isPublishedArticle } from './queries/published-article.ts';
-import { isBotUserAgent } from './bots.ts';
+import { isBotForTestKey, isBotUserAgent } from './bots.ts';
 import type { CountryLookup } from './geo.ts';
 import { toCentiPercent, toMilliseconds } from '../measures.ts';
 import type { PageViewPatch, PageViewWriter, TrackEvent } from './page-view-writer.ts';
@@ -39,7 +39,16 @@ export interface Sender {
    * not, or any page could make up other visitors' addresses.
    */
   mayForward: boolean;
+  /**
+   * A test key's request: headless browsers count (a blog's own end-to-end tests), and the page
+   * views it creates are stored marked `test`, counted nowhere unless a report asks for them.
+   */
+  testKey: boolean;
   now: Date;
+}
+
+function isBot(sender: Sender): boolean {
+  return sender.testKey ? isBotForTestKey(sender.userAgent) : isBotUserAgent(sender.userAgent);
 }
 
 /**
@@ -77,7 +86,7 @@ export async function trackPageView(
   body: TrackBodyType,
 ): Promise<TrackAnswer | BotAnswer> {
   const sender = onBehalfOf(caller, body.visitor);
-  if (isBotUserAgent(sender.userAgent)) return botAnswer;
+  if (isBot(sender)) return botAnswer;
   const { project, now } = sender;
   const at = now.toISOString();
   const id = newPageViewId(now.getTime());
@@ -93,7 +102,7 @@ export async function trackPageView(
     project_id: project.id,
     article_id: '', // found by the batch that writes the page view
     day,
-    test: 0,
+    test: sender.testKey ? 1 : 0,
     created_at: at,
     updated_at: at,
     visitor_id: visitorId,
@@ -128,7 +137,7 @@ export async function updatePageView(
   body: UpdateBodyType,
 ): Promise<{ data: { success: true } } | BotAnswer> {
   const sender = onBehalfOf(caller, body.visitor);
-  if (isBotUserAgent(sender.userAgent)) return botAnswer;
+  if (isBot(sender)) return botAnswer;
   // An id that cannot have been issued is unknown like any other; the database is not asked.
   if (!pageViewIdPattern.test(id)) throw new NotFoundError(`Page view '${id.slice(0, 100)}' not found`);
   const now = sender.now.toISOString();

@@ -2,6 +2,10 @@
 import { deepFromCenti, maxSpanDays, mobileBelow, tabletBelow } from '../insight-rules.ts';
 import { realtimeWindowMinutes } from './insights.ts';
 
+/** What every report says of the page views of test keys. */
+const testNotes =
+  "**Test views.** Page views tracked with a test key (`folio keys create --test`: the key a blog's own Playwright or Puppeteer tests use) count nowhere by default: not in these figures, not in an article's `viewCount`. `includeTest=true` adds them, exactly as if they had been normal page views (every sum and rate is what it would then be), with one difference: a visitor id seen on one day both with a test key and with a normal one counts once among each. They are summed from the raw page views at each such request, not from the rollups, so they are counted only while the raw page views are kept (`ANALYTICS_RETENTION_DAYS`). `includeTest` takes `true` or `false` (default); anything else is a 400.";
+
 /** GET /v1/analytics/stats. */
 export const statsDescription = [
   'Computed from daily rollups, so the answer takes milliseconds whatever the number of page views. Tracking writes are summed into the rollups in batches shortly after they are answered, and before any read of statistics: an answer counts every page view and update answered before it was asked.',
@@ -9,6 +13,7 @@ export const statsDescription = [
   '`uniqueVisitors` sums the distinct visitor ids of each day (ids change daily, so one person on two days counts twice, as in Plausible). `requestSource` percentages are rounded separately and may not add up to exactly 100.',
   '`topArticles`: the 10 articles with most views in the period, ties by slug; page views of an article that has since been removed count in `totalViews` but it is not listed. `topCountries`: the 10 countries with most views, ties by code; views without a country are left out.',
   'Rounding is half away from zero. Answers are not cached: they depend on the clock.',
+  testNotes,
 ].join('\n\n');
 
 /** GET /v1/analytics/funnel. */
@@ -16,9 +21,10 @@ export const funnelDescription = [
   'Same period as the statistics. `reachedN` counts the page views whose deepest scroll is at least N percent; percentages are of `pageViews`, 1 decimal, 0 when there are none.',
   '`avgTimeOnPage` (seconds) and `avgScrollDepth` are means over the page views, 1 decimal. `bounceRate`: percentage of page views that bounced (`bounced` as last sent, else `timeOnPage < 5`). `engagementRate`: percentage with `timeOnPage ≥ 10` or `scrollDepth ≥ 50`.',
   '`slug` restricts every figure to one article of the project; an unknown slug is a 404. Rounding is half away from zero. The members are at the top level, without `data`.',
+  testNotes,
 ].join('\n\n');
 
-const periodNotes = `The period is \`days\` (today, UTC, and the \`days − 1\` days before it; default 30), or \`from\` and \`to\` (UTC dates, both included; \`to\` defaults to today). \`from\` after \`to\`, a date after today, a span over ${maxSpanDays} days, \`to\` without \`from\`, or \`days\` together with \`from\`/\`to\` is a 400 naming the parameter. Page views belong to the hour and day of their creation (UTC). Figures come from rollups, kept forever even once raw page views pass their retention; tracking writes are summed into them in batches shortly after, and before any read of them, so an answer counts every page view and update answered before it was asked. Answers are not cached: they depend on the clock.`;
+const periodNotes = `The period is \`days\` (today, UTC, and the \`days − 1\` days before it; default 30), or \`from\` and \`to\` (UTC dates, both included; \`to\` defaults to today). \`from\` after \`to\`, a date after today, a span over ${maxSpanDays} days, \`to\` without \`from\`, or \`days\` together with \`from\`/\`to\` is a 400 naming the parameter. Page views belong to the hour and day of their creation (UTC). Figures come from rollups, kept forever even once raw page views pass their retention; tracking writes are summed into them in batches shortly after, and before any read of them, so an answer counts every page view and update answered before it was asked. Answers are not cached: they depend on the clock.\n\n${testNotes}`;
 
 const dimensionNotes = [
   '`source`: the host of the referrer, lower case, without `www.` (`google.com`, `news.ycombinator.com`); `(direct)` when there is no referrer, it is not a URL with a host, or its host is that of the page (`pageUrl`) itself.',
@@ -53,4 +59,4 @@ export const readingDescription = [
 ].join('\n\n');
 
 /** GET /v1/analytics/realtime. */
-export const realtimeDescription = `Distinct visitor ids and page views created in the last ${realtimeWindowMinutes} minutes (\`since\` to \`until\`), read from the raw page views. Not cached.`;
+export const realtimeDescription = `Distinct visitor ids and page views created in the last ${realtimeWindowMinutes} minutes (\`since\` to \`until\`), read from the raw page views. Not cached. The page views of test keys (\`folio keys create --test\`) count only with \`includeTest=true\`.`;

@@ -102,7 +102,7 @@ export function insightRoutes(fastify: FastifyInstance, db: Db): void {
         response: { 200: RealtimeAnswer, ...errors(401, 403, 429, 503) },
       },
     },
-    async (request) => realtime(db, request.auth.project, new Date()),
+    async (request) => realtime(db, request.auth.project, new Date(), request.query.includeTest === true),
   );
 }
 

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { Nullable, StringEnum, Timestamp } from '../../http/schema-helpers.ts';
 import { breakdownDimensions, maxSpanDays } from '../insight-rules.ts';
+import { includeTest } from './schemas.ts';
 
 const Day = (description: string) => Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description });
 
@@ -20,6 +21,7 @@ const periodQuery = {
     ),
   ),
   to: Type.Optional(Day('Last day included (UTC, YYYY-MM-DD), not after today; default today; needs `from`')),
+  includeTest,
 };
 
 const slug = Type.String({ minLength: 1, maxLength: 1000 });
@@ -58,7 +60,7 @@ export const BreakdownQuery = Type.Object({
 
 export const ReadingParams = Type.Object({ slug });
 export const ReadingQuery = Type.Object(periodQuery);
-export const RealtimeQuery = Type.Object({});
+export const RealtimeQuery = Type.Object({ includeTest });
 
 const Period = Type.Object({
   days: Type.Integer({ description: 'Days in the period' }),

@@ -15,6 +15,13 @@ import { realtimeVisitors } from './queries/realtime-visitors.ts';
 import { seriesPoints } from './queries/series-points.ts';
 import { shiftDay, utcDay } from '../days.ts';
 import { rollUpBeforeReading } from '../rollups/rollup-queue.ts';
+import {
+  testViewSums,
+  withTestBreakdown,
+  withTestReach,
+  withTestReadTimes,
+  withTestSeries,
+} from './test-views.ts';
 
 export const maxHourlySpanDays = 2;
 export const realtimeWindowMinutes = 5;
@@ -23,6 +30,8 @@ export interface PeriodQuery {
   days?: number;
   from?: string;
   to?: string;
+  /** The page views of test keys count too (else nowhere). */
+  includeTest?: boolean;
 }
 
 export interface InsightPeriod {
@@ -126,18 +135,13 @@ export async function timeSeries(
     }
   }
   const granularity = interval === 'hour' ? 'h' : 'd';
-  const stored = new Map(
-    (
-      await seriesPoints(
-        db.kysely,
-        project.id,
-        articleId,
-        granularity,
-        buckets[0],
-        buckets[buckets.length - 1],
-      )
-    ).map((point) => [point.bucket, point]),
-  );
+  const [first, last] = [buckets[0], buckets[buckets.length - 1]];
+  let points = await seriesPoints(db.kysely, project.id, articleId, granularity, first, last);
+  if (query.includeTest === true) {
+    const test = await testViewSums(db.kysely, project.id, period.from, period.to);
+    points = withTestSeries(points, test, articleId, granularity, first, last);
+  }
+  const stored = new Map(points.map((point) => [point.bucket, point]));
   return {
     data: {
       period: periodAnswer(period),
@@ -179,14 +183,23 @@ export async function breakdown(
   const page = query.page ?? 1;
   const limit = query.limit ?? defaultBreakdownLimit;
   const paged = !(all && query.page === undefined && query.limit === undefined);
-  const { values, total } = await breakdownValues(
-    db.kysely,
-    project.id,
-    dimension,
-    period.from,
-    period.to,
-    paged ? { limit, offset: (page - 1) * limit } : null,
-  );
+  const { values, total } =
+    query.includeTest === true
+      ? await breakdownWithTest(
+          db,
+          project,
+          dimension,
+          period,
+          paged ? { limit, offset: (page - 1) * limit } : null,
+        )
+      : await breakdownValues(
+          db.kysely,
+          project.id,
+          dimension,
+          period.from,
+          period.to,
+          paged ? { limit, offset: (page - 1) * limit } : null,
+        );
   return {
     data: values.map((value) =>
       dimension === 'event' ? value : { value: value.value, views: value.views, visitors: value.visitors },
@@ -199,6 +212,29 @@ export async function breakdown(
       total,
       totalPages: paged ? Math.ceil(total / limit) : total === 0 ? 0 : 1,
     },
+  };
+}
+
+/** Every value with the test views', then the page: the merged order decides what a page holds. */
+async function breakdownWithTest(
+  db: Db,
+  project: Project,
+  dimension: BreakdownDimension,
+  period: InsightPeriod,
+  page: { limit: number; offset: number } | null,
+) {
+  const [{ values }, test] = await readSnapshot(
+    db,
+    async (trx) =>
+      [
+        await breakdownValues(trx, project.id, dimension, period.from, period.to, null),
+        await testViewSums(trx, project.id, period.from, period.to),
+      ] as const,
+  );
+  const merged = withTestBreakdown(values, test, dimension);
+  return {
+    values: page === null ? merged : merged.slice(page.offset, page.offset + page.limit),
+    total: merged.length,
   };
 }
 
@@ -221,14 +257,18 @@ export async function articleReading(db: Db, project: Project, slug: string, que
   const period = resolvePeriod(query, now);
   const article = await articleEstimate(db.kysely, project.id, slug);
   if (article === null) throw new NotFoundError(`Article '${slug}' not found`);
-  const [reach, times] = await readSnapshot(
-    db,
-    async (trx) =>
-      [
-        await articleReach(trx, project.id, article.id, period.from, period.to),
-        await articleReadTimes(trx, project.id, article.id, period.from, period.to),
-      ] as const,
-  );
+  const [reach, times] = await readSnapshot(db, async (trx) => {
+    const stored = [
+      await articleReach(trx, project.id, article.id, period.from, period.to),
+      await articleReadTimes(trx, project.id, article.id, period.from, period.to),
+    ] as const;
+    if (query.includeTest !== true) return stored;
+    const test = await testViewSums(trx, project.id, period.from, period.to);
+    return [
+      withTestReach(stored[0], test, article.id),
+      withTestReadTimes(stored[1], test, article.id),
+    ] as const;
+  });
   const views = reach.reduce((sum, count) => sum + count, 0);
   const estimatedSeconds = article.readTimeMinutes * 60;
   const halfEstimate = estimatedSeconds / 2;
@@ -256,9 +296,9 @@ export async function articleReading(db: Db, project: Project, slug: string, que
   };
 }
 
-export async function realtime(db: Db, project: Project, now: Date) {
+export async function realtime(db: Db, project: Project, now: Date, includeTest = false) {
   const since = new Date(now.getTime() - realtimeWindowMinutes * 60_000).toISOString();
-  const counts = await realtimeVisitors(db.kysely, project.id, since, now.toISOString());
+  const counts = await realtimeVisitors(db.kysely, project.id, since, now.toISOString(), includeTest);
   return {
     data: { ...counts, windowMinutes: realtimeWindowMinutes, since, until: now.toISOString() },
   };

@@ -22,8 +22,8 @@ export function statsRoutes(fastify: FastifyInstance, db: Db): void {
     },
     async (request) => {
       // Always there once validated (the schema's default); optional in the schema for clients.
-      const { days = defaultPeriodDays } = request.query;
-      return projectStats(db, request.auth.project, days, new Date());
+      const { days = defaultPeriodDays, includeTest = false } = request.query;
+      return projectStats(db, request.auth.project, days, new Date(), includeTest);
     },
   );
 
@@ -39,8 +39,8 @@ export function statsRoutes(fastify: FastifyInstance, db: Db): void {
       },
     },
     async (request) => {
-      const { days = defaultPeriodDays, slug } = request.query;
-      return scrollFunnel(db, request.auth.project, days, slug, new Date());
+      const { days = defaultPeriodDays, slug, includeTest = false } = request.query;
+      return scrollFunnel(db, request.auth.project, days, slug, new Date(), includeTest);
     },
   );
 }

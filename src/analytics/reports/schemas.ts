@@ -15,9 +15,19 @@ const days = Type.Optional(
   }),
 );
 
-export const StatsQuery = Type.Object({ days });
+/** Shared by every report: the page views of test keys count only when asked for. */
+export const includeTest = Type.Optional(
+  Type.Boolean({
+    default: false,
+    description:
+      'Count the page views tracked with test keys too (`folio keys create --test`); by default they count nowhere',
+  }),
+);
+
+export const StatsQuery = Type.Object({ days, includeTest });
 export const FunnelQuery = Type.Object({
   days,
+  includeTest,
   slug: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Restrict to one article' })),
 });
 

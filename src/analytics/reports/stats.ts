@@ -7,7 +7,15 @@ import { NotFoundError } from '../../errors.ts';
 import { percentage, roundRatio } from '../measures.ts';
 import { articlePeriodTotals } from './queries/article-period-totals.ts';
 import { findArticleId } from './queries/article-id.ts';
-import { periodTotals } from './queries/period-totals.ts';
+import { type PeriodTotals, periodTotals } from './queries/period-totals.ts';
+import type { Contribution } from '../contribution.ts';
+import {
+  testArticleViews,
+  testViewSums,
+  withTestArticleTotals,
+  withTestCountries,
+  withTestTotals,
+} from './test-views.ts';
 import { topCountries } from './queries/top-countries.ts';
 import { topArticles } from './top-articles.ts';
 import { closedDayViewsOf } from '../rollups/closed-day-views.ts';
@@ -31,20 +39,27 @@ export function periodOf(days: number, now: Date): Period {
 
 const topLimit = 10;
 
-export async function projectStats(db: Db, project: Project, days: number, now: Date) {
+/** `includeTest`: the page views of test keys count too (else nowhere). */
+export async function projectStats(db: Db, project: Project, days: number, now: Date, includeTest = false) {
   await rollUpBeforeReading(db);
   const period = periodOf(days, now);
   const { firstDay, lastDay } = period;
   const closedDays = closedDayViewsOf(db);
-  const [totals, articles, countries] = await readSnapshot(
-    db,
-    async (trx) =>
-      [
+  const [totals, articles, countries] = await readSnapshot(db, async (trx) => {
+    if (!includeTest) {
+      return [
         await periodTotals(trx, project.id, firstDay, lastDay),
         await topArticles(trx, closedDays, project.id, firstDay, lastDay, topLimit),
         await topCountries(trx, project.id, firstDay, lastDay, topLimit),
-      ] as const,
-  );
+      ] as const;
+    }
+    const test = await testViewSums(trx, project.id, firstDay, lastDay);
+    return [
+      withTestTotals(await periodTotals(trx, project.id, firstDay, lastDay), test),
+      await topArticles(trx, closedDays, project.id, firstDay, lastDay, topLimit, testArticleViews(test)),
+      withTestCountries(await topCountries(trx, project.id, firstDay, lastDay, null), test, topLimit),
+    ] as const;
+  });
   return {
     data: {
       period: { days, startDate: period.startDate, endDate: period.endDate },
@@ -69,6 +84,7 @@ export async function scrollFunnel(
   days: number,
   slug: string | undefined,
   now: Date,
+  includeTest = false,
 ) {
   await rollUpBeforeReading(db);
   const period = periodOf(days, now);
@@ -77,10 +93,17 @@ export async function scrollFunnel(
     articleId = await findArticleId(db, project.id, slug);
     if (articleId === null) throw new NotFoundError(`Article '${slug}' not found`);
   }
-  const totals =
+  let totals: Contribution =
     articleId === null
       ? await periodTotals(db.kysely, project.id, period.firstDay, period.lastDay)
       : await articlePeriodTotals(db.kysely, project.id, articleId, period.firstDay, period.lastDay);
+  if (includeTest) {
+    const test = await testViewSums(db.kysely, project.id, period.firstDay, period.lastDay);
+    totals =
+      articleId === null
+        ? withTestTotals(totals as PeriodTotals, test)
+        : withTestArticleTotals(totals, test, articleId);
+  }
   const views = totals.views;
   return {
     period: { days, startDate: period.startDate, endDate: period.endDate },

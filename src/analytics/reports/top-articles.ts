@@ -16,7 +16,10 @@ export interface TopArticle {
   views: number;
 }
 
-/** `closedDays`: the closed-day cache of the database handle that `executor` (a transaction) reads. */
+/**
+ * `closedDays`: the closed-day cache of the database handle that `executor` (a transaction) reads.
+ * `extraViews`: views to add to the rollups' (the test views, when asked for).
+ */
 export async function topArticles(
   executor: Executor,
   closedDays: ClosedDayViews,
@@ -24,12 +27,15 @@ export async function topArticles(
   firstDay: string,
   lastDay: string,
   limit: number,
+  extraViews?: Map<string, number>,
 ): Promise<TopArticle[]> {
   const closedEnd = lastClosedDay(lastDay);
-  const views =
+  // A copy: the cached map is shared.
+  const views: Map<string, number> =
     firstDay <= closedEnd
       ? new Map(await closedDays.get(executor, projectId, firstDay, closedEnd))
       : new Map();
+  for (const [id, count] of extraViews ?? []) views.set(id, (views.get(id) ?? 0) + count);
   const liveFrom = firstDay <= closedEnd ? shiftDay(closedEnd, 1) : firstDay;
   for (const [id, count] of await articleViews(executor, projectId, liveFrom, lastDay)) {
     views.set(id, (views.get(id) ?? 0) + count);

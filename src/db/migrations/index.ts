@@ -19,7 +19,8 @@ import { tagSlugs } from './0014-tag-slugs.ts';
 import { sitePaths } from './0015-site-paths.ts';
 import { keyChanges } from './0016-key-changes.ts';
 import { publishing } from './0017-publishing.ts';
-import { keyScopeNotifications } from './0018-key-scope-notifications.ts';
+import { testViews } from './0018-test-views.ts';
+import { keyScopeNotifications } from './0020-key-scope-notifications.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -41,7 +42,8 @@ export const migrations: Record<string, DialectMigration> = {
   '0015-site-paths': sitePaths,
   '0016-key-changes': keyChanges,
   '0017-publishing': publishing,
-  '0018-key-scope-notifications': keyScopeNotifications,
+  '0018-test-views': testViews,
+  '0020-key-scope-notifications': keyScopeNotifications,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -44,6 +44,7 @@ const columnTypes: Record<(typeof pageViewColumns)[number], string> = {
   utm_term: 'text',
   utm_content: 'text',
   events: 'text',
+  test: 'int4',
 };
 
 // The new page views are `input`; `article_id` comes from the slug (rows without an article are

@@ -154,4 +154,7 @@ export const pageViewColumns = [
   'utm_term',
   'utm_content',
   'events',
+  // 1: tracked with a test key. Set once by the insert and never by an update: the mark travels
+  // with the row, so that its updates stay test views.
+  'test',
 ] as const satisfies ReadonlyArray<keyof PageViewTable>;

@@ -8,12 +8,16 @@ export async function realtimeVisitors(
   projectId: string,
   since: string,
   until: string,
+  includeTest: boolean,
 ): Promise<{ visitors: number; pageViews: number }> {
-  const row = await executor
+  let query = executor
     .selectFrom('page_views')
     .where('project_id', '=', projectId)
     .where('created_at', '>=', since)
-    .where('created_at', '<=', until)
+    .where('created_at', '<=', until);
+  // The page views of test keys count only when asked for.
+  if (!includeTest) query = query.where('test', '=', 0);
+  const row = await query
     .select((eb) => [
       eb.fn.count<number>('visitor_id').distinct().as('visitors'),
       eb.fn.countAll<number>().as('page_views'),

@@ -1,5 +1,5 @@
 // The countries with the most page views of a project over a range of days, ties by country code.
-// Page views without a country have no rollup row and are left out.
+// Page views without a country have no rollup row and are left out. A null limit: every country.
 import type { Executor } from '../../../db/schema.ts';
 
 export interface TopCountry {
@@ -12,9 +12,9 @@ export async function topCountries(
   projectId: string,
   firstDay: string,
   lastDay: string,
-  limit: number,
+  limit: number | null,
 ): Promise<TopCountry[]> {
-  const rows = await executor
+  const query = executor
     .selectFrom('analytics_daily_countries')
     .where('project_id', '=', projectId)
     .where('day', '>=', firstDay)
@@ -22,8 +22,7 @@ export async function topCountries(
     .groupBy('country')
     .select((eb) => ['country', eb.fn.sum<number>('views').as('views')])
     .orderBy('views', 'desc')
-    .orderBy('country', 'asc')
-    .limit(limit)
-    .execute();
+    .orderBy('country', 'asc');
+  const rows = await (limit === null ? query : query.limit(limit)).execute();
   return rows.map((row) => ({ country: row.country, views: Number(row.views) }));
 }

@@ -112,6 +112,7 @@ async function sumBreakdowns(
       .select(columns)
       .where('project_id', '=', projectId)
       .where('day', '=', day)
+      .where('test', '=', 0)
       .where('id', '>', afterId)
       .orderBy('id')
       .limit(pageSize)
@@ -137,7 +138,8 @@ async function sumInDatabase(
   day: string,
   withSets: boolean,
 ): Promise<void> {
-  const rows = sql`page_views where project_id = ${projectId} and day = ${day}`;
+  // As in rebuild-rollups.ts: a test key's page views count in no rollup.
+  const rows = sql`page_views where project_id = ${projectId} and day = ${day} and test = 0`;
   // Each page view counts in four series: the project's and its article's, by day and by hour.
   const seriesRows = (where: ReturnType<typeof sql>) => sql`
     select project_id, '' as article_id, 'd' as granularity, day as bucket, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${where}

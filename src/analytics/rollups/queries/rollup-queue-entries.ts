@@ -55,6 +55,7 @@ const fixedColumns = [
   'created_at',
   'source',
   'event_count',
+  'test',
   ...breakdownColumns,
 ] as const satisfies ReadonlyArray<keyof PageViewTable>;
 export type FixedColumns = Pick<PageViewTable, (typeof fixedColumns)[number]>;
