@@ -16,7 +16,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
 import { createApiKey } from '../src/projects/service.ts';
 import { generatePageViews, seedAnalytics } from './analytics-data.ts';
-import { browserAgent, forkServer, loadAverage, timedCli } from './lib.ts';
+import { browserAgent, type CliRun, forkServer, loadAverage, timedCli, timedNode } from './lib.ts';
 import { variedArticles } from './varied-articles.ts';
 
 const targetMb = Number(process.env.BENCH_BACKUP_MB ?? 1024);
@@ -30,6 +30,9 @@ const mb = 1024 ** 2;
 const work = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'folio-backup-bench-'));
 const path = join(work, 'folio.db');
 const target = join(work, 'backup.db');
+const pageCopy = join(work, 'page-copy.db');
+/** BENCH_BACKUP_COMPARE=1: the one-step online backup too, under the same writes. */
+const compare = process.env.BENCH_BACKUP_COMPARE === '1';
 
 /** Page views and articles up to about `targetMb` on disk (WAL checkpointed), built in bulk. */
 async function seed(): Promise<{ slug: string; slugs: string[]; seconds: number }> {
@@ -153,6 +156,83 @@ function walBytes(): number {
   }
 }
 
+interface Copy {
+  name: string;
+  file: string;
+  run: CliRun;
+  /** Page views answered before the copy began (so committed): the copy must hold them. */
+  acknowledged: number;
+  /** Page views committed when it ended: the copy holds no more. */
+  committedAfter: number;
+  walBefore: number;
+  walMax: number;
+  windows: Window[];
+  ok?: boolean;
+}
+
+/** `run` (a process making a copy) between two windows of measured writes, the WAL watched meanwhile. */
+async function copyUnderWrites(name: string, writes: Write[], run: () => Promise<CliRun>): Promise<Copy> {
+  const beforeFrom = performance.now();
+  await sleep(beforeSeconds * 1000);
+  const acknowledged = pageViews();
+  // The copy's read snapshot holds back checkpoints: the WAL grows while it runs.
+  const walBefore = walBytes();
+  let walMax = walBefore;
+  const sampler = setInterval(() => (walMax = Math.max(walMax, walBytes())), 250);
+  const from = performance.now();
+  const result = await run();
+  const to = performance.now();
+  clearInterval(sampler);
+  const committedAfter = pageViews();
+  await sleep(afterSeconds * 1000);
+  const file = (JSON.parse(result.stdout) as { file: string }).file;
+  return {
+    name,
+    file,
+    run: result,
+    acknowledged,
+    committedAfter,
+    walBefore,
+    walMax,
+    windows: [
+      window(`${name}: before (${beforeSeconds} s)`, writes, beforeFrom, from),
+      window(`${name}: during`, writes, from, to),
+      window(`${name}: after (${afterSeconds} s)`, writes, to, performance.now()),
+    ],
+  };
+}
+
+/** The copy opened on its own: integrity_check, and its page views and articles counted. */
+function checkCopy(file: string) {
+  const started = performance.now();
+  const copy = new DatabaseSync(file, { readOnly: true });
+  try {
+    const integrity = copy
+      .prepare('pragma integrity_check')
+      .all()
+      .map((row) => String(row.integrity_check))
+      .join('; ');
+    return {
+      integrity,
+      pageViews: Number(copy.prepare('select count(*) as n from page_views').get()?.n),
+      articles: Number(copy.prepare('select count(*) as n from articles').get()?.n),
+      seconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    copy.close();
+  }
+}
+
+const oneStepBackup = `
+import { backup, DatabaseSync } from 'node:sqlite';
+const started = performance.now();
+const source = new DatabaseSync(process.env.BACKUP_SOURCE, { readOnly: true, timeout: 30000 });
+await backup(source, process.env.BACKUP_TARGET, { rate: 2 ** 31 - 1 });
+source.close();
+const seconds = Math.round(performance.now() - started) / 1000;
+console.log(JSON.stringify({ file: process.env.BACKUP_TARGET, seconds }));
+`;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let failed: boolean;
@@ -175,75 +255,56 @@ try {
   });
   const writers = startWriters(server.url, key, seeded.slugs);
   await sleep(3000); // warm-up, not measured
-  const beforeFrom = performance.now();
-  await sleep(beforeSeconds * 1000);
-  // Every page view answered by now was committed: the copy must hold it.
-  const acknowledged = pageViews();
-  // The copy's read snapshot holds back checkpoints: the WAL grows while it runs.
-  const walBefore = walBytes();
-  let walMax = walBefore;
-  const sampler = setInterval(() => (walMax = Math.max(walMax, walBytes())), 250);
-  const backupFrom = performance.now();
-  const backup = await timedCli(path, ['backup', target, '--json']);
-  const backupTo = performance.now();
-  clearInterval(sampler);
-  const committedAfter = pageViews();
-  await sleep(afterSeconds * 1000);
-  const afterTo = performance.now();
-  const walAfter = walBytes();
+  const copies = [
+    await copyUnderWrites('folio backup (VACUUM INTO)', writers.writes, () =>
+      timedCli(path, ['backup', target, '--json']),
+    ),
+  ];
+  if (compare) {
+    // The one-step online backup: every page copied in one step of sqlite3_backup, under one read
+    // snapshot (a stepped backup starts over at each write of another connection).
+    copies.push(
+      await copyUnderWrites(
+        'one-step online backup (node:sqlite backup, for comparison)',
+        writers.writes,
+        () =>
+          timedNode(['--input-type=module', '-e', oneStepBackup], {
+            BACKUP_SOURCE: path,
+            BACKUP_TARGET: pageCopy,
+          }),
+      ),
+    );
+  }
   await writers.stop();
   await server.stop();
   const load = await loadAverage();
-
-  const checkFrom = performance.now();
-  const copy = new DatabaseSync(target, { readOnly: true });
-  let integrity: string[];
-  let copied: number;
-  let copiedArticles: number;
-  try {
-    integrity = copy
-      .prepare('pragma integrity_check')
-      .all()
-      .map((row) => String(row.integrity_check));
-    copied = Number(copy.prepare('select count(*) as n from page_views').get()?.n);
-    copiedArticles = Number(copy.prepare('select count(*) as n from articles').get()?.n);
-  } finally {
-    copy.close();
+  console.log(
+    `\n## Backups of a ${(size / mb).toFixed(0)} MB SQLite database while page views are written (load ${load})\n`,
+  );
+  console.log(
+    `| copy | wall s (copying s) | peak RSS MB | copy MB | WAL MB at start / most during | integrity_check (s) | page views: acknowledged before ≤ copied ≤ committed at end | articles |`,
+  );
+  console.log('|---|---:|---:|---:|---:|---|---|---:|');
+  for (const copy of copies) {
+    const checked = checkCopy(copy.file);
+    copy.ok =
+      checked.integrity === 'ok' &&
+      copy.acknowledged <= checked.pageViews &&
+      checked.pageViews <= copy.committedAfter &&
+      checked.articles === seeded.slugs.length;
+    console.log(
+      `| ${copy.name} | ${copy.run.seconds.toFixed(1)} (${(JSON.parse(copy.run.stdout) as { seconds: number }).seconds.toFixed(1)}) | ${copy.run.peakRssMb.toFixed(0)} | ${(statSync(copy.file).size / mb).toFixed(0)} | ${(copy.walBefore / mb).toFixed(1)} / ${(copy.walMax / mb).toFixed(1)} | ${checked.integrity} (${checked.seconds.toFixed(0)}) | ${copy.acknowledged} ≤ ${checked.pageViews} ≤ ${copy.committedAfter}: ${copy.ok ? 'consistent' : 'NOT CONSISTENT'} | ${checked.articles} |`,
+    );
   }
-  const checkSeconds = (performance.now() - checkFrom) / 1000;
-  const consistent = copied >= acknowledged && copied <= committedAfter;
-  const windows = [
-    window(`before (${beforeSeconds} s)`, writers.writes, beforeFrom, backupFrom),
-    window('during the backup', writers.writes, backupFrom, backupTo),
-    window(`after (${afterSeconds} s)`, writers.writes, backupTo, afterTo),
-  ];
-  const reported = JSON.parse(backup.stdout) as { seconds: number; bytes: number };
-
-  console.log(
-    `\n## folio backup of a ${(size / mb).toFixed(0)} MB SQLite database while page views are written (load ${load})\n`,
-  );
-  console.log(
-    `backup: ${backup.seconds.toFixed(1)} s wall (the command's own figure: ${reported.seconds} s of VACUUM INTO), peak RSS ${backup.peakRssMb.toFixed(0)} MB, copy ${(reported.bytes / mb).toFixed(0)} MB`,
-  );
-  console.log(
-    `WAL: ${(walBefore / mb).toFixed(1)} MB when the backup began, at most ${(walMax / mb).toFixed(1)} MB during it, ${(walAfter / mb).toFixed(1)} MB ${afterSeconds} s after it`,
-  );
-  console.log(
-    `copy: integrity_check ${integrity.join('; ')} (${checkSeconds.toFixed(1)} s); ${copied} page views, between the ${acknowledged} acknowledged before it began and the ${committedAfter} committed when it ended: ${consistent ? 'consistent' : 'NOT CONSISTENT'}; ${copiedArticles} articles`,
-  );
   console.log(
     `\n| writes (${connections} clients, POST /v1/analytics/track) | seconds | page views/s | p50 ms | p99 ms | max ms | failed |`,
   );
   console.log('|---|---:|---:|---:|---:|---:|---:|');
-  for (const w of windows)
+  for (const w of copies.flatMap((copy) => copy.windows))
     console.log(
       `| ${w.name} | ${w.seconds.toFixed(1)} | ${w.perSecond.toFixed(0)} | ${w.p50.toFixed(1)} | ${w.p99.toFixed(1)} | ${w.max.toFixed(0)} | ${w.failed} |`,
     );
-  failed =
-    integrity.join() !== 'ok' ||
-    !consistent ||
-    copiedArticles !== seeded.slugs.length ||
-    windows.some((w) => w.failed > 0);
+  failed = copies.some((copy) => !copy.ok || copy.windows.some((w) => w.failed > 0));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
