@@ -73,7 +73,7 @@ function secondOfDaySql(i: string, now: Date): string {
  * two uniform draws), ~20,000 visitors a day, a quarter from the SDK, 90% with one of 20 countries,
  * uniform times (0–300 s) and depths, `bounced` sent for two thirds of them.
  */
-async function generatePageViews(
+export async function generatePageViews(
   db: Db,
   projectId: string,
   articleIds: string[],

@@ -1,8 +1,10 @@
 // Shared pieces of the benchmarks: servers in child processes (so that the load generator does
 // not share their event loop), an autocannon run, and a plain report.
-import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
@@ -283,4 +285,36 @@ export function residentMemory(pid: number): { mb: number; threads: string[] } {
     }
   }
   return { mb, threads };
+}
+
+export interface CliRun {
+  seconds: number;
+  peakRssMb: number;
+  stdout: string;
+}
+
+const cli = new URL('../src/cli/main.ts', import.meta.url).pathname;
+
+/** `folio ARGS` in its own process under /usr/bin/time, for its wall time and peak RSS. */
+export function timedCli(databaseUrl: string, args: string[]): Promise<CliRun> {
+  return timedNode([cli, ...args], { DATABASE_URL: databaseUrl });
+}
+
+/** `node ARGS` in its own process under /usr/bin/time, for its wall time and peak RSS. */
+export async function timedNode(args: string[], env: Record<string, string>): Promise<CliRun> {
+  const work = mkdtempSync(join(tmpdir(), 'folio-time-'));
+  const timeFile = join(work, 'time');
+  const started = performance.now();
+  const child = spawn('/usr/bin/time', ['-f', '%M', '-o', timeFile, process.execPath, ...args], {
+    env: { ...process.env, ...env, NODE_TEST_CONTEXT: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`node ${args.join(' ')} exited with ${code}: ${stdout}`);
+  const peakRssMb = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop()) / 1024;
+  rmSync(work, { recursive: true, force: true });
+  return { seconds, peakRssMb, stdout };
 }
