@@ -12,8 +12,12 @@ export const scopeMeanings: Record<KeyScope, string> = {
 };
 
 const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** Everything under these is a `write` whatever the method (listing webhooks shows their URLs). */
-const writePrefixes = ['/v1/webhooks', '/v1/previews'];
+/**
+ * A path with one of these segments is a `write` whatever the method (`/v1/webhooks/:id`,
+ * `/v1/articles/:slug/previews`): listing webhooks shows their URLs, previews and revisions show
+ * what is not published.
+ */
+const writeSegments = new Set(['webhooks', 'previews', 'revisions']);
 
 /**
  * The scope a route needs by its URL and method: `/v1/analytics/…` (statistics, funnel, insights,
@@ -22,8 +26,7 @@ const writePrefixes = ['/v1/webhooks', '/v1/previews'];
  */
 export function scopeOfRoute(methods: string | readonly string[], url: string): KeyScope {
   if (url === '/v1/analytics' || url.startsWith('/v1/analytics/')) return 'analytics';
-  const underWrite = writePrefixes.some((prefix) => url === prefix || url.startsWith(`${prefix}/`));
-  if (underWrite || url.split('/').includes('revisions')) return 'write';
+  if (url.split('/').some((segment) => writeSegments.has(segment))) return 'write';
   const all = typeof methods === 'string' ? [methods] : methods;
   return all.every((method) => readMethods.has(method.toUpperCase())) ? 'read' : 'write';
 }

@@ -317,7 +317,8 @@ describeEachDialect('HTTP behaviour', (ctx) => {
       const app = await buildApp({ db: ctx.db });
       extraApps.push(app);
       app.post('/v1/probe/echo', async (request) => ({ data: request.body }));
-      const { headers } = await createTestProject(ctx.db);
+      // A POST outside analytics needs the write scope.
+      const { headers } = await createTestProject(ctx.db, { scopes: ['write'] });
       const json = { ...headers, 'content-type': 'application/json' };
 
       const ok = await send(app, {

@@ -72,6 +72,8 @@ test('scopeOfRoute: analytics paths need analytics; webhooks, previews, revision
     ['GET', '/v1/webhooks/:id/deliveries', 'write'],
     ['GET', '/v1/previews/:id', 'write'],
     ['DELETE', '/v1/previews/:id', 'write'],
+    ['GET', '/v1/articles/:slug/previews', 'write'],
+    ['POST', '/v1/articles/:slug/previews', 'write'],
     ['POST', '/v1/import', 'write'],
     // Not a prefix match on the word alone.
     ['GET', '/v1/analyticsx', 'read'],
