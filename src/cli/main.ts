@@ -21,6 +21,7 @@ import { resolveDatabaseUrl } from '../db/database-location.ts';
 import { backupCommand } from './backup.ts';
 import { exportCommand } from './export.ts';
 import { importCommand } from './import-command.ts';
+import { previewCommands } from './previews.ts';
 import { projectCommands } from './projects.ts';
 import { CliError } from './tools.ts';
 
@@ -65,6 +66,7 @@ export function buildCli(): Command {
   projectCommands(program, tools);
   keyCommands(program);
   importCommand(program, tools);
+  previewCommands(program, tools);
   analyticsCommands(program);
   program.addCommand(backupCommand(tools));
   program.addCommand(exportCommand(tools));
