@@ -12,6 +12,7 @@ import {
 } from './analytics/public.ts';
 import type { TrustProxy } from './config.ts';
 import { countProjectArticles } from './content/project-counts.ts';
+import { previewRoutes } from './content/preview-routes.ts';
 import { contentRoutes } from './content/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import type { Db } from './db/database.ts';
@@ -115,6 +116,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   metricsRoute(app, metrics);
 
   contentRoutes(app, options.db, options.search);
+  previewRoutes(app, options.db);
   projectRoutes(app, options.db, { countArticles: countProjectArticles });
   await app.register(analyticsRoutes, {
     db: options.db,

@@ -21,6 +21,7 @@ import { backupCommand } from './backup.ts';
 import { exportCommand } from './export.ts';
 import { importCommand } from './import-command.ts';
 import { keyCommands } from './keys.ts';
+import { previewCommands } from './previews.ts';
 import { projectCommands } from './projects.ts';
 import { CliError } from './tools.ts';
 
@@ -70,6 +71,7 @@ export function buildCli(): Command {
   projectCommands(program, tools);
   keyCommands(program, tools);
   importCommand(program, tools);
+  previewCommands(program, tools);
   analyticsCommands(program);
   program.addCommand(backupCommand(tools));
   program.addCommand(exportCommand(tools));

@@ -16,6 +16,7 @@ import { readArticlePage, type SearchSettings, searchSlotsOf } from './article-p
 import { reportedStatus } from './article-status.ts';
 import { articlePath, articleUrl, usableUrlSettings, type UrlSettings } from './article-url.ts';
 import { groupBy } from './lists.ts';
+import { previewedArticleId } from './previews.ts';
 import { slugOfTagName } from './tag-slugs.ts';
 import { isRestricted, teaserContent, teaserHtml } from './members-teaser.ts';
 import type { ArticleListQueryType, ArticleView, SelectableField } from './schemas.ts';
@@ -177,8 +178,11 @@ export async function getArticle(
   slug: string,
   selectParam: string | undefined,
   publishedOnly = false,
+  preview?: string,
 ) {
   const select = resolveSelect(selectParam, singleDefaults);
+  // A valid preview token reads its own article as a secret key would (any status, in full).
+  const previewed = preview === undefined ? null : await previewedArticleId(db, project, preview);
   const now = new Date().toISOString();
   const withHtml = select.fields.has('html');
   const row = await findArticleBySlug(
@@ -188,9 +192,10 @@ export async function getArticle(
     select.fields.has('content') || (publishedOnly && withHtml),
     withHtml,
   );
-  if (!row || (publishedOnly && reportedStatus(row.status, row.published_at, now) !== 'published'))
+  const readsAll = !publishedOnly || (row !== undefined && row.id === previewed);
+  if (!row || (!readsAll && reportedStatus(row.status, row.published_at, now) !== 'published'))
     throw new NotFoundError(`Article '${slug}' not found`);
-  const [article] = await toViews(db, project, [row], select, now, publishedOnly);
+  const [article] = await toViews(db, project, [row], select, now, !readsAll);
   return article;
 }
 

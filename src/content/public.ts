@@ -23,3 +23,7 @@ export { parseMarkdown } from './markdown.ts';
 export { plainTextOf } from './text-stats.ts';
 /** What readers without access see of a members-only or paid article: the part before `<!--members-only-->`. */
 export { isRestricted, teaserContent, teaserHtml } from './members-teaser.ts';
+/** Draft previews: the token parameter, the article a token reads (or a 403 naming `preview`), and their rule. */
+export { PreviewToken } from './preview-schemas.ts';
+export { previewedArticleId } from './previews.ts';
+export { previewReadRule } from './preview-descriptions.ts';

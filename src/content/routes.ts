@@ -17,6 +17,7 @@ import {
   listRedirectsDescription,
   listTagsDescription,
 } from './descriptions.ts';
+import { previewReadRule } from './preview-descriptions.ts';
 import { listRedirects } from './redirects.ts';
 import {
   Article,
@@ -130,11 +131,11 @@ function articleRoutes(fastify: FastifyInstance, db: Db, search: SearchSettings 
   app.get(
     '/v1/articles/:slug',
     {
-      config: { cache: true, viewCounts: 'article', ...browserRead },
+      config: { cache: true, viewCounts: 'article', privateWith: 'preview', ...browserRead },
       schema: {
         tags: ['Articles'],
         summary: 'Get one article by slug',
-        description: `${getArticleDescription}\n\n${publicKeyRule}`,
+        description: `${getArticleDescription}\n\n${publicKeyRule}\n\n${previewReadRule}`,
         params: Type.Object({ slug: Type.String({ maxLength: 1000 }) }),
         querystring: ArticleQuery,
         response: { 200: Type.Object({ data: Article }), ...errorResponses },
@@ -144,8 +145,9 @@ function articleRoutes(fastify: FastifyInstance, db: Db, search: SearchSettings 
     async (request) => {
       rejectInvalid(request);
       const { slug } = request.params;
-      const { select } = request.query;
-      return { data: await getArticle(db, request.auth.project, slug, select, publishedOnly(request)) };
+      const { select, preview } = request.query;
+      const { project } = request.auth;
+      return { data: await getArticle(db, project, slug, select, publishedOnly(request), preview) };
     },
   );
 }

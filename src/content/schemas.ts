@@ -3,6 +3,7 @@
 import { type Static, Type } from 'typebox';
 import { NameList, Nullable, StringEnum, Timestamp } from '../http/schema-helpers.ts';
 import { reportedStatuses } from './article-status.ts';
+import { PreviewToken } from './preview-schemas.ts';
 
 export const selectableFields = [
   'content',
@@ -233,6 +234,7 @@ export type ArticleListQueryType = Static<typeof ArticleListQuery>;
 
 export const ArticleQuery = Type.Object({
   select: Type.Optional(Type.String({ maxLength: 2000, description: selectDescription })),
+  preview: Type.Optional(PreviewToken),
 });
 
 export const PageMeta = Type.Object({

@@ -17,7 +17,7 @@ import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { chooseEncoding, compressSync, type Encoding, negotiatesEncoding, weakTag } from './compression.ts';
 import { corsHeadersFor, exposeHeaders } from './cors.ts';
-import { cacheControl, matches } from './http-caching.ts';
+import { cacheControl, isPrivateAnswer, matches } from './http-caching.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -191,7 +191,8 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
   // answered before validation and the handler, and written by sendHit.
   app.addHook('onRequest', (request, reply, done) => {
     const config = request.routeOptions.config;
-    if (request.method !== 'GET' || config?.cache !== true || !request.auth) return done();
+    if (request.method !== 'GET' || config?.cache !== true || !request.auth || isPrivateAnswer(request))
+      return done();
     const { project } = request.auth;
     const key = `${project.id}\u0000${project.content_version}\u0000${request.auth.key.kind}\u0000${request.url}`;
     const now = Date.now();

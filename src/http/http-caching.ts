@@ -1,14 +1,39 @@
 // Every GET answer carries an ETag and `Cache-Control: private, no-cache` (answers depend on the
 // key), and a matching If-None-Match gets 304 with no body.
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { addVary, chooseEncoding, negotiatesEncoding, weakTag } from './compression.ts';
 
 export const cacheControl = 'private, no-cache';
+/** One reader's answer (a draft preview): never stored by a browser or proxy, no ETag to reuse. */
+export const privateCacheControl = 'private, no-store';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A query parameter that, when sent, makes the answer one reader's (a preview token):
+     * `Cache-Control: private, no-store`, no ETag and no 304, and never in the answer cache.
+     */
+    privateWith?: string;
+  }
+}
+
+/** Whether the request carries its route's `privateWith` parameter (read before validation). */
+export function isPrivateAnswer(request: FastifyRequest): boolean {
+  const name = request.routeOptions.config?.privateWith;
+  if (name === undefined) return false;
+  const query: unknown = request.query;
+  return typeof query === 'object' && query !== null && Object.hasOwn(query, name);
+}
 
 export function registerHttpCaching(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
+    if (isPrivateAnswer(request)) {
+      reply.header('Cache-Control', privateCacheControl);
+      reply.removeHeader('ETag');
+      return payload;
+    }
     reply.header('Cache-Control', cacheControl);
     if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload)))
       return payload;

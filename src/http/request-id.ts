@@ -21,10 +21,17 @@ export function registerRequestId(app: FastifyInstance): void {
 
 // A key, or what starts like one, also with its underscores percent-encoded.
 const keyLike = /folio(?:_|%5f)(sk|pk)(?:_|%5f)[0-9A-Za-z]*/gi;
+// A draft preview token (`?preview=fpv_…`): it reads an unpublished article until it expires.
+const previewTokenLike = /fpv(?:_|%5f)[0-9A-Za-z_.%-]*/gi;
 
-/** The text with every key-like value replaced, keeping its kind: the log's last line of defence. */
+/**
+ * The text with every key-like value (and preview token) replaced, keeping its kind: the log's
+ * last line of defence.
+ */
 export function redactKeys(text: string): string {
-  return text.replace(keyLike, (_match, kind: string) => `folio_${kind.toLowerCase()}_[redacted]`);
+  return text
+    .replace(keyLike, (_match, kind: string) => `folio_${kind.toLowerCase()}_[redacted]`)
+    .replace(previewTokenLike, 'fpv_[redacted]');
 }
 
 function looksLikeKeyValue(text: string): boolean {

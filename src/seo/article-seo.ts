@@ -1,6 +1,12 @@
 // One article's SEO metadata (any status, for previews); the project's JSON-LD is in
 // structured-data.ts.
-import { findTagNamesByArticle, isRestricted, reportedStatus, teaserContent } from '../content/public.ts';
+import {
+  findTagNamesByArticle,
+  isRestricted,
+  previewedArticleId,
+  reportedStatus,
+  teaserContent,
+} from '../content/public.ts';
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { NotFoundError } from '../errors.ts';
@@ -14,7 +20,7 @@ export function seoProject(project: Project) {
 
 /**
  * `publishedOnly` is a public key's read: only published articles exist, and a members-only or
- * paid article's content is its teaser. Its metadata is the same for every key kind (a secret key
+ * paid article's content is its teaser, except the article of a valid `preview` token. Its metadata is the same for every key kind (a secret key
  * renders the same public page with it), so that a description never carries the members' part.
  */
 export async function getArticleSeo(
@@ -23,12 +29,16 @@ export async function getArticleSeo(
   slug: string,
   baseUrlParam: string | undefined,
   publishedOnly = false,
+  preview?: string,
 ) {
   const baseUrl = resolveBaseUrl(baseUrlParam, project);
+  // A valid preview token reads its own article as a secret key would (any status, in full).
+  const previewed = preview === undefined ? null : await previewedArticleId(db, project, preview);
   const stored = await findArticleWithContent(db.kysely, project.id, slug);
-  // Previews of unpublished articles need a secret key: for a public key only published ones exist.
+  const readsAll = !publishedOnly || (stored !== undefined && stored.id === previewed);
+  // For a public key without a preview of it, only published articles exist.
   const hidden =
-    publishedOnly &&
+    !readsAll &&
     stored !== undefined &&
     reportedStatus(stored.status, stored.published_at, new Date().toISOString()) !== 'published';
   if (stored === undefined || hidden) throw new NotFoundError(`Article '${slug}' not found`);
@@ -38,7 +48,7 @@ export async function getArticleSeo(
     id: row.id,
     title: row.title,
     slug: row.slug,
-    content: publishedOnly && isRestricted(row.visibility) ? teaserContent(row.content) : row.content,
+    content: !readsAll && isRestricted(row.visibility) ? teaserContent(row.content) : row.content,
     seo: seoMetadata(row, tagNames.get(row.id) ?? [], seoSite(baseUrl, project)),
     project: seoProject(project),
   };

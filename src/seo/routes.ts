@@ -3,7 +3,7 @@
 // error of the API. Request types come from the schemas; the prose is in descriptions.ts.
 import type { FastifyInstance, FastifyTypeProvider } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
-import { errorResponses } from '../content/public.ts';
+import { errorResponses, PreviewToken, previewReadRule } from '../content/public.ts';
 import type { Db } from '../db/database.ts';
 import { publishedOnly } from '../http/auth.ts';
 import { answerPreflights, browserRead } from '../http/cors.ts';
@@ -78,20 +78,22 @@ function articleSeoRoutes(fastify: FastifyInstance, db: Db): void {
   app.get(
     '/v1/seo/article/:slug',
     {
-      config: { cache: true, ...browserRead },
+      config: { cache: true, privateWith: 'preview', ...browserRead },
       schema: {
         tags: ['SEO'],
         summary: "One article's SEO metadata and JSON-LD",
-        description: articleSeoDescription,
+        description: `${articleSeoDescription}\n\n${previewReadRule}`,
         params: Type.Object({ slug: Type.String({ maxLength: 1000 }) }),
-        querystring: SeoArticleQuery,
+        // The preview token's schema is content's (schemas.ts stays free of server code: browsers' types use it).
+        querystring: Type.Object({ ...SeoArticleQuery.properties, preview: Type.Optional(PreviewToken) }),
         response: { 200: Type.Object({ data: SeoArticle }), ...errorResponses },
       },
     },
     async (request, reply) => {
       const { slug } = request.params;
-      const { baseUrl } = request.query;
-      const data = await getArticleSeo(db, request.auth.project, slug, baseUrl, publishedOnly(request));
+      const { baseUrl, preview } = request.query;
+      const { project } = request.auth;
+      const data = await getArticleSeo(db, project, slug, baseUrl, publishedOnly(request), preview);
       // Serialised by the response schema, then made safe to paste into a <script> element.
       return reply
         .type('application/json; charset=utf-8')

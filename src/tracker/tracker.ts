@@ -125,11 +125,12 @@ declare global {
     setTimeout(() => record(page), 1000);
     const referrer = previousUrl;
     previousUrl = location.href;
-    if (!slug) {
+    const query = new URLSearchParams(location.search);
+    // A draft preview (`?preview=TOKEN`) is read by the writer's reviewer, not a reader: no view.
+    if (!slug || query.has('preview')) {
       page.id = null;
       return;
     }
-    const query = new URLSearchParams(location.search);
     const body: TrackBodyType & Record<string, unknown> = {
       slug: slug.slice(0, 1000),
       sessionId,

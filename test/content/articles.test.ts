@@ -1297,7 +1297,7 @@ describeEachDialect('articles', (ctx: DialectContext) => {
     const single = await get(p, '/v1/articles/one', { include: 'tags' });
     assert.equal(single.status, 400);
     assert.deepEqual(single.body.details.issues, [
-      { field: 'include', message: 'is not a known parameter; known parameters: select' },
+      { field: 'include', message: 'is not a known parameter; known parameters: select, preview' },
     ]);
   });
 

@@ -33,6 +33,8 @@ test('redactKeys: every key-like value, also percent-encoded, keeps only its kin
     [`folio%5Fsk%5F${'x'.repeat(40)}`, 'folio_sk_[redacted]'],
     [`FOLIO_SK_${'x'.repeat(40)}`, 'folio_sk_[redacted]'],
     ['folio_xx_abc and folio-sk-abc stay', 'folio_xx_abc and folio-sk-abc stay'],
+    ['/v1/articles/d?preview=fpv_cHZfMDEy.A-b_c&select=x', '/v1/articles/d?preview=fpv_[redacted]&select=x'],
+    ['?preview=fpv%5FcHZf%2EAb', '?preview=fpv_[redacted]'],
   ];
   for (const [text, expected] of cases) assert.equal(redactKeys(text), expected, text);
 });
