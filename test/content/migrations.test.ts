@@ -41,7 +41,14 @@ async function oldProject(db: Db, name: string, slug: string): Promise<Project> 
   };
   await (db.kysely as Kysely<any>).insertInto('projects').values(project).execute();
   // As the project reads once the migrations have run.
-  return { ...project, url_pattern: '/:slug', time_zone: 'UTC', default_author: null, revisions_kept: 50, content_version: 0 };
+  return {
+    ...project,
+    url_pattern: '/:slug',
+    time_zone: 'UTC',
+    default_author: null,
+    revisions_kept: 50,
+    content_version: 0,
+  };
 }
 
 /** An article row as migrations 0001 to 0009 store it (columns added later have defaults). */

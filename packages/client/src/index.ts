@@ -28,6 +28,7 @@ import type {
 } from './server-types.ts';
 
 export * from './errors.ts';
+export * from './webhooks.ts';
 export type * from './select.ts';
 export type * from './server-types.ts';
 
