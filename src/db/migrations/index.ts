@@ -19,6 +19,7 @@ import { tagSlugs } from './0014-tag-slugs.ts';
 import { sitePaths } from './0015-site-paths.ts';
 import { keyChanges } from './0016-key-changes.ts';
 import { publishing } from './0017-publishing.ts';
+import { realtimeById } from './0019-realtime-by-id.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -40,6 +41,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0015-site-paths': sitePaths,
   '0016-key-changes': keyChanges,
   '0017-publishing': publishing,
+  '0019-realtime-by-id': realtimeById,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -1,0 +1,59 @@
+// How page views are stored: the indexes they carry, and the queries that rely on their ids
+// beginning with the creation time.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { sql } from 'kysely';
+import { pageViewIdPrefix } from '../../src/analytics/page-view-ids.ts';
+import { newPageViewId } from '../../src/analytics/ingest/visitor.ts';
+import { realtime } from '../../src/analytics/reports/insights.ts';
+import type { Db } from '../../src/db/database.ts';
+import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
+import { writePageViews } from './support.ts';
+
+test('page-view ids: their text order is the order of their creation times', () => {
+  const times = [0, 1, 15, 16, 255, 256, Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) + 1, 2 ** 44];
+  const ids = times.map((ms) => newPageViewId(ms));
+  assert.deepEqual([...ids].sort(), ids);
+  for (const [index, ms] of times.entries()) assert.ok(ids[index].startsWith(pageViewIdPrefix(ms)));
+});
+
+/** The names of the indexes of `page_views`, whatever their database. */
+async function pageViewIndexes(db: Db): Promise<string[]> {
+  const query =
+    db.dialect === 'postgres'
+      ? sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'page_views'`
+      : sql<{
+          name: string;
+        }>`select name from sqlite_schema where type = 'index' and tbl_name = 'page_views'`;
+  return (await query.execute(db.kysely)).rows.map((row) => row.name).sort();
+}
+
+describeEachDialect('page-view storage', (ctx) => {
+  test('page views carry their key and the (project_id, day, id) index only', async () => {
+    const indexes = await pageViewIndexes(ctx.db);
+    assert.ok(indexes.includes('page_views_project_day_id'), indexes.join());
+    assert.ok(!indexes.includes('page_views_project_created'), indexes.join());
+    assert.equal(indexes.length, 2, indexes.join());
+  });
+
+  test('realtime: a window across midnight counts the views of both days, and none outside it', async () => {
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'alpha' })]);
+    const midnight = Date.parse('2026-03-10T00:00:00.000Z');
+    const at = (seconds: number) => new Date(midnight + seconds * 1000);
+    await writePageViews(ctx.db, owner.project, [
+      { slug: 'alpha', at: at(-301), visitor: 'too-early' },
+      { slug: 'alpha', at: at(-299), visitor: 'a' },
+      { slug: 'alpha', at: at(-1), visitor: 'b' },
+      { slug: 'alpha', at: at(0), visitor: 'a' },
+      { slug: 'alpha', at: at(1), visitor: 'c' },
+      { slug: 'alpha', at: at(2), visitor: 'too-late' },
+    ]);
+    const answer = await realtime(ctx.db, owner.project, at(1));
+    assert.deepEqual(
+      { pageViews: answer.data.pageViews, visitors: answer.data.visitors },
+      { pageViews: 4, visitors: 3 },
+    );
+    assert.equal(answer.data.since, at(-299).toISOString());
+  });
+});
