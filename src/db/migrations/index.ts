@@ -20,6 +20,7 @@ import { sitePaths } from './0015-site-paths.ts';
 import { keyChanges } from './0016-key-changes.ts';
 import { publishing } from './0017-publishing.ts';
 import { realtimeById } from './0019-realtime-by-id.ts';
+import { keyedPageViews } from './0020-keyed-page-views.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -42,6 +43,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0016-key-changes': keyChanges,
   '0017-publishing': publishing,
   '0019-realtime-by-id': realtimeById,
+  '0020-keyed-page-views': keyedPageViews,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
