@@ -8,7 +8,9 @@ import { newPageViewId } from '../../src/analytics/ingest/visitor.ts';
 import { realtime } from '../../src/analytics/reports/insights.ts';
 import type { Db } from '../../src/db/database.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
-import { writePageViews } from './support.ts';
+import { runCleanup } from '../../src/analytics/rollups/retention.ts';
+import { makeMonthPartition, preparePageViewPartitions } from '../../src/db/page-view-partitions.ts';
+import { daysAgo, storedRollups, writePageViews } from './support.ts';
 
 test('page-view ids: their text order is the order of their creation times', () => {
   const times = [0, 1, 15, 16, 255, 256, Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) + 1, 2 ** 44];
@@ -75,5 +77,64 @@ describeEachDialect('page-view storage', (ctx) => {
       { pageViews: 4, visitors: 3 },
     );
     assert.equal(answer.data.since, at(-299).toISOString());
+  });
+
+  test('PostgreSQL: months are partitions, made ahead, taking the rows the default one held; the retention drops them whole', async (t) => {
+    if (ctx.dialect !== 'postgres') return t.skip('partitions are PostgreSQL');
+    const partitions = async (table: string) =>
+      (
+        await sql<{ name: string; n: string }>`select c.relname as name,
+          (select count(*) from page_views p where p.tableoid = c.oid) as n
+          from pg_inherits i join pg_class c on c.oid = i.inhrelid
+          where i.inhparent = ${table}::regclass order by 1`.execute(ctx.db.kysely)
+      ).rows.map((row) => `${row.name}:${row.n}`);
+    const now = new Date();
+    const month = (offset: number) =>
+      new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1))
+        .toISOString()
+        .slice(0, 7)
+        .replace('-', '_');
+    await preparePageViewPartitions(ctx.db.kysely, now);
+    const made = await partitions('page_views');
+    for (const offset of [0, 1, 2])
+      assert.ok(
+        made.some((name) => name.startsWith(`page_views_m${month(offset)}:`)),
+        made.join(),
+      );
+
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'alpha' })]);
+    // Fourteen months ago has no partition: its views go to the default one.
+    const old = daysAgo(425);
+    await writePageViews(ctx.db, owner.project, [
+      { slug: 'alpha', at: old },
+      { slug: 'alpha', at: old },
+      { slug: 'alpha', at: daysAgo(0) },
+    ]);
+    const oldMonth = `${old.toISOString().slice(0, 7)}-01`;
+    const oldName = `page_views_m${oldMonth.slice(0, 4)}_${oldMonth.slice(5, 7)}`;
+    assert.ok(
+      (await partitions('page_views')).some(
+        (name) => name.startsWith('page_views_mdefault:') && !name.endsWith(':0'),
+      ),
+    );
+    await makeMonthPartition(ctx.db.kysely, oldMonth);
+    const moved = await partitions('page_views');
+    assert.ok(moved.includes(`${oldName}:2`), moved.join());
+    const { rows } = await sql<{ n: string }>`select count(*) as n from page_views_mdefault
+      where day >= ${oldMonth} and day < ${`${oldMonth.slice(0, 7)}-32`}`.execute(ctx.db.kysely);
+    assert.equal(Number(rows[0].n), 0);
+
+    const rollupsBefore = await storedRollups(ctx.db, owner.project.id);
+    const deleted = await runCleanup(ctx.db, { retentionDays: 400, batchSize: 1 });
+    assert.ok(deleted.page_views >= 2, JSON.stringify(deleted));
+    assert.ok(!(await partitions('page_views')).some((name) => name.startsWith(`${oldName}:`)));
+    assert.deepEqual(await storedRollups(ctx.db, owner.project.id), rollupsBefore);
+    const left = await ctx.db.kysely
+      .selectFrom('page_views')
+      .select('id')
+      .where('project_id', '=', owner.project.id)
+      .execute();
+    assert.equal(left.length, 1);
   });
 });
