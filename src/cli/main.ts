@@ -13,6 +13,7 @@ import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { ImportValidationError } from '../content/import/records.ts';
 import { type Db, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
+import { convertPageViews } from '../db/page-view-conversion.ts';
 import { HttpError } from '../errors.ts';
 import { requireProject } from '../projects/service.ts';
 import { startServer } from '../server.ts';
@@ -73,6 +74,7 @@ export function buildCli(): Command {
   importCommand(program, tools);
   previewCommands(program, tools);
   analyticsCommands(program);
+  databaseCommands(program);
   program.addCommand(backupCommand(tools));
   program.addCommand(exportCommand(tools));
 
@@ -140,6 +142,31 @@ function analyticsCommands(program: Command): void {
           retentionRecordedAt: retention.recordedAt,
         },
         `Rebuilt the rollups of ${rebuilt.length} project${rebuilt.length === 1 ? '' : 's'} from ${fromDay} on (retention ${retention.days} days, ${source}).`,
+      );
+    });
+}
+
+function databaseCommands(program: Command): void {
+  const database = program.command('db').description('maintain the database layout');
+  jsonOption(
+    database
+      .command('convert-page-views')
+      .description(
+        'give the page views of a database made before migration 0020 their keyed layout (PostgreSQL: partitioned by month), online: copied in batches while tracking goes on, then swapped in; started again after a stop, it goes on',
+      ),
+  )
+    .option('--batch-size <rows>', 'rows copied per transaction', (value) => Number.parseInt(value, 10))
+    .action(async (options: Output & { batchSize?: number }) => {
+      const result = await withDatabase(async (db) => {
+        await migrateToLatest(db);
+        return convertPageViews(db, { batchSize: options.batchSize });
+      });
+      print(
+        options,
+        result,
+        result.converted
+          ? `Converted the page views (${result.copied} copied in batches).`
+          : 'The page views have the keyed layout already.',
       );
     });
 }

@@ -15,6 +15,7 @@ import type { Executor, PageViewUpdate, StoredPageView, WriteStore } from './que
 import { defaultRollupDelayMs, rollUpQueued, scheduleRollUp } from '../rollups/rollup-queue.ts';
 import { forgetClosedDays } from '../rollups/closed-day-views.ts';
 import { lastClosedDay, utcDay } from '../days.ts';
+import { dayOfPageViewId } from '../page-view-ids.ts';
 
 export const maxStoredEvents = 1000;
 export const updateWindowMs = 24 * 60 * 60 * 1000;
@@ -253,8 +254,13 @@ export async function applyBatch(
   store: WriteStore,
   jobs: WriteJob[],
 ): Promise<Array<HttpError | null>> {
-  const updateIds = [...new Set(jobs.flatMap((job) => (job.kind === 'update' ? [job.id] : [])))].sort();
-  const original = new Map((await store.lockPageViews(db, updateIds)).map((row) => [row.id, row]));
+  const updateJobs = jobs.flatMap((job) => (job.kind === 'update' ? [job] : []));
+  const keys = {
+    projectIds: [...new Set(updateJobs.map((job) => job.projectId))].sort(),
+    days: [...new Set(updateJobs.map((job) => dayOfPageViewId(job.id)))].sort(),
+    ids: [...new Set(updateJobs.map((job) => job.id))].sort(),
+  };
+  const original = new Map((await store.lockPageViews(db, keys)).map((row) => [row.id, row]));
   const current = new Map(original);
   const outcomes = jobs.map((job): HttpError | null => {
     if (job.kind === 'create') return null;

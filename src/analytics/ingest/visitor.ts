@@ -2,6 +2,7 @@
 // the User-Agent. The salt changes every UTC day and is deleted two days later, so an id can be
 // neither reversed to an IP nor linked to the same person's id of another day.
 import { createHmac, randomBytes, randomFillSync } from 'node:crypto';
+import { pageViewIdPrefix } from '../page-view-ids.ts';
 
 export function visitorIdFor(salt: string, projectId: string, ip: string, userAgent: string): string {
   return createHmac('sha256', salt)
@@ -27,7 +28,7 @@ export function newPageViewId(now: number = Date.now()): string {
   }
   const random = entropy.toString('base64url', entropyOffset, entropyOffset + 16);
   entropyOffset += 16;
-  return now.toString(16).padStart(12, '0') + random;
+  return pageViewIdPrefix(now) + random;
 }
 
 export const pageViewIdPattern = /^[0-9a-f]{12}[A-Za-z0-9_-]{22}$/;

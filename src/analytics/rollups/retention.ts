@@ -7,6 +7,7 @@
 // goes on until its batches find nothing. Its work and failures show in the metrics and the log.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.ts';
+import { dropPageViewMonthsBefore, preparePageViewPartitions } from '../../db/page-view-partitions.ts';
 import { type CleanupTable, recordDeleted, recordRun } from './cleanup-metrics.ts';
 import { type DayKeyedTable, deleteDayBatch, oldestDay } from './queries/delete-batch.ts';
 import { deleteSaltsBefore, oldestSaltDay } from './queries/expired-salts.ts';
@@ -72,6 +73,13 @@ export async function runCleanup(db: Db, options: CleanupOptions): Promise<Clean
     const oldest: Partial<Record<CleanupTable, string | null>> = {
       analytics_salts: await oldestSaltDay(db.kysely),
     };
+    // PostgreSQL: next months' partitions made ahead; the months past the retention dropped whole.
+    await preparePageViewPartitions(db.kysely, now);
+    const pageViewsBefore = tables[2].before;
+    if (pageViewsBefore !== null) {
+      deleted.page_views = await dropPageViewMonthsBefore(db.kysely, pageViewsBefore);
+      recordDeleted(db, 'page_views', deleted.page_views);
+    }
     const projects = await projectIds(db.kysely);
     for (const { table, before } of tables) {
       let first: string | null = null;
@@ -130,8 +138,8 @@ export async function deleteExpired(
 ): Promise<number> {
   const limit = options.batchSize ?? defaultBatchSize[db.dialect];
   const before = firstRetainedDay(retentionDays, now);
+  let deleted = await dropPageViewMonthsBefore(db.kysely, before);
   const projects = await projectIds(db.kysely);
-  let deleted = 0;
   for (const id of projects) deleted += await deleteAllBefore(db, 'page_views', id, before, limit);
   return deleted;
 }

@@ -271,7 +271,7 @@ class EntriesTaken extends Error {}
 
 /** The changes `entries` make to the rollups and view counts, and the articles whose count grows. */
 async function changesOf(db: Executor, entries: QueuedEntry[]) {
-  const views = await queuedPageViews(db, [...new Set(entries.map((entry) => entry.page_view_id))]);
+  const views = await queuedPageViews(db, entries);
   const viewed = new Map<string, Viewed>();
   const closedDayProjects = new Set<string>();
   const daily = new RollupChanges();

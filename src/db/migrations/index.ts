@@ -20,7 +20,9 @@ import { sitePaths } from './0015-site-paths.ts';
 import { keyChanges } from './0016-key-changes.ts';
 import { publishing } from './0017-publishing.ts';
 import { testViews } from './0018-test-views.ts';
-import { keyScopeNotifications } from './0020-key-scope-notifications.ts';
+import { realtimeById } from './0019-realtime-by-id.ts';
+import { keyedPageViews } from './0020-keyed-page-views.ts';
+import { keyScopeNotifications } from './0021-key-scope-notifications.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -43,7 +45,9 @@ export const migrations: Record<string, DialectMigration> = {
   '0016-key-changes': keyChanges,
   '0017-publishing': publishing,
   '0018-test-views': testViews,
-  '0020-key-scope-notifications': keyScopeNotifications,
+  '0019-realtime-by-id': realtimeById,
+  '0020-keyed-page-views': keyedPageViews,
+  '0021-key-scope-notifications': keyScopeNotifications,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

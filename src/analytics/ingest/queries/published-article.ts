@@ -11,6 +11,7 @@ import { reportedStatus } from '../../../content/public.ts';
 import type { Db } from '../../../db/database.ts';
 import type { Project, StoredArticleStatus } from '../../../db/schema.ts';
 import { type Compiled, compiledFor } from '../../compiled-query.ts';
+import { dayOfPageViewId } from '../../page-view-ids.ts';
 
 interface StatusRow {
   id: string;
@@ -123,11 +124,12 @@ export async function isPageViewOfPublishedArticle(
       .select(['articles.status', 'articles.published_at'])
       .where('page_views.id', '=', '')
       .where('page_views.project_id', '=', '')
+      .where('page_views.day', '=', '')
       .compile(),
   );
   const [found] = await db.executeCompiled<Omit<StatusRow, 'id'>>({
     ...query,
-    parameters: [pageViewId, project.id],
+    parameters: [pageViewId, project.id, dayOfPageViewId(pageViewId)],
   });
   return isPublished(found, now);
 }

@@ -68,8 +68,10 @@ const insertSql = preparedOnPostgres(
 select id, article_id from inserted`,
 );
 
+/** The key of the updated rows, then the columns an update sets. */
+const updateKey = ['id', 'project_id', 'day'] as const;
 const updateColumns = [
-  'id',
+  ...updateKey,
   'updated_at',
   'time_on_page_ms',
   'scroll_depth_centi',
@@ -100,14 +102,14 @@ const queueTypes: Record<(typeof queueColumns)[number], string> = {
 const updateSql = preparedOnPostgres(
   `with updated as (
   update page_views as p set ${updateColumns
-    .slice(1)
+    .slice(updateKey.length)
     .map((column) => `${column} = u.${column}`)
     .join(', ')}
   from ${unnestArrays(
     updateColumns.map((column) => columnTypes[column]),
     updateColumns,
   )}
-  where p.id = u.id
+  where p.project_id = u.project_id and p.day = u.day and p.id = u.id
 )
 insert into rollup_queue (${queueColumns.join(', ')})
 select * from ${unnestArrays(
@@ -118,7 +120,8 @@ select * from ${unnestArrays(
 );
 
 const lockSql = preparedOnPostgres(
-  `select ${storedColumns.join(', ')} from page_views where id = any($1::text[]) order by id for update`,
+  `select ${storedColumns.join(', ')} from page_views
+  where project_id = any($1::text[]) and day = any($2::text[]) and id = any($3::text[]) order by id for update`,
 );
 
 function run(db: Executor, text: string, parameters: unknown[]) {
@@ -129,9 +132,9 @@ export const postgresStore: WriteStore = {
   begin: 'begin',
   createsInOneStatement: true,
 
-  async lockPageViews(db, ids) {
+  async lockPageViews(db, { projectIds, days, ids }) {
     if (ids.length === 0) return [];
-    const result = await run(db, lockSql, [ids]);
+    const result = await run(db, lockSql, [projectIds, days, ids]);
     return (result.rows as StoredPageView[]).map((row) => ({
       ...row,
       time_on_page_ms: Number(row.time_on_page_ms),

@@ -58,8 +58,11 @@ export interface WriteStore {
    * that it needs no transaction around it (PostgreSQL: one round trip instead of three).
    */
   readonly createsInOneStatement: boolean;
-  /** Reads the page views to update, locked against other instances until the commit. */
-  lockPageViews(executor: Executor, ids: string[]): Promise<StoredPageView[]>;
+  /**
+   * Reads the page views to update, locked against other instances until the commit: those of
+   * `ids` in the projects and days given (an id carries its day, dayOfPageViewId).
+   */
+  lockPageViews(executor: Executor, keys: PageViewKeys): Promise<StoredPageView[]>;
   /** Writes updated page views, each with its rollup-queue entry. */
   updatePageViews(executor: Executor, updates: PageViewUpdate[]): Promise<void>;
   /**
@@ -67,6 +70,13 @@ export interface WriteStore {
    * ids inserted, each with the id of its article.
    */
   insertPageViews(executor: Executor, views: NewPageView[]): Promise<Map<string, string>>;
+}
+
+/** Page views looked up by id, with the projects and days they may be of (all rows match all three). */
+export interface PageViewKeys {
+  projectIds: string[];
+  days: string[];
+  ids: string[];
 }
 
 /** A page view as it was stored and as an update leaves it. */

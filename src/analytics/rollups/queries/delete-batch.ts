@@ -8,7 +8,8 @@ import type { Executor } from '../../../db/schema.ts';
 
 /**
  * The tables emptied by day, with the columns after project_id of the index a batch walks: the
- * primary key of the visitor tables, (project_id, day, id) for page views (migration 0007).
+ * primary key of the visitor tables, (project_id, day, id) for page views (their key since migration
+ * 0020, an index before).
  */
 const indexKeys = {
   page_views: ['day', 'id'],
@@ -39,8 +40,9 @@ export function deleteDayBatch(
 }
 
 /**
- * SQLite removes a deleted row from its indexes at once: each batch takes the first rows left.
- * The rows are named by their rowid, or by the primary key of a WITHOUT ROWID table.
+ * SQLite removes a deleted row from its indexes at once: each batch takes the first rows left,
+ * named by the columns of the index it walks (the key of page views kept WITHOUT ROWID, which have
+ * no rowid, and an index of the older layout).
  */
 async function deleteSqliteBatch(
   executor: Executor,
@@ -49,7 +51,7 @@ async function deleteSqliteBatch(
   beforeDay: string,
   limit: number,
 ): Promise<DayBatch> {
-  const key = table === 'page_views' ? 'rowid' : ['project_id', ...indexKeys[table]].join(', ');
+  const key = ['project_id', ...indexKeys[table]].join(', ');
   const result = await sql`delete from ${sql.table(table)} where (${sql.raw(key)}) in (
     select ${sql.raw(key)} from ${sql.table(table)}
     where project_id = ${projectId} and day < ${beforeDay} order by day limit ${limit})`.execute(executor);

@@ -60,18 +60,24 @@ const fixedColumns = [
 ] as const satisfies ReadonlyArray<keyof PageViewTable>;
 export type FixedColumns = Pick<PageViewTable, (typeof fixedColumns)[number]>;
 
-/** The fixed columns of the page views `ids` that still exist, with their article's slug (null once removed). */
+/**
+ * The fixed columns of the page views of `entries` that still exist, with their article's slug
+ * (null once removed), found by their (project_id, day, id) key.
+ */
 export async function queuedPageViews(
   db: Executor,
-  ids: string[],
+  entries: Array<Pick<QueuedEntry, 'page_view_id' | 'project_id' | 'day'>>,
 ): Promise<Map<string, FixedColumns & { slug: string | null }>> {
   const views = new Map<string, FixedColumns & { slug: string | null }>();
-  for (let start = 0; start < ids.length; start += 1000) {
+  for (let start = 0; start < entries.length; start += 1000) {
+    const chunk = entries.slice(start, start + 1000);
     const rows = await db
       .selectFrom('page_views')
       .leftJoin('articles', 'articles.id', 'page_views.article_id')
       .select([...fixedColumns.map((column) => `page_views.${column}` as const), 'articles.slug'])
-      .where('page_views.id', 'in', ids.slice(start, start + 1000))
+      .where('page_views.project_id', 'in', [...new Set(chunk.map((entry) => entry.project_id))])
+      .where('page_views.day', 'in', [...new Set(chunk.map((entry) => entry.day))])
+      .where('page_views.id', 'in', [...new Set(chunk.map((entry) => entry.page_view_id))])
       .execute();
     for (const row of rows) views.set(row.id, row);
   }

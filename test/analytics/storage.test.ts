@@ -1,0 +1,140 @@
+// How page views are stored: the indexes they carry, and the queries that rely on their ids
+// beginning with the creation time.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { sql } from 'kysely';
+import { dayOfPageViewId, pageViewIdPrefix } from '../../src/analytics/page-view-ids.ts';
+import { newPageViewId } from '../../src/analytics/ingest/visitor.ts';
+import { realtime } from '../../src/analytics/reports/insights.ts';
+import type { Db } from '../../src/db/database.ts';
+import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
+import { runCleanup } from '../../src/analytics/rollups/retention.ts';
+import { makeMonthPartition, preparePageViewPartitions } from '../../src/db/page-view-partitions.ts';
+import { daysAgo, storedRollups, writePageViews } from './support.ts';
+
+test('page-view ids: their text order is the order of their creation times', () => {
+  const times = [0, 1, 15, 16, 255, 256, Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) + 1, 2 ** 44];
+  const ids = times.map((ms) => newPageViewId(ms));
+  assert.deepEqual([...ids].sort(), ids);
+  for (const [index, ms] of times.entries()) assert.ok(ids[index].startsWith(pageViewIdPrefix(ms)));
+});
+
+test('page-view ids: the day of an id is the UTC day of its creation; an id without a time has none', () => {
+  const midnight = Date.parse('2026-03-10T00:00:00.000Z');
+  assert.equal(dayOfPageViewId(newPageViewId(midnight - 1)), '2026-03-09');
+  assert.equal(dayOfPageViewId(newPageViewId(midnight)), '2026-03-10');
+  assert.equal(dayOfPageViewId(newPageViewId(0)), '1970-01-01');
+  for (const id of ['', 'zz', 'ffffffffffffAAAAAAAAAAAAAAAAAAAAAA', 'g0000000000aAAAAAAAAAAAAAAAAAAAAAA'])
+    assert.equal(dayOfPageViewId(id), '', id);
+});
+
+/** The names of the indexes of `page_views`, whatever their database. */
+async function pageViewIndexes(db: Db): Promise<string[]> {
+  const query =
+    db.dialect === 'postgres'
+      ? sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'page_views'`
+      : sql<{ name: string }>`select name from pragma_index_list('page_views')`;
+  return (await query.execute(db.kysely)).rows.map((row) => row.name).sort();
+}
+
+describeEachDialect('page-view storage', (ctx) => {
+  test('page views are keyed by (project_id, day, id), with no other index', async () => {
+    const indexes = await pageViewIndexes(ctx.db);
+    assert.equal(indexes.length, 1, indexes.join());
+    if (ctx.dialect === 'sqlite') {
+      // The key of a WITHOUT ROWID table is the table itself, not an index beside it.
+      const { rows } = await sql<{
+        sql: string;
+      }>`select sql from sqlite_schema where name = 'page_views'`.execute(ctx.db.kysely);
+      assert.match(rows[0].sql, /without rowid/i);
+    }
+    const key =
+      ctx.dialect === 'postgres'
+        ? sql<{ columns: string }>`select pg_get_indexdef(${indexes[0]}::regclass) as columns`
+        : sql<{
+            columns: string;
+          }>`select group_concat(name, ', ') as columns from pragma_index_info(${indexes[0]})`;
+    const { rows } = await key.execute(ctx.db.kysely);
+    assert.match(rows[0].columns, /project_id, day, id/);
+  });
+
+  test('realtime: a window across midnight counts the views of both days, and none outside it', async () => {
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'alpha' })]);
+    const midnight = Date.parse('2026-03-10T00:00:00.000Z');
+    const at = (seconds: number) => new Date(midnight + seconds * 1000);
+    await writePageViews(ctx.db, owner.project, [
+      { slug: 'alpha', at: at(-301), visitor: 'too-early' },
+      { slug: 'alpha', at: at(-299), visitor: 'a' },
+      { slug: 'alpha', at: at(-1), visitor: 'b' },
+      { slug: 'alpha', at: at(0), visitor: 'a' },
+      { slug: 'alpha', at: at(1), visitor: 'c' },
+      { slug: 'alpha', at: at(2), visitor: 'too-late' },
+    ]);
+    const answer = await realtime(ctx.db, owner.project, at(1));
+    assert.deepEqual(
+      { pageViews: answer.data.pageViews, visitors: answer.data.visitors },
+      { pageViews: 4, visitors: 3 },
+    );
+    assert.equal(answer.data.since, at(-299).toISOString());
+  });
+
+  test('PostgreSQL: months are partitions, made ahead, taking the rows the default one held; the retention drops them whole', async (t) => {
+    if (ctx.dialect !== 'postgres') return t.skip('partitions are PostgreSQL');
+    const partitions = async (table: string) =>
+      (
+        await sql<{ name: string; n: string }>`select c.relname as name,
+          (select count(*) from page_views p where p.tableoid = c.oid) as n
+          from pg_inherits i join pg_class c on c.oid = i.inhrelid
+          where i.inhparent = ${table}::regclass order by 1`.execute(ctx.db.kysely)
+      ).rows.map((row) => `${row.name}:${row.n}`);
+    const now = new Date();
+    const month = (offset: number) =>
+      new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1))
+        .toISOString()
+        .slice(0, 7)
+        .replace('-', '_');
+    await preparePageViewPartitions(ctx.db.kysely, now);
+    const made = await partitions('page_views');
+    for (const offset of [0, 1, 2])
+      assert.ok(
+        made.some((name) => name.startsWith(`page_views_m${month(offset)}:`)),
+        made.join(),
+      );
+
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'alpha' })]);
+    // Fourteen months ago has no partition: its views go to the default one.
+    const old = daysAgo(425);
+    await writePageViews(ctx.db, owner.project, [
+      { slug: 'alpha', at: old },
+      { slug: 'alpha', at: old },
+      { slug: 'alpha', at: daysAgo(0) },
+    ]);
+    const oldMonth = `${old.toISOString().slice(0, 7)}-01`;
+    const oldName = `page_views_m${oldMonth.slice(0, 4)}_${oldMonth.slice(5, 7)}`;
+    assert.ok(
+      (await partitions('page_views')).some(
+        (name) => name.startsWith('page_views_mdefault:') && !name.endsWith(':0'),
+      ),
+    );
+    await makeMonthPartition(ctx.db.kysely, oldMonth);
+    const moved = await partitions('page_views');
+    assert.ok(moved.includes(`${oldName}:2`), moved.join());
+    const { rows } = await sql<{ n: string }>`select count(*) as n from page_views_mdefault
+      where day >= ${oldMonth} and day < ${`${oldMonth.slice(0, 7)}-32`}`.execute(ctx.db.kysely);
+    assert.equal(Number(rows[0].n), 0);
+
+    const rollupsBefore = await storedRollups(ctx.db, owner.project.id);
+    const deleted = await runCleanup(ctx.db, { retentionDays: 400, batchSize: 1 });
+    assert.ok(deleted.page_views >= 2, JSON.stringify(deleted));
+    assert.ok(!(await partitions('page_views')).some((name) => name.startsWith(`${oldName}:`)));
+    assert.deepEqual(await storedRollups(ctx.db, owner.project.id), rollupsBefore);
+    const left = await ctx.db.kysely
+      .selectFrom('page_views')
+      .select('id')
+      .where('project_id', '=', owner.project.id)
+      .execute();
+    assert.equal(left.length, 1);
+  });
+});
