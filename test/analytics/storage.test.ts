@@ -38,9 +38,12 @@ async function pageViewIndexes(db: Db): Promise<string[]> {
 }
 
 describeEachDialect('page-view storage', (ctx) => {
-  test('page views are keyed by (project_id, day, id), with no other index', async () => {
-    const indexes = await pageViewIndexes(ctx.db);
-    assert.equal(indexes.length, 1, indexes.join());
+  test('page views are keyed by (project_id, day, id), with no other index but the partial one of test views', async () => {
+    // The test views' index holds test keys' rows alone: normal writes never touch it.
+    const all = await pageViewIndexes(ctx.db);
+    assert.ok(all.includes('page_views_test'), all.join());
+    const indexes = all.filter((name) => name !== 'page_views_test');
+    assert.equal(indexes.length, 1, all.join());
     if (ctx.dialect === 'sqlite') {
       // The key of a WITHOUT ROWID table is the table itself, not an index beside it.
       const { rows } = await sql<{
