@@ -1,7 +1,7 @@
 // The article list and single article: parameter rules beyond the schema (select, tag names,
 // search terms), the queries, and the mapping of rows to the API's shape.
 import type { Db } from '../db/database.ts';
-import type { ArticleVariantTable, Project } from '../db/schema.ts';
+import type { ArticleVariantTable, Executor, Project } from '../db/schema.ts';
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors.ts';
 import {
   type ArticleFilter,
@@ -163,7 +163,7 @@ export async function listArticles(
   );
 
   async function finish({ rows, total }: { rows: ArticleRow[]; total: number }) {
-    const data = await toViews(db, project, rows, select, now, publishedOnly);
+    const data = await toViews(db.kysely, project, rows, select, now, publishedOnly);
     return {
       data,
       meta: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
@@ -177,12 +177,14 @@ export async function getArticle(
   slug: string,
   selectParam: string | undefined,
   publishedOnly = false,
+  /** A write's transaction, to answer with what it wrote before it commits. */
+  executor: Executor = db.kysely,
 ) {
   const select = resolveSelect(selectParam, singleDefaults);
   const now = new Date().toISOString();
   const withHtml = select.fields.has('html');
   const row = await findArticleBySlug(
-    db.kysely,
+    executor,
     project.id,
     slug,
     select.fields.has('content') || (publishedOnly && withHtml),
@@ -190,12 +192,12 @@ export async function getArticle(
   );
   if (!row || (publishedOnly && reportedStatus(row.status, row.published_at, now) !== 'published'))
     throw new NotFoundError(`Article '${slug}' not found`);
-  const [article] = await toViews(db, project, [row], select, now, publishedOnly);
+  const [article] = await toViews(executor, project, [row], select, now, publishedOnly);
   return article;
 }
 
 async function toViews(
-  db: Db,
+  executor: Executor,
   project: Project,
   rows: ArticleRow[],
   select: FieldSet,
@@ -204,8 +206,8 @@ async function toViews(
 ): Promise<ArticleView[]> {
   const ids = rows.map((row) => row.id);
   const [tags, variants] = await Promise.all([
-    select.fields.has('tags') ? findTagsOfArticles(db.kysely, ids) : [],
-    select.fields.has('variants') ? findVariantsOfArticles(db.kysely, ids) : [],
+    select.fields.has('tags') ? findTagsOfArticles(executor, ids) : [],
+    select.fields.has('variants') ? findVariantsOfArticles(executor, ids) : [],
   ]);
   const tagsByArticle = groupBy(tags, (tag) => tag.article_id);
   const variantsByArticle = groupBy(variants, (variant) => variant.article_id);
@@ -322,6 +324,10 @@ const fieldValues: Record<
   authors: ({ row }) => authorsOf(row),
   visibility: ({ row }) => row.visibility,
   tiers: ({ row }) => JSON.parse(row.tiers || '[]') as string[],
+  seo: ({ row }) => (row.seo ? (JSON.parse(row.seo) as unknown) : null),
+  section: ({ row }) => row.section,
+  guid: ({ row }) => row.guid,
+  version: ({ row }) => Number(row.version),
 };
 
 function toView(row: ArticleRow, { fields, tagColor, tagIcon }: FieldSet, context: ViewContext): ArticleView {

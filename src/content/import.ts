@@ -613,13 +613,13 @@ export function articleRow(
  * tag's slug is the source's, else derived from its name, with `-2`, `-3` … when another tag of
  * the project holds it; a declared slug replaces a stored one when no other tag holds it.
  */
-async function upsertTags(
+export async function upsertTags(
   trx: Executor,
   projectId: string,
-  source: ContentSource,
+  source: Pick<ContentSource, 'tags'>,
   prepared: PreparedArticle[],
   now: string,
-  summary: ImportSummary,
+  summary: Pick<ImportSummary, 'tagsCreated' | 'tagsUpdated'>,
   events: OutboxEvent[],
 ): Promise<Map<string, string>> {
   const existing = new Map<string, TagTable>(
