@@ -126,10 +126,18 @@ export function writeRoutes(fastify: FastifyInstance, db: Db): void {
     },
   );
 
+  patchRoute(fastify, db);
+  deleteRoute(fastify, db);
+  revisionRoutes(fastify, db);
+}
+
+function patchRoute(fastify: FastifyInstance, db: Db): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.patch(
     '/v1/articles/:slug',
     {
-      ...write,
+      config: { scope: 'write' },
+      bodyLimit: writeBodyLimit,
       schema: {
         tags: ['Writing'],
         summary: 'Change some fields of an article (JSON Merge Patch)',
@@ -152,9 +160,6 @@ export function writeRoutes(fastify: FastifyInstance, db: Db): void {
       return send(reply, answer);
     },
   );
-
-  deleteRoute(fastify, db);
-  revisionRoutes(fastify, db);
 }
 
 function deleteRoute(fastify: FastifyInstance, db: Db): void {
