@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildApp } from '../../src/app.ts';
+import { updateProject } from '../../src/projects/service.ts';
 import {
   articleInput,
   createTestProject,
@@ -322,11 +323,8 @@ describeEachDialect('write API: articles', (ctx) => {
 
   test('restore writes a revision as a new version; revisionsKept bounds the revisions; imports record theirs', async () => {
     const project = await writer();
-    await ctx.db.kysely
-      .updateTable('projects')
-      .set({ revisions_kept: 2 })
-      .where('id', '=', project.project.id)
-      .execute();
+    await assert.rejects(updateProject(ctx.db, project.project.slug, { revisionsKept: -1 }), /revisionsKept/);
+    await updateProject(ctx.db, project.project.slug, { revisionsKept: 2 });
     await inject('POST', '/v1/articles', project, newArticle);
     for (let version = 1; version <= 3; version++)
       await inject(
