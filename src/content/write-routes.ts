@@ -7,6 +7,7 @@ import type { Db } from '../db/database.ts';
 import { ErrorBody } from '../http/errors.ts';
 import { findRevision, listRevisions } from './revisions.ts';
 import { Article } from './schemas.ts';
+import { tagWriteRoutes } from './write-tag-routes.ts';
 import { createArticle, deleteArticle, replaceArticle } from './write-articles.ts';
 import {
   createArticleDescription,
@@ -129,6 +130,7 @@ export function writeRoutes(fastify: FastifyInstance, db: Db): void {
   patchRoute(fastify, db);
   deleteRoute(fastify, db);
   revisionRoutes(fastify, db);
+  tagWriteRoutes(fastify, db);
 }
 
 function patchRoute(fastify: FastifyInstance, db: Db): void {
