@@ -51,8 +51,9 @@ export function filesText(files: FileReport[] | undefined): string {
 }
 
 function changeLists(summary: ImportSummary): string {
-  if (!summary.dryRun) return '';
   const { changes } = summary;
+  // A real import lists the articles whose previous version it kept (GET …/revisions).
+  if (!summary.dryRun) return changes.revised.length > 0 ? `\n  revised: ${changes.revised.join(', ')}` : '';
   return [
     ['would add', changes.created],
     ['would change', changes.updated],

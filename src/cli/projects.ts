@@ -123,9 +123,14 @@ export function projectCommands(program: Command, tools: CliTools): void {
     .argument('<slug>', 'the project')
     .option('--name <name>', 'display name')
     .option('--description <text>', 'one-line description')
-    .action(async (slug: string, options: SettingOptions & { json: boolean }) => {
+    .option(
+      '--revisions-kept <n>',
+      'revisions kept per article (0 to 1000, default 50); the oldest beyond go',
+    )
+    .action(async (slug: string, options: SettingOptions & { json: boolean; revisionsKept?: string }) => {
+      const revisionsKept = options.revisionsKept === undefined ? undefined : Number(options.revisionsKept);
       const row = await withDatabase(async (db) =>
-        updateProject(db, slug, await changesOf(db, slug, options)),
+        updateProject(db, slug, { ...(await changesOf(db, slug, options)), revisionsKept }),
       );
       print(options, projectView(row), `Updated project '${row.slug}'.`);
     });

@@ -68,6 +68,9 @@ export const summaryColumns = [
   'articles.visibility',
   'articles.tiers',
   'articles.authors',
+  'articles.seo',
+  'articles.guid',
+  'articles.version',
 ] as const;
 
 export type ArticleRow = Pick<
@@ -95,6 +98,9 @@ export type ArticleRow = Pick<
   | 'visibility'
   | 'tiers'
   | 'authors'
+  | 'seo'
+  | 'guid'
+  | 'version'
 > & { view_count: number; content?: string; html?: string | null };
 
 /**

@@ -1,7 +1,7 @@
 // The article list and single article: parameter rules beyond the schema (select, tag names,
 // search terms), the queries, and the mapping of rows to the API's shape.
 import type { Db } from '../db/database.ts';
-import type { ArticleVariantTable, Project } from '../db/schema.ts';
+import type { ArticleVariantTable, Executor, Project } from '../db/schema.ts';
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors.ts';
 import {
   type ArticleFilter,
@@ -164,7 +164,7 @@ export async function listArticles(
   );
 
   async function finish({ rows, total }: { rows: ArticleRow[]; total: number }) {
-    const data = await toViews(db, project, rows, select, now, publishedOnly);
+    const data = await toViews(db.kysely, project, rows, select, now, publishedOnly);
     return {
       data,
       meta: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
@@ -179,6 +179,8 @@ export async function getArticle(
   selectParam: string | undefined,
   publishedOnly = false,
   preview?: string,
+  /** A write's transaction, to answer with what it wrote before it commits. */
+  executor: Executor = db.kysely,
 ) {
   const select = resolveSelect(selectParam, singleDefaults);
   // A valid preview token reads its own article as a secret key would (any status, in full).
@@ -186,7 +188,7 @@ export async function getArticle(
   const now = new Date().toISOString();
   const withHtml = select.fields.has('html');
   const row = await findArticleBySlug(
-    db.kysely,
+    executor,
     project.id,
     slug,
     select.fields.has('content') || (publishedOnly && withHtml),
@@ -195,12 +197,12 @@ export async function getArticle(
   const readsAll = !publishedOnly || (row !== undefined && row.id === previewed);
   if (!row || (!readsAll && reportedStatus(row.status, row.published_at, now) !== 'published'))
     throw new NotFoundError(`Article '${slug}' not found`);
-  const [article] = await toViews(db, project, [row], select, now, !readsAll);
+  const [article] = await toViews(executor, project, [row], select, now, !readsAll);
   return article;
 }
 
 async function toViews(
-  db: Db,
+  executor: Executor,
   project: Project,
   rows: ArticleRow[],
   select: FieldSet,
@@ -209,8 +211,8 @@ async function toViews(
 ): Promise<ArticleView[]> {
   const ids = rows.map((row) => row.id);
   const [tags, variants] = await Promise.all([
-    select.fields.has('tags') ? findTagsOfArticles(db.kysely, ids) : [],
-    select.fields.has('variants') ? findVariantsOfArticles(db.kysely, ids) : [],
+    select.fields.has('tags') ? findTagsOfArticles(executor, ids) : [],
+    select.fields.has('variants') ? findVariantsOfArticles(executor, ids) : [],
   ]);
   const tagsByArticle = groupBy(tags, (tag) => tag.article_id);
   const variantsByArticle = groupBy(variants, (variant) => variant.article_id);
@@ -327,6 +329,10 @@ const fieldValues: Record<
   authors: ({ row }) => authorsOf(row),
   visibility: ({ row }) => row.visibility,
   tiers: ({ row }) => JSON.parse(row.tiers || '[]') as string[],
+  seo: ({ row }) => (row.seo ? (JSON.parse(row.seo) as unknown) : null),
+  section: ({ row }) => row.section,
+  guid: ({ row }) => row.guid,
+  version: ({ row }) => Number(row.version),
 };
 
 function toView(row: ArticleRow, { fields, tagColor, tagIcon }: FieldSet, context: ViewContext): ArticleView {

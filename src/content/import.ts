@@ -8,10 +8,14 @@ import { sql } from 'kysely';
 import type { Db, DialectName } from '../db/database.ts';
 import type { ArticleInsertRow, Executor, Project, TagTable } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
+import { type OutboxEvent, recordEvents } from '../db/outbox.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
 import { requireProject } from '../projects/service.ts';
 import { formatBytes } from '../projects/size.ts';
+import { announceDuePublications } from './announcements.ts';
+import { articleEvent, changeEvents, tagEvent } from './article-events.ts';
 import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
+import { storedArticles } from './article-snapshots.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { articleUrl } from './article-url.ts';
 import { isRestricted, teaserContent } from './members-teaser.ts';
@@ -37,6 +41,7 @@ import {
 } from './import/records.ts';
 import { compareCodeUnits } from './lists.ts';
 import { rememberRemoved, removedBySlug, restoreRemoved } from './removed-articles.ts';
+import { keepRevisions } from './revisions.ts';
 import { searchTextOf } from './search-text.ts';
 import { freeSlug, slugOfTagName } from './tag-slugs.ts';
 import { summarize, textStats } from './text-stats.ts';
@@ -56,6 +61,8 @@ export interface ImportOptions {
   siteUrl?: string;
   /** Every warning (the source's and the import's own) refuses the import instead. */
   strict?: boolean;
+  /** What the revisions of the articles it changes name as their source (default `import`). */
+  revisionSource?: 'import' | 'cli';
 }
 
 export interface ImportSummary {
@@ -69,8 +76,17 @@ export interface ImportSummary {
   tagsRemoved: number;
   storageUsed: string;
   dryRun: boolean;
-  /** The slugs of the articles created, updated and removed, and the names of the tags removed. */
-  changes: { created: string[]; updated: string[]; removed: string[]; tagsRemoved: string[] };
+  /**
+   * The slugs of the articles created, updated and removed, of those whose previous version was
+   * kept as a revision (each one updated), and the names of the tags removed.
+   */
+  changes: {
+    created: string[];
+    updated: string[];
+    removed: string[];
+    revised: string[];
+    tagsRemoved: string[];
+  };
   /** The source's warnings and the import's own (`default-author`, `project-setting-kept`, `no-site-url`). */
   warnings: ImportProblem[];
   /** The number of warnings of each kind (`other` for a warning without one), by kind name. */
@@ -92,7 +108,7 @@ export class StorageLimitError extends HttpError {
 
 class DryRunRollback extends Error {}
 
-interface PreparedArticle {
+export interface PreparedArticle {
   input: ArticleInput;
   hash: string;
   html: string;
@@ -145,7 +161,7 @@ function isDefaultValue(value: unknown): boolean {
   );
 }
 
-function prepare(article: ArticleInput): PreparedArticle {
+export function prepare(article: ArticleInput): PreparedArticle {
   return {
     input: article,
     hash: createHash('sha256')
@@ -192,7 +208,7 @@ export async function importContent(
     tagsRemoved: 0,
     storageUsed: '0 B',
     dryRun: options.dryRun === true,
-    changes: { created: [], updated: [], removed: [], tagsRemoved: [] },
+    changes: { created: [], updated: [], removed: [], revised: [], tagsRemoved: [] },
     warnings: [...(source.warnings ?? []), ...settingWarnings],
     warningsByKind: {},
     settingsApplied: [],
@@ -205,7 +221,13 @@ export async function importContent(
       await bumpContentVersion(trx, project.id);
       const site = await projectSite(trx, project, source, settings, summary);
       if (options.strict && summary.warnings.length > 0) throw new ImportValidationError(summary.warnings);
-      await writeContent(trx, db.dialect, site, source, prepared, now, options, summary);
+      const events: OutboxEvent[] = [];
+      await writeContent(trx, db.dialect, site, source, prepared, now, options, summary, events);
+      // Webhook events in the import's transaction: a dry run, rolled back, leaves none.
+      await announceDuePublications(trx, new Date(now), project.id);
+      events.push({ projectId: project.id, type: 'import.completed', data: completedData(summary) });
+      for (let start = 0; start < events.length; start += 500)
+        await recordEvents(trx, events.slice(start, start + 500), new Date(now));
       if (options.dryRun) throw new DryRunRollback();
     });
   } catch (error) {
@@ -221,8 +243,14 @@ export async function importContent(
   return summary;
 }
 
+/** The data of `import.completed`: the summary's counts and the slugs (names of tags) it changed. */
+function completedData(summary: ImportSummary): Record<string, unknown> {
+  const { created, updated, unchanged, removed, tagsCreated, tagsUpdated, tagsRemoved, changes } = summary;
+  return { created, updated, unchanged, removed, tagsCreated, tagsUpdated, tagsRemoved, changes };
+}
+
 /** The project and its site as the import writes them: settings applied, and who the articles' fallbacks are. */
-interface ProjectSite {
+export interface ProjectSite {
   project: Project;
   /** The author of an article that names none. */
   author: PersonInput;
@@ -284,6 +312,7 @@ async function writeContent(
   now: string,
   options: ImportOptions,
   summary: ImportSummary,
+  events: OutboxEvent[],
 ): Promise<void> {
   const { project } = site;
   const existing = new Map(
@@ -299,6 +328,11 @@ async function writeContent(
           'storage_bytes',
           'ordinal',
           'guid',
+          'title',
+          'status',
+          'path',
+          'section',
+          'version',
         ])
         .select((eb) => eb('html', 'is', null).as('html_missing'))
         .where('project_id', '=', project.id)
@@ -308,7 +342,7 @@ async function writeContent(
   const importedSlugs = new Set(prepared.map((article) => article.input.slug));
   summary.storageUsed = formatBytes(storageAfter(project, prepared, existing, importedSlugs, options));
 
-  const tagIds = await upsertTags(trx, project.id, source, prepared, now, summary);
+  const tagIds = await upsertTags(trx, project.id, source, prepared, now, summary, events);
   const removed = prepared.some((article) => !existing.has(article.input.slug))
     ? await removedBySlug(trx, project.id)
     : new Map();
@@ -321,13 +355,13 @@ async function writeContent(
   let done = 0;
   for (let first = 0; first < prepared.length; first += articleBatch) {
     const batch = prepared.slice(first, first + articleBatch);
-    const before = await storedSetKeys(
-      trx,
-      batch.flatMap((article) => {
-        const previous = existing.get(article.input.slug);
-        return previous && previous.content_hash !== article.hash ? [previous.id] : [];
-      }),
-    );
+    const changedIds = batch.flatMap((article) => {
+      const previous = existing.get(article.input.slug);
+      return previous && previous.content_hash !== article.hash ? [previous.id] : [];
+    });
+    const before = await storedSetKeys(trx, changedIds);
+    // The versions these changes replace, kept as revisions.
+    const replaced = await storedArticles(trx, changedIds);
     for (const article of batch) {
       const previous = existing.get(article.input.slug);
       if (previous && previous.content_hash === article.hash) {
@@ -355,11 +389,21 @@ async function writeContent(
           // created_at is the front matter's createdAt when given (a corrected date applies), else
           // publishedAt, else the stored one: articleRow falls back to previous.created_at.
           const { id: _id, project_id: _project, ...changes } = row;
+          // Unpublished: publishing it again is announced again.
+          const unpublished = previous.status === 'published' && row.status !== 'published';
           await trx
             .updateTable('articles')
-            .set({ ...changes, version: sql`version + 1` })
+            .set({
+              ...changes,
+              version: sql`version + 1`,
+              ...(unpublished ? { announced_published_at: null } : {}),
+            })
             .where('id', '=', previous.id)
             .execute();
+          events.push(
+            ...changeEvents(project, previous, { ...row, version: Number(previous.version) + 1 }, now),
+          );
+          summary.changes.revised.push(row.slug);
           await trx.deleteFrom('article_tags').where('article_id', '=', previous.id).execute();
           await trx.deleteFrom('article_variants').where('article_id', '=', previous.id).execute();
           summary.updated++;
@@ -381,16 +425,18 @@ async function writeContent(
       }
       options.onProgress?.(++done, prepared.length);
     }
+    await keepRevisions(trx, project.id, [...replaced.values()], options.revisionSource ?? 'import', now);
   }
 
   if (options.prune) {
     const goneRows = [...existing.values()].filter((row) => !importedSlugs.has(row.slug));
     await removeGone(trx, dialect, project.id, goneRows, sets, perWrite, now);
+    for (const row of goneRows) events.push(articleEvent(project, 'article.deleted', row, now));
     summary.removed = goneRows.length;
     summary.changes.removed = goneRows.map((row) => row.slug).sort(compareCodeUnits);
   }
   await applySetChanges(trx, dialect, project.id, sets);
-  if (options.prune) await pruneEmptyTags(trx, project.id, source, summary);
+  if (options.prune) await pruneEmptyTags(trx, project.id, source, summary, events);
 }
 
 /** The project's storage once the import is written; past its limit the import is refused. */
@@ -409,7 +455,7 @@ function storageAfter(
   return storage;
 }
 
-async function writeTagsAndVariants(
+export async function writeTagsAndVariants(
   trx: Executor,
   articleId: string,
   tagIds: string[],
@@ -455,7 +501,7 @@ const articleBatch = 500;
 const pendingSetChanges = 5_000_000;
 
 /** 0, 1, 2 … less the ordinals in use: a new article takes the lowest one free. */
-function* unusedOrdinals(used: number[]): Generator<number, never> {
+export function* unusedOrdinals(used: number[]): Generator<number, never> {
   const taken = new Set(used);
   for (let ordinal = 0; ; ordinal++) if (!taken.has(ordinal)) yield ordinal;
 }
@@ -466,12 +512,13 @@ async function pruneEmptyTags(
   projectId: string,
   source: ContentSource,
   summary: ImportSummary,
+  events: OutboxEvent[],
 ): Promise<void> {
   const declared = new Set(source.tags.map((tag) => tag.name.toLowerCase()));
   const empty = (
     await trx
       .selectFrom('tags')
-      .select(['id', 'name', 'name_key'])
+      .select(['id', 'name', 'name_key', 'slug'])
       .where('project_id', '=', projectId)
       .where(({ not, exists, selectFrom }) =>
         not(
@@ -493,10 +540,11 @@ async function pruneEmptyTags(
       .execute();
   }
   summary.tagsRemoved = empty.length;
+  for (const tag of empty) events.push(tagEvent(projectId, 'tag.deleted', tag));
   summary.changes.tagsRemoved = empty.map((tag) => tag.name).sort(compareCodeUnits);
 }
 
-function articleRow(
+export function articleRow(
   { project, author: fallback, guid }: ProjectSite,
   { input, hash, html, storageBytes, stats }: PreparedArticle,
   previous: { id: string; created_at: string; published_at: string | null; guid?: string | null } | undefined,
@@ -565,13 +613,14 @@ function articleRow(
  * tag's slug is the source's, else derived from its name, with `-2`, `-3` … when another tag of
  * the project holds it; a declared slug replaces a stored one when no other tag holds it.
  */
-async function upsertTags(
+export async function upsertTags(
   trx: Executor,
   projectId: string,
-  source: ContentSource,
+  source: Pick<ContentSource, 'tags'>,
   prepared: PreparedArticle[],
   now: string,
-  summary: ImportSummary,
+  summary: Pick<ImportSummary, 'tagsCreated' | 'tagsUpdated'>,
+  events: OutboxEvent[],
 ): Promise<Map<string, string>> {
   const existing = new Map<string, TagTable>(
     (await trx.selectFrom('tags').selectAll().where('project_id', '=', projectId).execute()).map((tag) => [
@@ -597,6 +646,7 @@ async function upsertTags(
     existing.set(row.name_key, row);
     takenSlugs.add(slug);
     summary.tagsCreated++;
+    events.push(tagEvent(projectId, 'tag.created', row));
   };
   for (const tag of source.tags) {
     const current = existing.get(tag.name.toLowerCase());
@@ -619,6 +669,7 @@ async function upsertTags(
       takenSlugs.delete(current.slug);
       takenSlugs.add(slug);
       summary.tagsUpdated++;
+      events.push(tagEvent(projectId, 'tag.updated', { id: current.id, name: tag.name, slug }));
     }
   }
   for (const article of prepared) {

@@ -30,6 +30,7 @@ import {
   TagQuery,
 } from './schemas.ts';
 import { getTag, listTags } from './tags.ts';
+import { writeRoutes } from './write-routes.ts';
 
 /** The error answers of a read: a bad parameter, no key, a wrong key kind, nothing there, too many, no database. */
 export const errorResponses = {
@@ -68,6 +69,7 @@ export function contentRoutes(fastify: FastifyInstance, db: Db, search?: SearchS
   articleRoutes(fastify, db, search);
   tagRoutes(fastify, db);
   redirectRoutes(fastify, db);
+  writeRoutes(fastify, db);
   answerPreflights(
     fastify,
     ['/v1/articles', '/v1/articles/:slug', '/v1/tags', '/v1/tags/:name', '/v1/redirects'],

@@ -35,6 +35,10 @@ export const selectableFields = [
   'visibility',
   'tiers',
   'coverImageAlt',
+  'seo',
+  'section',
+  'guid',
+  'version',
 ] as const;
 export type SelectableField = (typeof selectableFields)[number];
 
@@ -174,6 +178,38 @@ const articleProperties = {
   tiers: Type.Optional(
     Type.Array(Type.String(), {
       description: "The source's tiers of a paid article (Ghost's tier slugs); else empty.",
+    }),
+  ),
+  seo: Type.Optional(
+    Nullable(
+      Type.Object({
+        metaTitle: Nullable(Type.String()),
+        metaDescription: Nullable(Type.String()),
+        ogImage: Nullable(Type.String()),
+        canonicalUrl: Nullable(Type.String()),
+        keywords: Nullable(Type.Array(Type.String())),
+      }),
+      { description: 'The SEO overrides as written (import or write API); null: none.' },
+    ),
+  ),
+  section: Type.Optional(
+    Nullable(
+      Type.String({
+        description: "The source file's first folder (Hugo's section): the URL pattern's `:section`.",
+      }),
+    ),
+  ),
+  guid: Type.Optional(
+    Nullable(
+      Type.String({
+        description: 'The feed id, fixed when the article was first stored (a write cannot change it).',
+      }),
+    ),
+  ),
+  version: Type.Optional(
+    Type.Integer({
+      description:
+        'Grows by one with every change of the article (write API, import, CLI). Writes answer it as `ETag: "<version>"`; PUT, PATCH, DELETE and a revision restore need it in `If-Match`.',
     }),
   ),
 };

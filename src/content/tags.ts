@@ -64,12 +64,14 @@ export async function getTag(
   name: string,
   publishedParam: boolean | undefined,
   publishedOnly = false,
+  /** A write's transaction, to answer with what it wrote before it commits. */
+  executor: Executor = db.kysely,
 ) {
   const published = countedPublished(publishedParam, publishedOnly);
   // No stored name can hold NUL (PostgreSQL refuses it as a parameter).
   if (name.includes('\u0000')) throw new NotFoundError('Tag not found');
   const nameKey = name.trim().toLowerCase();
-  const rows = await tagsWithCounts(db.kysely, project.id, published, new Date().toISOString())
+  const rows = await tagsWithCounts(executor, project.id, published, new Date().toISOString())
     .where((eb) => eb.or([eb('tags.name_key', '=', nameKey), eb('tags.slug', '=', name.trim())]))
     .execute();
   // A name is what a reader typed; a slug another tag derived may equal it ("news" and "News!").

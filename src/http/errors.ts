@@ -42,10 +42,13 @@ const reasonPhrases: Record<number, string> = {
   406: 'Not Acceptable',
   408: 'Request Timeout',
   409: 'Conflict',
+  412: 'Precondition Failed',
   411: 'Length Required',
   413: 'Payload Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  428: 'Precondition Required',
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
@@ -202,7 +205,7 @@ function clientErrorField(error: FastifyError): string {
 function clientErrorMessage(error: FastifyError): string {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'The request body is larger than 64 KiB';
+      return 'The request body is larger than 64 KiB (1 MiB for article writes)';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return 'The request body must be application/json';
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

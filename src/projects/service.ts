@@ -39,6 +39,8 @@ export interface NewProject extends ProjectSettings {
 export interface ProjectChanges extends ProjectSettings {
   name?: string;
   description?: string;
+  /** How many revisions each article keeps (0 to 1000); the oldest beyond are deleted at its next change. */
+  revisionsKept?: number;
 }
 
 export function isHttpUrl(value: string): boolean {
@@ -140,6 +142,9 @@ export async function updateProject(db: Db, slug: string, changes: ProjectChange
   const name = changes.name?.trim();
   if (name !== undefined && (name === '' || name.length > 200))
     issues.push({ field: 'name', message: 'must be 1 to 200 characters' });
+  const kept = changes.revisionsKept;
+  if (kept !== undefined && !(Number.isInteger(kept) && kept >= 0 && kept <= 1000))
+    issues.push({ field: 'revisionsKept', message: 'must be a whole number from 0 to 1000' });
   if (issues.length > 0) throw new ValidationError(issues);
   const project = await requireProject(db, slug);
   const row: Partial<Project> = {};
@@ -151,6 +156,7 @@ export async function updateProject(db: Db, slug: string, changes: ProjectChange
   if (changes.timeZone !== undefined) row.time_zone = changes.timeZone ?? DEFAULT_TIME_ZONE;
   if (changes.defaultAuthor !== undefined)
     row.default_author = changes.defaultAuthor === null ? null : JSON.stringify(changes.defaultAuthor);
+  if (kept !== undefined) row.revisions_kept = kept;
   if (Object.keys(row).length === 0) return project;
   await queries.updateProjectRow(db.kysely, project.id, { ...row, updated_at: new Date().toISOString() });
   return (await queries.findProjectBySlug(db.kysely, slug))!;

@@ -125,6 +125,7 @@ describe('folio import', { concurrency: 3 }, () => {
       created: ['c'],
       updated: ['b'],
       removed: ['a'],
+      revised: ['b'],
       tagsRemoved: ['solo'],
     });
   });

@@ -399,6 +399,7 @@ describeEachDialect('importContent', (ctx) => {
       created: [],
       updated: [],
       removed: ['beta', 'gamma'],
+      revised: [],
       tagsRemoved: [],
     });
     assert.deepEqual(

@@ -128,6 +128,7 @@ describeEachDialect('static-site content', (ctx) => {
       created: ['added'],
       updated: ['edited'],
       removed: ['gone', 'gone-too'],
+      revised: ['edited'],
       tagsRemoved: ['Lonely'],
     });
     assert.deepEqual(
