@@ -38,7 +38,11 @@ const badIntegers = [
 
 describeEachDialect('query strictness', (ctx) => {
   async function setup() {
-    const p = await createTestProject(ctx.db, { siteUrl: 'https://blog.example.com' });
+    // Every scope: a write endpoint checks its scope before its parameters.
+    const p = await createTestProject(ctx.db, {
+      siteUrl: 'https://blog.example.com',
+      scopes: ['read', 'analytics', 'write'],
+    });
     await importArticles(ctx.db, p.project, [articleInput({ slug: 'post', tags: ['news'] })]);
     await ctx.app.ready();
     const document = ctx.app.swagger() as unknown as OpenApi;
