@@ -6,9 +6,10 @@
 // down (or not yet up) `stamp()` is null and every caller asks the database, as before. A lost
 // connection is opened again, LISTEN included, after a delay that grows from 0.1 s to 5 s.
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { backoffDelay } from './database-health.ts';
 import { mayChangeKeys } from './key-writes.ts';
+import { postgresDriver } from './postgres-driver.ts';
 
 export type ViewsListener = (projectId: string | null, slug: string | null) => void;
 
@@ -105,7 +106,7 @@ export class PostgresChangeListener {
     if (this.#starting || this.#listening || this.#closed || this.#timer !== null) return;
     this.#starting = true;
     this.#started = true;
-    const client = new pg.Client({
+    const client = new (postgresDriver().Client)({
       connectionString: this.#url,
       connectionTimeoutMillis: this.#connectTimeoutMs,
       keepAlive: true,
