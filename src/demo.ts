@@ -7,8 +7,6 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { defaultDatabaseUrl, isPostgresUrl } from './config.ts';
-import { importContent } from './content/import.ts';
-import { readContentSource } from './content/import/read-source.ts';
 import type { Db } from './db/database.ts';
 import { resolveDatabaseUrl } from './db/database-location.ts';
 import { countProjects } from './projects/queries.ts';
@@ -99,6 +97,12 @@ export async function createDemoProjectIfEmpty(
   options: { withKey: boolean } = { withKey: true },
 ): Promise<{ key: string | null } | null> {
   if ((await countProjects(db.kysely)) > 0) return null;
+  // The import pipeline and its parsers are loaded only when there is a demo to import: a server
+  // started again on its database never holds them.
+  const [{ readContentSource }, { importContent }] = await Promise.all([
+    import('./content/import/read-source.ts'),
+    import('./content/import.ts'),
+  ]);
   const source = await readContentSource(demoContentPath);
   try {
     await createProject(db, {

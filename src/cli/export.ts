@@ -2,8 +2,6 @@
 // raw page views as NDJSON. Both read one snapshot of the database and write nothing to it.
 import { Command } from 'commander';
 import { ConfigError } from '../config.ts';
-import { exportContent } from '../content/export.ts';
-import { exportPageViews } from './page-view-export.ts';
 import type { CliTools } from './tools.ts';
 
 export function exportCommand(tools: CliTools): Command {
@@ -22,6 +20,8 @@ export function exportCommand(tools: CliTools): Command {
       if (options.analytics) return exportAnalytics(tools, dir, options);
       if (options.from !== undefined || options.to !== undefined)
         throw new ConfigError('--from and --to go with --analytics');
+      // Loaded here, not at start: `folio serve` builds this command too, and never runs it.
+      const { exportContent } = await import('../content/export.ts');
       const summary = await tools.withDatabase((db) => exportContent(db, options.project, dir));
       const lossy =
         summary.lossy.length > 0
@@ -47,6 +47,7 @@ async function exportAnalytics(tools: CliTools, file: string, options: ExportOpt
   const days = { from: dayOption('--from', options.from), to: dayOption('--to', options.to) };
   if (days.from !== null && days.to !== null && days.from > days.to)
     throw new ConfigError(`--from ${days.from} is after --to ${days.to}`);
+  const { exportPageViews } = await import('./page-view-export.ts');
   const { pageViews } = await tools.withDatabase((db) => exportPageViews(db, options.project, file, days));
   tools.print(
     { json: options.json === true },

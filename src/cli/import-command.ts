@@ -1,11 +1,11 @@
 // `folio import`: reads a content source (a folder of any supported generator, a JSON file, a
 // Ghost export), imports it, and reports: counts, warnings by kind, files skipped with reasons.
 import { Option, type Command } from 'commander';
-import { type ImportSummary, importContent } from '../content/import.ts';
-import { readContentSource } from '../content/import/read-source.ts';
+// The import pipeline (its parsers: YAML, TOML, acorn, Turndown) is loaded by the command's action
+// only: `folio serve` builds this command too, and never runs it.
+import type { ImportSummary } from '../content/import.ts';
 import { type FileReport, formatProblem } from '../content/import/records.ts';
 import { isHttpUrl } from '../projects/service.ts';
-import { createProgress } from './progress.ts';
 import { CliError, type CliTools } from './tools.ts';
 
 /** The layouts `--format` names (the readers refuse any other). */
@@ -101,6 +101,11 @@ export function importCommand(program: Command, tools: CliTools): void {
       const strict = options.strict === true;
       if (options.siteUrl !== undefined && !isHttpUrl(options.siteUrl))
         throw new CliError(`--site-url '${options.siteUrl}' is not an absolute http(s) URL`);
+      const [{ readContentSource }, { importContent }, { createProgress }] = await Promise.all([
+        import('../content/import/read-source.ts'),
+        import('../content/import.ts'),
+        import('./progress.ts'),
+      ]);
       const source = await readContentSource(path, {
         strict,
         format: options.format,

@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { type BrowserBuild, buildOnce, prebuiltOrBuild, projectRoot } from '../http/build-once.ts';
 
 export interface Asset {
@@ -28,6 +27,8 @@ const scriptFile = 'app.js';
 const styleFile = 'app.css';
 
 export async function bundleDashboard(): Promise<BrowserBuild> {
+  // esbuild is loaded by the first build only (1.2 MB of heap): a prebuilt bundle never needs it.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [entryPoint],
     // The metafile's input paths are then relative to the project root, as the manifest keeps them.

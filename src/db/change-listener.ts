@@ -10,9 +10,10 @@
 // is heard, and a cache trusting the silence would keep a revoked key. Until then every caller asks
 // the database, and a warning says what to set.
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { backoffDelay } from './database-health.ts';
 import { mayChangeKeys } from './key-writes.ts';
+import { postgresDriver } from './postgres-driver.ts';
 
 export type ViewsListener = (projectId: string | null, slug: string | null) => void;
 
@@ -119,7 +120,7 @@ export class PostgresChangeListener {
     if (this.#starting || this.#listening || this.#closed || this.#timer !== null) return;
     this.#starting = true;
     this.#started = true;
-    const client = new pg.Client({
+    const client = new (postgresDriver().Client)({
       connectionString: this.#url,
       connectionTimeoutMillis: this.#connectTimeoutMs,
       keepAlive: true,

@@ -3,7 +3,7 @@
 // requests are refused at once (503) instead of each trying to connect, and the check is retried
 // with a growing, jittered delay, so that a fleet does not storm a database that is coming back.
 // The first check that succeeds brings it up again. Listeners hear each change once.
-import pg from 'pg';
+import { postgresDriver } from './postgres-driver.ts';
 
 export interface HealthState {
   up: boolean;
@@ -128,7 +128,7 @@ export class DatabaseHealth {
 
 /** Opens a connection of its own (never one of the pool, which may all be busy) and asks `select 1`. */
 export async function probeConnection(url: string, timeoutMs: number): Promise<void> {
-  const client = new pg.Client({
+  const client = new (postgresDriver().Client)({
     connectionString: url,
     connectionTimeoutMillis: timeoutMs,
     query_timeout: timeoutMs,

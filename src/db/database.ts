@@ -4,7 +4,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { isPostgresUrl } from '../config.ts';
 import { PostgresChangeListener, type ViewsListener } from './change-listener.ts';
 import {
@@ -19,6 +19,7 @@ import type { Database } from './schema.ts';
 import { SqliteReadWorker } from './read-worker.ts';
 import { SqliteTaskWorker } from './task-worker.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-driver.ts';
+import { postgresDriver } from './postgres-driver.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 export { DatabaseUnavailableError, type HealthState };
@@ -143,17 +144,13 @@ const defaultBusyWaitMs = 5000;
 const timeoutMessages =
   /^(Query read timeout|timeout exceeded when trying to connect|Connection terminated due to connection timeout)/;
 
-// int8 (counts, sums) arrives as text by default; every such value here fits in a double.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
-
 export function openDatabase(url: string, options: OpenOptions = {}): Db {
   return isPostgresUrl(url) ? openPostgres(url, options) : openSqlite(url, options);
 }
 
 function openPostgres(url: string, options: OpenOptions): Db {
   const queryTimeoutMs = options.queryTimeoutMs;
-  const pool = new pg.Pool({
+  const pool = new (postgresDriver().Pool)({
     connectionString: url,
     max: options.poolSize ?? 10,
     // A frozen server accepts TCP connections but never answers: without these, every request

@@ -6,8 +6,9 @@
 // Should the thread fail to start or die, the writer checkpoints by itself again, as SQLite does
 // by default. The thread starts with the first write (`wake`), not at open: a server that only
 // reads, or is idle, keeps no thread; it ends by itself once nothing was committed for `idleMs`.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { SqliteConnection } from './sqlite-connection.ts';
+import { startWorker } from './worker-script.ts';
 
 const defaultAutoCheckpointPages = 1000;
 /** About 40 MiB of WAL with 4 KiB pages. */
@@ -50,7 +51,7 @@ export class SqliteCheckpointer {
   /** A write is about to be made: the thread runs from now on, until it has been idle. */
   wake(): void {
     if (this.#worker !== null || this.#stopped || this.#failed) return;
-    const worker = new Worker(new URL('./checkpoint-thread.ts', import.meta.url), {
+    const worker = startWorker(new URL('./checkpoint-thread.ts', import.meta.url), {
       workerData: { path: this.#path, intervalMs: this.#intervalMs, idleMs: this.#idleMs },
       // A connection and a timer: the smallest young generation does (measured: 16 MB by default).
       resourceLimits: { maxYoungGenerationSizeMb: 1 },

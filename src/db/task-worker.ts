@@ -5,6 +5,7 @@
 // resolves with a result; both are copied between the threads. One task at a time, in order; the
 // thread ends with the Db.
 import { WorkerCalls } from './worker-calls.ts';
+import { handOverToWorkers } from './worker-script.ts';
 
 export class SqliteTaskWorker {
   readonly #calls: WorkerCalls;
@@ -20,6 +21,8 @@ export class SqliteTaskWorker {
   }
 
   run(module: URL, input: unknown): Promise<unknown> {
+    // Before the thread starts (on this first call), so that it imports the task without stripping it.
+    handOverToWorkers(module);
     return this.#calls.call({ module: module.href, input });
   }
 

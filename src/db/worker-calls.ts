@@ -4,7 +4,8 @@
 // process only while a call is pending, ends once no call came for `idleMs` (its isolate's memory,
 // 15 to 30 MB, with it: the next call starts a new one), and a thread that dies fails what it held
 // (the next call starts a new one).
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from './worker-script.ts';
 
 interface Pending {
   resolve: (result: unknown) => void;
@@ -65,7 +66,7 @@ export class WorkerCalls {
 
   #start(): Worker {
     const { youngGenerationMb } = this.#options;
-    const worker = new Worker(this.#script, {
+    const worker = startWorker(this.#script, {
       workerData: this.#workerData,
       ...(youngGenerationMb === undefined
         ? {}
