@@ -59,7 +59,8 @@ export function postEvent(
       finish(null, 'stopped: the instance shut down');
       request.destroy();
     };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
     request.on('response', (response) => {
       const statusCode = response.statusCode ?? 0;
       let read = 0;
