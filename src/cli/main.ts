@@ -22,6 +22,7 @@ import { backupCommand } from './backup.ts';
 import { exportCommand } from './export.ts';
 import { importCommand } from './import-command.ts';
 import { projectCommands } from './projects.ts';
+import { webhookCommands } from './webhooks.ts';
 import { CliError } from './tools.ts';
 
 interface Output {
@@ -65,6 +66,7 @@ export function buildCli(): Command {
   projectCommands(program, tools);
   keyCommands(program);
   importCommand(program, tools);
+  webhookCommands(program, tools);
   analyticsCommands(program);
   program.addCommand(backupCommand(tools));
   program.addCommand(exportCommand(tools));

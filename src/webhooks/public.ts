@@ -9,7 +9,13 @@ import { webhookRoutes } from './routes.ts';
 export { AddressPolicy, type HostLookup, type PrivateAllowance } from './addresses.ts';
 export type { AnnounceDue, WebhookSettings } from './dispatcher.ts';
 export { eventFilters } from './events.ts';
-export { createWebhook, deleteWebhook, listWebhooks, webhookDeliveries } from './service.ts';
+export {
+  createWebhook,
+  deleteWebhook,
+  listWebhooks,
+  projectOfWebhook,
+  webhookDeliveries,
+} from './service.ts';
 export { verify as verifyWebhookSignature } from './signature.ts';
 
 export interface WebhookOptions {

@@ -166,3 +166,14 @@ export async function webhookDeliveries(
   const { rows, total } = await deliveryPage(db.kysely, webhookId, limit, (page - 1) * limit);
   return { data: rows.map(deliveryView), meta: { page, limit, total, totalPages: Math.ceil(total / limit) } };
 }
+
+/** The project a webhook belongs to (the CLI names webhooks by id alone). */
+export async function projectOfWebhook(db: Db, id: string): Promise<string> {
+  const row = await db.kysely
+    .selectFrom('webhooks')
+    .select('project_id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (row === undefined) throw new NotFoundError('Webhook not found');
+  return row.project_id;
+}
