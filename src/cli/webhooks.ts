@@ -82,7 +82,19 @@ export function webhookCommands(program: Command, tools: CliTools): void {
       await withDatabase(async (db) => deleteWebhook(db, await projectOfWebhook(db, id), id));
       print(options, { id, removed: true }, `Removed ${id}.`);
     });
+  deliveriesCommand(webhooks, tools);
+}
 
+function eventsText(events: readonly string[]): string {
+  return events.length ? events.join(', ') : 'every event';
+}
+
+function positive(value: string, name: string): number {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number from 1`);
+  return Number(value);
+}
+
+function deliveriesCommand(webhooks: Command, { jsonOption, withDatabase, print }: CliTools): void {
   jsonOption(webhooks.command('deliveries').description("a webhook's deliveries, newest first"))
     .argument('<webhookId>', 'the id shown by webhooks list')
     .option('--page <n>', 'page (default 1)', (value) => positive(value, '--page'))
@@ -121,13 +133,4 @@ export function webhookCommands(program: Command, tools: CliTools): void {
           : 'No deliveries.',
       );
     });
-}
-
-function eventsText(events: readonly string[]): string {
-  return events.length ? events.join(', ') : 'every event';
-}
-
-function positive(value: string, name: string): number {
-  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number from 1`);
-  return Number(value);
 }
