@@ -181,11 +181,13 @@ async function bench(label: string, databaseUrl: string): Promise<void> {
 }
 
 console.log(`load average: ${await loadAverage()}`);
-const dir = mkdtempSync(join(tmpdir(), 'folio-bench-webhooks-'));
-try {
-  await bench('SQLite', join(dir, 'folio.db'));
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+if (process.env.BENCH_SKIP_SQLITE !== '1') {
+  const dir = mkdtempSync(join(tmpdir(), 'folio-bench-webhooks-'));
+  try {
+    await bench('SQLite', join(dir, 'folio.db'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 const postgres = process.env.BENCH_POSTGRES_URL;
 if (postgres) await withPostgresDatabase(postgres, 'folio_bench_webhooks', (url) => bench('PostgreSQL', url));
