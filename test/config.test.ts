@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, defaultLimits, defaultSizing, loadConfig, redactUrl } from '../src/config.ts';
+import {
+  ConfigError,
+  defaultLimits,
+  defaultSizing,
+  defaultWebhookConfig,
+  loadConfig,
+  redactUrl,
+} from '../src/config.ts';
 
 test('config: defaults when the environment is empty', () => {
   const config = loadConfig({});
@@ -17,6 +24,7 @@ test('config: defaults when the environment is empty', () => {
       analyticsRetentionDays: 400,
       limits: defaultLimits,
       sizing: { databasePoolSize: 10, workerIdleMs: 30_000 },
+      webhooks: defaultWebhookConfig,
     },
   );
   assert.ok(Object.isFrozen(config));
