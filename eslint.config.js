@@ -5,7 +5,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
-const features = ['content', 'analytics', 'seo', 'tracker', 'dashboard'];
+const features = ['content', 'analytics', 'seo', 'tracker', 'dashboard', 'webhooks'];
 const top = ['./src/cli', './src/app.ts', './src/server.ts', './src/demo.ts'];
 
 /** `target` may import nothing from any of `from`. */

@@ -10,7 +10,8 @@ import {
   batchChannelName,
   registerCleanupMetrics,
 } from './analytics/public.ts';
-import type { TrustProxy } from './config.ts';
+import { defaultWebhookConfig, type TrustProxy, type WebhookConfig } from './config.ts';
+import { announceDuePublications } from './content/announcements.ts';
 import { countProjectArticles } from './content/project-counts.ts';
 import { previewRoutes } from './content/preview-routes.ts';
 import { contentRoutes } from './content/routes.ts';
@@ -35,6 +36,7 @@ import { nextPublication } from './projects/next-publication.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { seoRoutes } from './seo/routes.ts';
 import { trackerRoutes } from './tracker/routes.ts';
+import { type HostLookup, registerWebhooks } from './webhooks/public.ts';
 
 export interface AppOptions {
   db: Db;
@@ -59,6 +61,11 @@ export interface AppOptions {
   lifecycle?: Lifecycle;
   /** How searches share a PostgreSQL database (SEARCH_CONCURRENCY, SEARCH_TIMEOUT_MS); defaults in config.ts. */
   search?: { concurrency: number; timeoutMs: number };
+  /**
+   * Webhook delivery settings (WEBHOOK_*; defaults in config.ts); `lookup` replaces DNS (tests),
+   * `dispatch: false` serves the routes without sending anything.
+   */
+  webhooks?: Partial<WebhookConfig> & { lookup?: HostLookup; dispatch?: boolean };
 }
 
 export interface Lifecycle {
@@ -128,6 +135,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
   trackerRoutes(app);
   dashboardRoutes(app);
+  const { lookup, dispatch, ...webhookSettings } = options.webhooks ?? {};
+  registerWebhooks(app, options.db, {
+    settings: { ...defaultWebhookConfig, ...webhookSettings },
+    announce: announceDuePublications,
+    lookup,
+    dispatch,
+    draining: () => lifecycle.draining,
+  });
 
   app.addHook('onClose', async () => {
     await rateLimits.close();

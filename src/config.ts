@@ -1,5 +1,6 @@
 // One typed, validated, frozen configuration read from the environment. Anything invalid stops the
 // process at start with a message naming the variable, never later at the first request.
+import { isIP } from 'node:net';
 
 export type TrustProxy = boolean | number | string[];
 
@@ -17,7 +18,30 @@ export interface Config {
   readonly analyticsRetentionDays: number;
   readonly limits: Limits;
   readonly sizing: Sizing;
+  readonly webhooks: WebhookConfig;
 }
+
+/** Webhook delivery (README, webhooks). */
+export interface WebhookConfig {
+  /** WEBHOOK_TIMEOUT_MS: one delivery attempt, connection to the end of the answer. */
+  readonly timeoutMs: number;
+  /** WEBHOOK_POLL_MS: how often an instance asks the database for deliveries due (others' too). */
+  readonly pollMs: number;
+  /** WEBHOOK_RETRY_DELAYS: the delays before each retry (`5s,5m,30m,2h,5h,10h,14h`), then failed. */
+  readonly retryDelaysMs: readonly number[];
+  /**
+   * WEBHOOK_ALLOW_PRIVATE: `true` lets webhooks reach loopback, private and other non-public
+   * addresses; a comma-separated list of addresses and CIDR ranges allows those only; default none.
+   */
+  readonly allowPrivate: boolean | readonly string[];
+}
+
+export const defaultWebhookConfig: WebhookConfig = Object.freeze({
+  timeoutMs: 10_000,
+  pollMs: 1_000,
+  retryDelaysMs: Object.freeze([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000]),
+  allowPrivate: false,
+});
 
 /** How much of the machine an instance holds: connections and threads (README, sizing). */
 export interface Sizing {
@@ -171,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `SEARCH_CONCURRENCY (${limits.searchConcurrency}) must be less than DATABASE_POOL_SIZE (${sizing.databasePoolSize}), so that searches leave connections for other requests`,
     );
   }
+  const webhooks = parseWebhookConfig(env, problems);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return Object.freeze({
     port,
@@ -183,7 +208,50 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analyticsRetentionDays,
     limits,
     sizing,
+    webhooks,
   });
+}
+
+function parseWebhookConfig(env: NodeJS.ProcessEnv, problems: string[]): WebhookConfig {
+  const delaysText = env.WEBHOOK_RETRY_DELAYS?.trim() ?? '';
+  let retryDelaysMs = defaultWebhookConfig.retryDelaysMs;
+  if (delaysText !== '') {
+    const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+    const parsed = delaysText.split(',').map((entry) => /^(\d+)(ms|s|m|h)$/.exec(entry.trim()));
+    if (parsed.some((match) => match === null) || parsed.length > 20) {
+      problems.push(
+        `WEBHOOK_RETRY_DELAYS must be a comma-separated list of at most 20 durations such as 5s,5m,2h, got '${delaysText}'`,
+      );
+    } else retryDelaysMs = Object.freeze(parsed.map((match) => Number(match![1]) * units[match![2]!]!));
+  }
+  const allowText = env.WEBHOOK_ALLOW_PRIVATE?.trim() ?? '';
+  let allowPrivate: boolean | readonly string[] = false;
+  if (allowText === 'true') allowPrivate = true;
+  else if (allowText !== '' && allowText !== 'false') {
+    const entries = allowText.split(',').map((entry) => entry.trim());
+    const bad = entries.filter((entry) => !isAddressOrRange(entry));
+    if (bad.length > 0) {
+      problems.push(
+        `WEBHOOK_ALLOW_PRIVATE must be true, false, or a comma-separated list of addresses/CIDRs; bad: ${bad.join(', ')}`,
+      );
+    }
+    allowPrivate = Object.freeze(entries);
+  }
+  return Object.freeze({
+    timeoutMs: parseCount(env, 'WEBHOOK_TIMEOUT_MS', defaultWebhookConfig.timeoutMs, problems),
+    pollMs: parseCount(env, 'WEBHOOK_POLL_MS', defaultWebhookConfig.pollMs, problems),
+    retryDelaysMs,
+    allowPrivate,
+  });
+}
+
+/** An IP address, or a CIDR range of them. */
+function isAddressOrRange(entry: string): boolean {
+  const [network, prefix, extra] = entry.split('/');
+  if (extra !== undefined || network === undefined) return false;
+  const family = isIP(network);
+  if (family === 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
 export function isPostgresUrl(url: string): boolean {

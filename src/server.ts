@@ -191,6 +191,7 @@ async function buildAppOrClose(
       geoipDatabase: config.geoipDatabase,
       lifecycle,
       search: { concurrency: config.limits.searchConcurrency, timeoutMs: config.limits.searchTimeoutMs },
+      webhooks: config.webhooks,
     });
   } catch (error) {
     await rateLimits.close();

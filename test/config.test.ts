@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, defaultLimits, defaultSizing, loadConfig, redactUrl } from '../src/config.ts';
+import {
+  ConfigError,
+  defaultLimits,
+  defaultSizing,
+  defaultWebhookConfig,
+  loadConfig,
+  redactUrl,
+} from '../src/config.ts';
 
 test('config: defaults when the environment is empty', () => {
   const config = loadConfig({});
@@ -22,6 +29,7 @@ test('config: defaults when the environment is empty', () => {
         databasePoolMode: 'session',
         databaseListenUrl: null,
       },
+      webhooks: defaultWebhookConfig,
     },
   );
   assert.ok(Object.isFrozen(config));

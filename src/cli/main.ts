@@ -24,6 +24,7 @@ import { importCommand } from './import-command.ts';
 import { keyCommands } from './keys.ts';
 import { previewCommands } from './previews.ts';
 import { projectCommands } from './projects.ts';
+import { webhookCommands } from './webhooks.ts';
 import { CliError } from './tools.ts';
 
 interface Output {
@@ -73,6 +74,7 @@ export function buildCli(): Command {
   keyCommands(program, tools);
   importCommand(program, tools);
   previewCommands(program, tools);
+  webhookCommands(program, tools);
   analyticsCommands(program);
   databaseCommands(program);
   program.addCommand(backupCommand(tools));

@@ -36,6 +36,9 @@ const badIntegers = [
   '9'.repeat(400),
 ];
 
+/** A valid body where one is needed, so that the query is what is refused. */
+const bodies: Record<string, object> = { '/v1/webhooks': { url: 'https://hooks.example.com/' } };
+
 describeEachDialect('query strictness', (ctx) => {
   async function setup() {
     // Every scope: a write endpoint checks its scope before its parameters.
@@ -58,7 +61,7 @@ describeEachDialect('query strictness', (ctx) => {
   }
 
   test('every integer query parameter refuses Infinity, 1e309, 0x10, +1 and the like with a 400 naming it', async () => {
-    const { headers, document } = await setup();
+    const { headers, project, document } = await setup();
     const table: Array<[string, string]> = [];
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const parameter of operations.get?.parameters ?? []) {
@@ -83,7 +86,22 @@ describeEachDialect('query strictness', (ctx) => {
       '/v1/seo/structured-data limit',
       '/v1/seo/structured-data page',
       '/v1/tags limit',
+      '/v1/webhooks/{id}/deliveries limit',
+      '/v1/webhooks/{id}/deliveries page',
     ]);
+    // The webhook `{id}` names: a documentation address, refused at delivery without a socket.
+    await ctx.db.kysely
+      .insertInto('webhooks')
+      .values({
+        id: 'pv-unknown',
+        project_id: project.id,
+        url: 'http://192.0.2.1/hook',
+        secret: 'whsec_AAAA',
+        events: '[]',
+        description: null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
     for (const [path, name] of table) {
       for (const value of badIntegers) {
         const url = `${concrete(path)}?${name}=${value}`;
@@ -114,7 +132,7 @@ describeEachDialect('query strictness', (ctx) => {
           method: method.toUpperCase() as 'GET',
           url: `${concrete(path)}?${keyParameter}filter=tag:news&include=tags`,
           headers: { ...headers, 'user-agent': browser },
-          ...(method === 'get' ? {} : { payload: { slug: 'post' } }),
+          ...(method === 'get' ? {} : { payload: bodies[path] ?? { slug: 'post' } }),
         });
         assert.equal(response.statusCode, 400, `${method} ${path} → ${response.body}`);
         const issues = response.json().details.issues;
