@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { ErrorBody } from '../http/errors.ts';
 import { findRevision, listRevisions } from './revisions.ts';
+import { RevisionDetail, RevisionSummary } from './revision-schemas.ts';
 import { Article } from './schemas.ts';
 import { tagWriteRoutes } from './write-tag-routes.ts';
 import { createArticle, deleteArticle, replaceArticle } from './write-articles.ts';
@@ -54,12 +55,6 @@ const RevisionParams = Type.Object({
   id: Type.String({ maxLength: 200 }),
 });
 const DataAnswer = Type.Object({ data: Article });
-const RevisionSummary = Type.Object({
-  id: Type.String(),
-  version: Type.Integer(),
-  source: Type.String({ description: '`api`, `import` or `cli`' }),
-  createdAt: Type.String(),
-});
 
 function send(reply: FastifyReply, answer: StoredAnswer) {
   return reply.code(answer.statusCode).headers(answer.headers).send(answer.body);
@@ -215,12 +210,7 @@ function revisionRoutes(fastify: FastifyInstance, db: Db): void {
         params: RevisionParams,
         querystring: Type.Object({}),
         response: {
-          200: Type.Object({
-            data: Type.Object({
-              ...RevisionSummary.properties,
-              snapshot: Type.Object({}, { additionalProperties: true }),
-            }),
-          }),
+          200: Type.Object({ data: RevisionDetail }),
           ...writeErrors,
         },
       },

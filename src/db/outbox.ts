@@ -2,17 +2,10 @@
 // a change committed is an event kept (a crash before delivery loses nothing) and a change rolled
 // back is no event. The webhooks feature delivers what is written here.
 import { randomUUID } from 'node:crypto';
+import type { OutboxEventType } from './outbox-events.ts';
 import type { Executor } from './schema.ts';
 
-export type OutboxEventType =
-  | 'article.published'
-  | 'article.updated'
-  | 'article.unpublished'
-  | 'article.deleted'
-  | 'tag.created'
-  | 'tag.updated'
-  | 'tag.deleted'
-  | 'import.completed';
+export type { OutboxEventType };
 
 export interface OutboxEvent {
   projectId: string;

@@ -1,5 +1,5 @@
 // The event types a webhook may subscribe to, and which subscriptions an event matches.
-import type { OutboxEventType } from '../db/outbox.ts';
+import type { OutboxEventType } from '../db/outbox-events.ts';
 
 export const eventTypes = [
   'article.published',

@@ -2,7 +2,9 @@
 import { Type } from 'typebox';
 import { Nullable, StringEnum, Timestamp } from '../http/schema-helpers.ts';
 import { eventFilters } from './events.ts';
-import { maxUrlLength } from './service.ts';
+
+/** The longest target URL a webhook may have. */
+export const maxUrlLength = 2048;
 
 export const Webhook = Type.Object(
   {

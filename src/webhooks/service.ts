@@ -15,10 +15,10 @@ import {
   listWebhookRows,
   type WebhookRow,
 } from './queries.ts';
+import { maxUrlLength } from './schemas.ts';
 import { generateSecret } from './signature.ts';
 
 export const maxWebhooksPerProject = 50;
-export const maxUrlLength = 2048;
 
 export interface WebhookInput {
   url: string;

@@ -5,6 +5,13 @@ import { type ErrorBody, FolioNetworkError, errorFor } from './errors.ts';
 import type { ArticleDetail, ArticleListItem, Select } from './select.ts';
 import type {
   ArticleFields,
+  CreatedPreview,
+  CreatedWebhook,
+  Preview,
+  Revision,
+  RevisionSummary,
+  Webhook,
+  WebhookDeliveryPage,
   ArticleReading,
   ArticleSortField,
   Breakdown,
@@ -127,6 +134,58 @@ function pagerPolicy(options: PagerOptions): RetryPolicy {
 
 type Query = Record<string, string | number | boolean | string[] | undefined>;
 
+interface RequestExtras {
+  headers?: Record<string, string>;
+  contentType?: string;
+  /** Called with the headers of a successful answer (a write's ETag). */
+  onHeaders?: (headers: Headers) => void;
+}
+
+/**
+ * An article as the write API takes it: the fields of the JSON import format (`content` in
+ * Markdown), which are also what `articles.get` returns with every writable field selected, so that
+ * a read can be edited and written back. The server validates it and names any bad field.
+ */
+export interface ArticleWrite {
+  slug: string;
+  title: string;
+  content?: string;
+  excerpt?: string | null;
+  status?: 'draft' | 'published' | 'archived' | 'scheduled';
+  publishedAt?: string | null;
+  tags?: Array<string | { name: string }>;
+  [field: string]: unknown;
+}
+
+/** A tag as the write API takes it. */
+export interface TagWrite {
+  name: string;
+  slug?: string;
+  color?: string | null;
+  icon?: string | null;
+  [field: string]: unknown;
+}
+
+/**
+ * What a write answered: the resource, and its version as `ETag` carries it (`"3"`), to send as
+ * `ifMatch` with the next change.
+ */
+export interface Written<T> {
+  data: T;
+  etag: string | null;
+}
+
+/** The version a change is based on: an ETag (`"3"`), or an article's `version` (3). */
+export type IfMatch = string | number;
+
+/** `"3"` for 3 or `3`; an ETag given whole (quoted, or `*`) as it is. */
+function ifMatchHeader(version: IfMatch): string {
+  const text = String(version);
+  return text.startsWith('"') || text.startsWith('W/"') || text === '*' ? text : `"${text}"`;
+}
+
+const segment = encodeURIComponent;
+
 interface Cached {
   etag: string;
   value: unknown;
@@ -158,7 +217,8 @@ export class FolioClient {
   readonly articles = {
     list: <S extends Select = NoSelect>(params: ArticleListParams<S> = {}) =>
       this.get<ArticleList<S>>('/v1/articles', withSelect(params)),
-    get: async <S extends Select = NoSelect>(slug: string, params: { select?: S } = {}) =>
+    /** With `preview` (a draft preview token), a public key reads that article in any status. */
+    get: async <S extends Select = NoSelect>(slug: string, params: { select?: S; preview?: string } = {}) =>
       (
         await this.get<{ data: ArticleDetail<S> }>(
           `/v1/articles/${encodeURIComponent(slug)}`,
@@ -183,6 +243,107 @@ export class FolioClient {
       return items;
     },
   };
+
+  /** The write API (a secret key with the `write` scope): articles, their revisions and previews. */
+  readonly write = {
+    /** Creates an article; with `idempotencyKey`, a retry replays the first answer instead of writing again. */
+    createArticle: (article: ArticleWrite, options: { idempotencyKey?: string } = {}) =>
+      this.#write<Article>('POST', '/v1/articles', article, {
+        headers: options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey },
+      }),
+    /** Replaces the article; `ifMatch` is the version it was read at (a stale one is a 412). */
+    replaceArticle: (slug: string, article: ArticleWrite, ifMatch: IfMatch) =>
+      this.#write<Article>('PUT', `/v1/articles/${segment(slug)}`, article, {
+        headers: { 'If-Match': ifMatchHeader(ifMatch) },
+      }),
+    /** Changes the fields named (JSON Merge Patch: `null` removes a field). */
+    patchArticle: (slug: string, patch: Partial<ArticleWrite>, ifMatch: IfMatch) =>
+      this.#write<Article>('PATCH', `/v1/articles/${segment(slug)}`, patch, {
+        headers: { 'If-Match': ifMatchHeader(ifMatch) },
+        contentType: 'application/merge-patch+json',
+      }),
+    deleteArticle: async (slug: string, ifMatch: IfMatch): Promise<void> => {
+      await this.request<void>('DELETE', `/v1/articles/${segment(slug)}`, {}, undefined, 'json', undefined, {
+        headers: { 'If-Match': ifMatchHeader(ifMatch) },
+      });
+    },
+    revisions: async (slug: string): Promise<RevisionSummary[]> =>
+      (await this.get<{ data: RevisionSummary[] }>(`/v1/articles/${segment(slug)}/revisions`, {})).data,
+    revision: async (slug: string, id: string): Promise<Revision> =>
+      (await this.get<{ data: Revision }>(`/v1/articles/${segment(slug)}/revisions/${segment(id)}`, {})).data,
+    /** Writes the revision as the article's new version. */
+    restoreRevision: (slug: string, id: string, ifMatch: IfMatch) =>
+      this.#write<Article>(
+        'POST',
+        `/v1/articles/${segment(slug)}/revisions/${segment(id)}/restore`,
+        undefined,
+        {
+          headers: { 'If-Match': ifMatchHeader(ifMatch) },
+        },
+      ),
+    createTag: (tag: TagWrite) => this.#write<Tag>('POST', '/v1/tags', tag),
+    replaceTag: (name: string, tag: TagWrite, ifMatch: IfMatch) =>
+      this.#write<Tag>('PUT', `/v1/tags/${segment(name)}`, tag, {
+        headers: { 'If-Match': ifMatchHeader(ifMatch) },
+      }),
+    patchTag: (name: string, patch: Partial<TagWrite>, ifMatch: IfMatch) =>
+      this.#write<Tag>('PATCH', `/v1/tags/${segment(name)}`, patch, {
+        headers: { 'If-Match': ifMatchHeader(ifMatch) },
+        contentType: 'application/merge-patch+json',
+      }),
+    deleteTag: async (name: string, ifMatch: IfMatch): Promise<void> => {
+      await this.request<void>('DELETE', `/v1/tags/${segment(name)}`, {}, undefined, 'json', undefined, {
+        headers: { 'If-Match': ifMatchHeader(ifMatch) },
+      });
+    },
+  };
+
+  /** Draft previews (write scope to make them; a public key reads with `preview` in `articles.get`). */
+  readonly previews = {
+    /** A signed token that reads the article whatever its status; `expiresIn`: `7d`, `12h`, seconds. */
+    create: async (slug: string, options: { expiresIn?: string | number } = {}): Promise<CreatedPreview> =>
+      (
+        await this.request<{ data: CreatedPreview }>(
+          'POST',
+          `/v1/articles/${segment(slug)}/previews`,
+          {},
+          options.expiresIn === undefined ? {} : { expiresIn: options.expiresIn },
+        )
+      ).data,
+    list: async (slug: string): Promise<Preview[]> =>
+      (await this.get<{ data: Preview[] }>(`/v1/articles/${segment(slug)}/previews`, {})).data,
+    revoke: async (id: string): Promise<void> => {
+      await this.request<void>('DELETE', `/v1/previews/${segment(id)}`, {});
+    },
+  };
+
+  /** Webhooks of the project (write scope); verify what they send with `verifyWebhook`. */
+  readonly webhooks = {
+    /** Its `secret` is shown only in this answer. */
+    create: async (webhook: { url: string; events?: string[]; description?: string | null }) =>
+      (await this.request<{ data: CreatedWebhook }>('POST', '/v1/webhooks', {}, webhook)).data,
+    list: async (): Promise<Webhook[]> => (await this.get<{ data: Webhook[] }>('/v1/webhooks', {})).data,
+    remove: async (id: string): Promise<void> => {
+      await this.request<void>('DELETE', `/v1/webhooks/${segment(id)}`, {});
+    },
+    /** The delivery log, newest first. */
+    deliveries: (id: string, params: { page?: number; limit?: number } = {}) =>
+      this.get<WebhookDeliveryPage>(`/v1/webhooks/${segment(id)}/deliveries`, { ...params }),
+  };
+
+  async #write<T>(
+    method: 'POST' | 'PUT' | 'PATCH',
+    path: string,
+    body: unknown,
+    extra: RequestExtras = {},
+  ): Promise<Written<T>> {
+    let etag: string | null = null;
+    const answer = await this.request<{ data: T }>(method, path, {}, body, 'json', undefined, {
+      ...extra,
+      onHeaders: (headers) => (etag = headers.get('etag')),
+    });
+    return { data: answer.data, etag };
+  }
 
   readonly tags = {
     list: (params: TagListParams = {}) =>
@@ -272,12 +433,13 @@ export class FolioClient {
   }
 
   async request<T>(
-    method: 'GET' | 'POST' | 'PUT',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     query: Query,
     body?: unknown,
     as: 'json' | 'text' = 'json',
     policy: RetryPolicy = { retries: this.#retries, maxRetryDelayMs: this.#maxRetryDelayMs },
+    extra: RequestExtras = {},
   ): Promise<T> {
     const url = this.#baseUrl + path + queryString(query);
     const cached = method === 'GET' && this.#etagCacheSize > 0 ? this.#etags.get(url) : undefined;
@@ -286,8 +448,11 @@ export class FolioClient {
       'X-Folio-Client': clientHeader,
       Accept: as === 'json' ? 'application/json' : '*/*',
     };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (body !== undefined) headers['Content-Type'] = extra.contentType ?? 'application/json';
     if (cached) headers['If-None-Match'] = cached.etag;
+    Object.assign(headers, extra.headers);
+    // A POST is sent again only when the server replays it (an Idempotency-Key).
+    const resend = method !== 'POST' || extra.headers?.['Idempotency-Key'] !== undefined;
 
     for (let attempt = 0; ; attempt++) {
       let response: Response;
@@ -300,7 +465,7 @@ export class FolioClient {
         });
       } catch (error) {
         // A POST that got no answer may have been stored: only idempotent requests are sent again.
-        if (method !== 'POST' && attempt < policy.retries) {
+        if (resend && attempt < policy.retries) {
           await sleep(backoffMs(attempt));
           continue;
         }
@@ -311,6 +476,8 @@ export class FolioClient {
         return cached.value as T;
       }
       if (response.ok) {
+        extra.onHeaders?.(response.headers);
+        if (response.status === 204) return undefined as T;
         const value = as === 'json' ? await response.json() : await response.text();
         const etag = response.headers.get('etag');
         if (method === 'GET' && etag && this.#etagCacheSize > 0) this.#remember(url, { etag, value });

@@ -25,7 +25,10 @@ import type {
   singleDefaultFields,
   tagSortFields,
 } from '../../../src/content/schemas.ts';
+import type { CreatedPreview, Preview } from '../../../src/content/preview-schemas.ts';
+import type { RevisionDetail, RevisionSummary } from '../../../src/content/revision-schemas.ts';
 import type { ProjectInfo } from '../../../src/projects/schemas.ts';
+import type { CreatedWebhook, Delivery, DeliveryPage, Webhook } from '../../../src/webhooks/schemas.ts';
 import type { JsonFeedDocument, SeoArticle, SitemapJson, StructuredData } from '../../../src/seo/schemas.ts';
 
 /** An article with every field the API can return: only `id` is always there. */
@@ -62,3 +65,18 @@ export type ListField = (typeof listDefaultFields)[number];
 export type SingleField = (typeof singleDefaultFields)[number];
 export type ArticleSortField = (typeof articleSortFields)[number];
 export type TagSortField = (typeof tagSortFields)[number];
+/** One former version of an article (`GET /v1/articles/:slug/revisions`). */
+export type RevisionSummary = Static<typeof RevisionSummary>;
+/** A revision with its snapshot: the article's writable fields as they were. */
+export type Revision = Omit<Static<typeof RevisionDetail>, 'snapshot'> & {
+  snapshot: Record<string, unknown>;
+};
+/** A draft preview, without its token. */
+export type Preview = Static<typeof Preview>;
+/** A preview just created: its token is shown only here. */
+export type CreatedPreview = Static<typeof CreatedPreview>;
+export type Webhook = Static<typeof Webhook>;
+/** A webhook just created: its `whsec_` secret is shown only here. */
+export type CreatedWebhook = Static<typeof CreatedWebhook>;
+export type WebhookDelivery = Static<typeof Delivery>;
+export type WebhookDeliveryPage = Static<typeof DeliveryPage>;
