@@ -135,6 +135,9 @@ export async function trackRoutes(fastify: FastifyInstance, deps: TrackingDeps):
 function acceptBeaconBodies(track: FastifyInstance): void {
   const parseJson = track.getDefaultJsonParser('error', 'ignore');
   track.removeContentTypeParser('text/plain');
+  // The write API's JSON Merge Patch is no tracking body.
+  if (track.hasContentTypeParser('application/merge-patch+json'))
+    track.removeContentTypeParser('application/merge-patch+json');
   track.addContentTypeParser('text/plain', { parseAs: 'string' }, (request, body, done) => {
     if (String(body).trim() === '') {
       done(
