@@ -50,7 +50,7 @@ export interface ArticleAnswer extends StoredAnswer {
 }
 
 /** Every writable field (and the version) on top of a single article's defaults. */
-const writableSelect = JSON.stringify(
+export const writableSelect = JSON.stringify(
   Object.fromEntries(
     [
       'content',

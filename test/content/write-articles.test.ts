@@ -10,36 +10,9 @@ import {
   importArticles,
   type TestProject,
 } from '../helpers.ts';
+import { writableSelect } from '../../src/content/write-articles.ts';
 
-const writable = JSON.stringify(
-  Object.fromEntries(
-    [
-      'content',
-      'excerpt',
-      'coverImage',
-      'coverImageAlt',
-      'title',
-      'slug',
-      'status',
-      'author',
-      'lastUpdatedBy',
-      'tags',
-      'variants',
-      'createdAt',
-      'updatedAt',
-      'publishedAt',
-      'path',
-      'section',
-      'aliases',
-      'authors',
-      'visibility',
-      'tiers',
-      'seo',
-      'guid',
-      'version',
-    ].map((field) => [field, true]),
-  ),
-);
+const writable = writableSelect;
 
 const newArticle = {
   title: 'Hello',
