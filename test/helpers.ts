@@ -6,12 +6,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { type Kysely, Migrator } from 'kysely';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import type { ArticleInput, ContentSource, TagInput } from '../src/content/import/records.ts';
 import { type ImportOptions, importContent } from '../src/content/import.ts';
 import { type Db, type DialectName, openDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrations/index.ts';
+import { migrateToLatest, migrations } from '../src/db/migrations/index.ts';
 import type { KeyScope, Project } from '../src/db/schema.ts';
 import type { KeyKind } from '../src/projects/keys.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
@@ -29,6 +30,23 @@ export interface TestDatabase {
 
 export function configuredDialects(): DialectName[] {
   return postgresUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** Applies the migrations named before `first` (a database as an older release left it). */
+export async function migrateBefore(db: Db, first: string): Promise<void> {
+  const before = new Migrator({
+    db: db.kysely as Kysely<any>,
+    provider: {
+      getMigrations: async () =>
+        Object.fromEntries(
+          Object.entries(migrations)
+            .filter(([name]) => name < first)
+            .map(([name, make]) => [name, make(db.dialect)]),
+        ),
+    },
+  });
+  const { error } = await before.migrateToLatest();
+  if (error) throw error;
 }
 
 /** A new, empty database of the dialect, migrated unless `migrate` is false. */

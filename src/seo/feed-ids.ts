@@ -1,11 +1,11 @@
-// The id of a feed item in Atom and JSON Feed, which must be an IRI (RFC 4287 §4.2.6; JSON Feed
-// readers compare it as a string): the RSS guid written as one, so that the three
+// The id of a feed item in Atom and JSON Feed: an IRI, since Atom allows nothing else for an entry's
+// id (JSON Feed readers compare it as a string). It is the RSS guid written as one, so that the three
 // feeds of an article share one identity and a reader moving from one to another sees no new item.
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * An absolute IRI (RFC 3987): a scheme, a colon, then only characters an IRI may hold (no spaces,
+ * An absolute IRI: a scheme, a colon, then only characters an IRI may hold (no spaces,
  * controls or `<>"{}|\^\``; no lone surrogate or U+FFFE/U+FFFF either, which XML cannot carry, so
  * that the Atom and JSON ids stay equal) with `%` only as the start of an escape. A URL guid (an old feed's
  * permalink) is one and is kept exactly, as is a `urn:` or `tag:` guid.

@@ -3,11 +3,11 @@
 // answer as before.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
 import { buildApp } from '../../src/app.ts';
 import { utcDay } from '../../src/analytics/days.ts';
 import { convertPageViews } from '../../src/db/page-view-conversion.ts';
-import { migrateToLatest, migrations } from '../../src/db/migrations/index.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { hasKeyedLayout } from '../../src/db/migrations/frozen/0020-keyed-page-views.ts';
 import {
   articleInput,
@@ -17,6 +17,7 @@ import {
   getJson,
   importArticles,
   type TestDatabase,
+  migrateBefore,
 } from '../helpers.ts';
 import {
   awayFromMidnight,
@@ -35,15 +36,7 @@ for (const dialect of configuredDialects()) {
     let database: TestDatabase;
     before(async () => {
       database = await createTestDatabase(dialect, { migrate: false });
-      const migrator = new Migrator({
-        db: database.db.kysely as Kysely<any>,
-        provider: {
-          getMigrations: async () =>
-            Object.fromEntries(Object.entries(migrations).map(([name, make]) => [name, make(dialect)])),
-        },
-      });
-      const { error } = await migrator.migrateTo('0019-realtime-by-id');
-      if (error) throw error;
+      await migrateBefore(database.db, '0020');
     });
     after(() => database?.drop());
 

@@ -17,7 +17,14 @@ import { changeNotifications } from '../../src/db/migrations/0003-change-notific
 import { migrateToLatest, migrations } from '../../src/db/migrations/index.ts';
 import { createApiKey } from '../../src/projects/service.ts';
 import { track } from '../analytics/support.ts';
-import { articleInput, configuredDialects, createTestDatabase, getJson, importArticles } from '../helpers.ts';
+import {
+  articleInput,
+  configuredDialects,
+  createTestDatabase,
+  getJson,
+  importArticles,
+  migrateBefore,
+} from '../helpers.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -99,22 +106,6 @@ function migrationsFrom(first: string): string[] {
   return Object.keys(migrations).filter((name) => name >= first);
 }
 
-/** Applies the migrations named before `first` (a database as an older release left it). */
-async function migrateBefore(db: Db, dialect: DialectName, first: string): Promise<void> {
-  const before = new Migrator({
-    db: db.kysely as Kysely<any>,
-    provider: {
-      getMigrations: async () =>
-        Object.fromEntries(
-          Object.entries(migrations)
-            .filter(([name]) => name < first)
-            .map(([name, make]) => [name, make(dialect)]),
-        ),
-    },
-  });
-  assert.equal((await before.migrateToLatest()).error, undefined);
-}
-
 async function emptyDatabase(dialect: DialectName): Promise<Db> {
   const database = await createTestDatabase(dialect, { migrate: false });
   cleanups.push(() => database.drop());
@@ -183,7 +174,7 @@ for (const dialect of configuredDialects()) {
 for (const dialect of configuredDialects()) {
   test(`migration 0008 [${dialect}]: view counts stored in articles are kept, sorted by and counted on`, async () => {
     const db = await emptyDatabase(dialect);
-    await migrateBefore(db, dialect, '0008');
+    await migrateBefore(db, '0008');
     const project = await oldProject(db, 'Old', 'old');
     // Rows as the schema of 0007 holds them (the import writes the columns of the latest one).
     await (db.kysely as Kysely<any>)
@@ -235,7 +226,7 @@ for (const dialect of configuredDialects()) {
 for (const dialect of configuredDialects()) {
   test(`migration 0010 [${dialect}]: articles stored before it get ordinals and sets that count the list`, async () => {
     const db = await emptyDatabase(dialect);
-    await migrateBefore(db, dialect, '0010');
+    await migrateBefore(db, '0010');
     const old = db.kysely as Kysely<any>;
     const projects = [];
     for (const slug of ['first', 'second']) {
@@ -347,7 +338,7 @@ for (const dialect of configuredDialects()) {
 for (const dialect of configuredDialects()) {
   test(`migration 0010 [${dialect}]: a failure part-way leaves the database as it was, and it runs again`, async () => {
     const db = await emptyDatabase(dialect);
-    await migrateBefore(db, dialect, '0010');
+    await migrateBefore(db, '0010');
     const project = await oldProject(db, 'Old', 'old');
     await (db.kysely as Kysely<any>)
       .insertInto('articles')
@@ -375,7 +366,7 @@ for (const dialect of configuredDialects()) {
 for (const dialect of configuredDialects()) {
   test(`migration 0014 [${dialect}]: tags stored before it get slugs from their names, unique per project, and are found by them`, async () => {
     const db = await emptyDatabase(dialect);
-    await migrateBefore(db, dialect, '0014');
+    await migrateBefore(db, '0014');
     const old = db.kysely as Kysely<any>;
     const keys: Record<string, string> = {};
     for (const slug of ['old', 'other']) {

@@ -4,11 +4,11 @@
 // keys, and the site settings the import gives the project.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ArticleInput, ContentSource } from '../../src/content/import/records.ts';
 import { importContent, type ImportOptions } from '../../src/content/import.ts';
 import type { Db } from '../../src/db/database.ts';
-import { migrateToLatest, migrations } from '../../src/db/migrations/index.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { updateProject } from '../../src/projects/service.ts';
 import {
   articleInput,
@@ -18,6 +18,7 @@ import {
   createTestProject,
   describeEachDialect,
   getJson,
+  migrateBefore,
 } from '../helpers.ts';
 
 const select = (fields: Record<string, boolean>) => encodeURIComponent(JSON.stringify(fields));
@@ -118,18 +119,7 @@ for (const dialect of configuredDialects()) {
     const database = await createTestDatabase(dialect, { migrate: false });
     drops.push(() => database.drop());
     const old = database.db.kysely as Kysely<any>;
-    const before = new Migrator({
-      db: old,
-      provider: {
-        getMigrations: async () =>
-          Object.fromEntries(
-            Object.entries(migrations)
-              .filter(([name]) => name < '0010')
-              .map(([name, make]) => [name, make(dialect)]),
-          ),
-      },
-    });
-    assert.equal((await before.migrateToLatest()).error, undefined);
+    await migrateBefore(database.db, '0010');
     const at = '2024-01-01T00:00:00.000Z';
     await old
       .insertInto('projects')

@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { type Kysely, Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
 import { buildApp } from '../../src/app.ts';
-import type { Db, DialectName } from '../../src/db/database.ts';
+import type { Db } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { migrateToLatest, migrations } from '../../src/db/migrations/index.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import type { KeyScope } from '../../src/db/schema.ts';
 import { registerAuth } from '../../src/http/auth.ts';
 import { registerErrorHandling } from '../../src/http/errors.ts';
@@ -26,6 +26,7 @@ import {
   describeEachDialect,
   getJson,
   importArticles,
+  migrateBefore,
 } from '../helpers.ts';
 
 const readPaths = ['/v1/articles', '/v1/articles/hello', '/v1/tags', '/v1/project', '/v1/seo/sitemap'];
@@ -236,7 +237,7 @@ for (const dialect of configuredDialects()) {
     const database = await createTestDatabase(dialect, { migrate: false });
     let app: FastifyInstance | undefined;
     try {
-      await migrateBefore(database.db, dialect, '0017');
+      await migrateBefore(database.db, '0017');
       const key = await oldSecretKey(database.db);
       await migrateToLatest(database.db);
       const stored = await database.db.kysely
@@ -253,21 +254,6 @@ for (const dialect of configuredDialects()) {
       await database.drop();
     }
   });
-}
-
-async function migrateBefore(db: Db, dialect: DialectName, first: string): Promise<void> {
-  const before = new Migrator({
-    db: db.kysely as Kysely<any>,
-    provider: {
-      getMigrations: async () =>
-        Object.fromEntries(
-          Object.entries(migrations)
-            .filter(([name]) => name < first)
-            .map(([name, make]) => [name, make(dialect)]),
-        ),
-    },
-  });
-  assert.equal((await before.migrateToLatest()).error, undefined);
 }
 
 /** A project and a secret key as migrations 0001 to 0016 store them. */
