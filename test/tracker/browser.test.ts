@@ -3,9 +3,6 @@
 // port, and what the page did must show in the stats and funnel API. Skipped when Chromium is not
 // installed, except under CI=true, where that is a failure (.ci/run installs it).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { type Browser, chromium, type Page, type Request } from 'playwright-core';
 import type { PageViewTable } from '../../src/db/schema.ts';
@@ -18,19 +15,9 @@ import {
   getJson,
   importArticles,
 } from '../helpers.ts';
+import { chromiumPath, type PageSite, servePages, whenChromium } from './browser-support.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const missing = existsSync(chromiumPath)
-  ? false
-  : `Chromium is not installed at ${chromiumPath} (apt-get install chromium, or set CHROMIUM_PATH): the tracker's browser tests are skipped`;
-
-if (missing && process.env.CI === 'true') {
-  test('Chromium is installed (CI=true)', () => assert.fail(missing));
-} else if (missing) {
-  test('the tracker in a browser', { skip: missing }, () => {});
-} else {
-  browserSuite();
-}
+whenChromium('the tracker in a browser', browserSuite);
 
 /** A desktop Chrome: HeadlessChrome's own User-Agent is (rightly) answered as a bot. */
 const desktopChrome =
@@ -43,18 +30,13 @@ function browserSuite(): void {
   describeEachDialect('the tracker in a browser', (ctx) => {
     let browser: Browser;
     let api: string;
-    let site: Server;
+    let site: PageSite;
     let siteOrigin: string;
 
     before(async () => {
       api = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-      site = createServer((request, response) => {
-        const url = new URL(request.url ?? '/', 'http://site');
-        if (url.pathname === '/favicon.ico') return void response.writeHead(404).end();
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml(api, url));
-      });
-      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-      siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+      site = await servePages((url) => pageHtml(api, url));
+      siteOrigin = site.origin;
       // The User-Agent for the whole browser: Playwright's per-page override is not applied to
       // the beacons a page sends while it is being left.
       browser = await chromium.launch({
@@ -64,8 +46,7 @@ function browserSuite(): void {
     });
     after(async () => {
       await browser?.close();
-      site?.closeAllConnections();
-      await new Promise((resolve) => site?.close(resolve));
+      await site?.close();
     });
 
     async function blog(slugs: string[], origins?: string[]) {

@@ -3,9 +3,6 @@
 // and loads the tracker, which sends no page view; the same page without `preview=` is tracked.
 // Skipped when Chromium is not installed, except under CI=true, where that is a failure.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { rawPageViews } from '../analytics/support.ts';
@@ -16,19 +13,9 @@ import {
   describeEachDialect,
   importArticles,
 } from '../helpers.ts';
+import { chromiumPath, type PageSite, servePages, whenChromium } from './browser-support.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const missing = existsSync(chromiumPath)
-  ? false
-  : `Chromium is not installed at ${chromiumPath} (apt-get install chromium, or set CHROMIUM_PATH): the preview browser test is skipped`;
-
-if (missing && process.env.CI === 'true') {
-  test('Chromium is installed (CI=true)', () => assert.fail(missing));
-} else if (missing) {
-  test('a draft preview in a browser', { skip: missing }, () => {});
-} else {
-  browserSuite();
-}
+whenChromium('a draft preview in a browser', browserSuite);
 
 /** A desktop Chrome: HeadlessChrome's own User-Agent is (rightly) answered as a bot. */
 const desktopChrome =
@@ -38,18 +25,13 @@ function browserSuite(): void {
   describeEachDialect('a draft preview in a browser', (ctx) => {
     let browser: Browser;
     let api: string;
-    let site: Server;
+    let site: PageSite;
     let siteOrigin: string;
 
     before(async () => {
       api = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-      site = createServer((request, response) => {
-        const url = new URL(request.url ?? '/', 'http://site');
-        if (url.pathname === '/favicon.ico') return void response.writeHead(404).end();
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml(api, url));
-      });
-      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-      siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+      site = await servePages((url) => pageHtml(api, url));
+      siteOrigin = site.origin;
       browser = await chromium.launch({
         executablePath: chromiumPath,
         args: [
@@ -63,8 +45,7 @@ function browserSuite(): void {
     });
     after(async () => {
       await browser?.close();
-      site?.closeAllConnections();
-      await new Promise((resolve) => site?.close(resolve));
+      await site?.close();
     });
 
     test('the page reads the draft with the token and the tracker sends no view; without preview= it does', async () => {

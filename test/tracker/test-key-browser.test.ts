@@ -3,9 +3,6 @@
 // a test key, in the reports that are asked to include test views only. Skipped when Chromium is
 // not installed, except under CI=true, where that is a failure.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { PageViewTable } from '../../src/db/schema.ts';
@@ -19,36 +16,21 @@ import {
   importArticles,
   viewCountOf,
 } from '../helpers.ts';
+import { chromiumPath, type PageSite, servePages, whenChromium } from './browser-support.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const missing = existsSync(chromiumPath)
-  ? false
-  : `Chromium is not installed at ${chromiumPath} (apt-get install chromium, or set CHROMIUM_PATH): the test-key browser test is skipped`;
-
-if (missing && process.env.CI === 'true') {
-  test('Chromium is installed (CI=true)', () => assert.fail(missing));
-} else if (missing) {
-  test('the tracker in headless Chromium with a test key', { skip: missing }, () => {});
-} else {
-  headlessSuite();
-}
+whenChromium('the tracker in headless Chromium with a test key', headlessSuite);
 
 function headlessSuite(): void {
   describeEachDialect('the tracker in headless Chromium with a test key', (ctx) => {
     let browser: Browser;
     let api: string;
-    let site: Server;
+    let site: PageSite;
     let siteOrigin: string;
 
     before(async () => {
       api = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-      site = createServer((request, response) => {
-        const url = new URL(request.url ?? '/', 'http://site');
-        if (url.pathname === '/favicon.ico') return void response.writeHead(404).end();
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageHtml(api, url));
-      });
-      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-      siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+      site = await servePages((url) => pageHtml(api, url));
+      siteOrigin = site.origin;
       // Headless, with the browser's own User-Agent: what a blog's Playwright tests run.
       browser = await chromium.launch({
         executablePath: chromiumPath,
@@ -58,8 +40,7 @@ function headlessSuite(): void {
     });
     after(async () => {
       await browser?.close();
-      site?.closeAllConnections();
-      await new Promise((resolve) => site?.close(resolve));
+      await site?.close();
     });
 
     /** Loads the article page with `key`; the status of the tracker's page-view POST. */
