@@ -134,10 +134,14 @@ export async function trackRoutes(fastify: FastifyInstance, deps: TrackingDeps):
  */
 function acceptBeaconBodies(track: FastifyInstance): void {
   const parseJson = track.getDefaultJsonParser('error', 'ignore');
-  track.removeContentTypeParser('text/plain');
-  // The write API's JSON Merge Patch is no tracking body.
-  if (track.hasContentTypeParser('application/merge-patch+json'))
-    track.removeContentTypeParser('application/merge-patch+json');
+  // These two alone, whatever media types the rest of the app parses (the write API's JSON Merge
+  // Patch is no tracking body).
+  track.removeAllContentTypeParsers();
+  track.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    track.getDefaultJsonParser('error', 'error'),
+  );
   track.addContentTypeParser('text/plain', { parseAs: 'string' }, (request, body, done) => {
     if (String(body).trim() === '') {
       done(
