@@ -12,6 +12,7 @@ import {
 } from './analytics/public.ts';
 import { defaultWebhookConfig, type TrustProxy, type WebhookConfig } from './config.ts';
 import { announceDuePublications } from './content/announcements.ts';
+import { findViewCountBySlug } from './content/article-queries.ts';
 import { countProjectArticles } from './content/project-counts.ts';
 import { previewRoutes } from './content/preview-routes.ts';
 import { contentRoutes } from './content/routes.ts';
@@ -44,7 +45,7 @@ export interface AppOptions {
   answerCache?: AnswerCache;
   /** How long a cached answer may show an outdated view count (default 2 s); tests set 0 or more. */
   viewCountLagMs?: number;
-  /** How soon after a tracking write its view count and rollups are summed (default 0.5 s). */
+  /** How soon after a tracking write its view count and rollups are summed (default 1 s). */
   rollupDelayMs?: number;
   trustProxy?: TrustProxy;
   /** The log level, or false for no log (tests). */
@@ -115,6 +116,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock: viewClock,
     viewCountLagMs: options.viewCountLagMs ?? defaultViewCountLagMs,
     nextPublication: (project, now) => nextPublication(options.db, project, now),
+    viewCountOf: (projectId, slug) => findViewCountBySlug(options.db.kysely, projectId, slug),
   });
   registerCompression(app);
 

@@ -327,6 +327,22 @@ export function articleCountQuery(
   ).compile();
 }
 
+/** The view count an article's answers show (null: no article has that slug). */
+export async function findViewCountBySlug(
+  executor: Executor,
+  projectId: string,
+  slug: string,
+): Promise<number | null> {
+  if (slug.includes('\u0000')) return null;
+  const row = await executor
+    .selectFrom('articles')
+    .select(viewCount.as('view_count'))
+    .where('articles.project_id', '=', projectId)
+    .where('articles.slug', '=', slug)
+    .executeTakeFirst();
+  return row === undefined ? null : Number(row.view_count);
+}
+
 export function findArticleBySlug(
   executor: Executor,
   projectId: string,

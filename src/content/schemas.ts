@@ -125,7 +125,7 @@ const articleProperties = {
   viewCount: Type.Optional(
     Type.Integer({
       description:
-        'Tracked page views of the article. May lag tracked page views by up to 3 seconds: page views are summed in batches within 0.5 s, and do not invalidate cached answers, which refresh their counts at most every 2 s.',
+        'Tracked page views of the article. May lag tracked page views by up to 3 seconds: page views are summed in batches within 1 s, and do not invalidate cached answers, which refresh their counts at most every 2 s.',
     }),
   ),
   wordCount: Type.Optional(Type.Integer()),

@@ -26,6 +26,11 @@ export function isPrivateAnswer(request: FastifyRequest): boolean {
   return typeof query === 'object' && query !== null && Object.hasOwn(query, name);
 }
 
+/** The strong ETag of an answer that names none itself: its bytes' SHA-1. */
+export function bodyTag(payload: string | Buffer): string {
+  return `"${createHash('sha1').update(payload).digest('base64url')}"`;
+}
+
 export function registerHttpCaching(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
@@ -39,7 +44,7 @@ export function registerHttpCaching(app: FastifyInstance): void {
       return payload;
     let etag = reply.getHeader('etag');
     if (typeof etag !== 'string') {
-      etag = `"${createHash('sha1').update(payload).digest('base64url')}"`;
+      etag = bodyTag(payload);
       reply.header('ETag', etag);
     }
     if (matches(request.headers['if-none-match'], etag)) {

@@ -20,13 +20,23 @@ export function urlPatternProblem(pattern: string): string | null {
   return null;
 }
 
+/** Names already asked about: building a DateTimeFormat costs about 60 µs, and every article URL asks. */
+const knownTimeZones = new Map<string, boolean>();
+
 /** Whether a name is an IANA time zone that Intl knows (`Europe/Lisbon`, `UTC`). */
 export function isTimeZone(name: string): boolean {
-  if (name.trim() === '') return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
+  const known = knownTimeZones.get(name);
+  if (known !== undefined) return known;
+  let answer = name.trim() !== '';
+  if (answer) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: name });
+    } catch {
+      answer = false;
+    }
   }
+  // Names come from projects' settings and imported sites: few, but not trusted to be few.
+  if (knownTimeZones.size >= 1000) knownTimeZones.clear();
+  knownTimeZones.set(name, answer);
+  return answer;
 }

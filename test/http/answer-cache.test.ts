@@ -147,6 +147,53 @@ describeEachDialect(
       assert.notEqual(mine.headers.etag, first.headers.etag);
       assert.equal(mine.body.data[0].viewCount, 1);
     });
+
+    test("an article's cached answer gets its new view count written in, byte for byte what a rebuild answers", async () => {
+      const { project, headers } = await createTestProject(ctx.db);
+      await importArticles(ctx.db, project, [
+        articleInput({
+          slug: 'counted',
+          title: 'Counted',
+          tags: ['views'],
+          content: 'Text "viewCount": 7 here.',
+        }),
+      ]);
+      const first = await getJson(ctx.app, '/v1/articles/counted', headers);
+      assert.equal(first.body.data.viewCount, 0);
+      // From one digit to two: the count's place in the cached bytes follows it.
+      for (const [added, views] of [
+        [1, 1],
+        [11, 12],
+      ]) {
+        for (let i = 0; i < added; i++)
+          assert.equal((await track(ctx.app, { slug: 'counted' }, { headers })).statusCode, 201);
+        await rollUpQueued(ctx.db);
+        const hitsBefore = await cacheHits(ctx.app);
+        const spliced = await ctx.app.inject({ url: '/v1/articles/counted', headers });
+        // Served from the cache, not built again, yet with the new count and its own ETag.
+        assert.equal(await cacheHits(ctx.app), hitsBefore + 1);
+        assert.equal(spliced.json().data.viewCount, views);
+        assert.equal(
+          spliced.headers.etag,
+          `"${createHash('sha1').update(spliced.rawPayload).digest('base64url')}"`,
+        );
+        // What an app without a cache builds from the database: the same bytes.
+        const fresh = await buildApp({ db: ctx.db, answerCache: new AnswerCache(0) });
+        try {
+          const built = await fresh.inject({ url: '/v1/articles/counted', headers });
+          assert.equal(spliced.body, built.body);
+          assert.equal(spliced.headers.etag, built.headers.etag);
+        } finally {
+          await fresh.close();
+        }
+        // The client's copy is current: 304.
+        const again = await ctx.app.inject({
+          url: '/v1/articles/counted',
+          headers: { ...headers, 'if-none-match': String(spliced.headers.etag) },
+        });
+        assert.equal(again.statusCode, 304);
+      }
+    });
   },
   { viewCountLagMs: 0 },
 );
