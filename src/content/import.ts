@@ -226,8 +226,7 @@ export async function importContent(
       // Webhook events in the import's transaction: a dry run, rolled back, leaves none.
       await announceDuePublications(trx, new Date(now), project.id);
       events.push({ projectId: project.id, type: 'import.completed', data: completedData(summary) });
-      for (let start = 0; start < events.length; start += 500)
-        await recordEvents(trx, events.slice(start, start + 500), new Date(now));
+      await recordEvents(trx, events, new Date(now));
       if (options.dryRun) throw new DryRunRollback();
     });
   } catch (error) {

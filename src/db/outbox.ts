@@ -14,7 +14,10 @@ export interface OutboxEvent {
   data: Record<string, unknown>;
 }
 
-/** Writes the events through `executor` (the change's transaction); returns their ids. */
+/** Rows per INSERT: six parameters each, well under SQLite's 32,766 and PostgreSQL's 65,535. */
+const eventsPerStatement = 500;
+
+/** Writes the events through `executor` (the change's transaction), however many; returns their ids. */
 export async function recordEvents(
   executor: Executor,
   events: readonly OutboxEvent[],
@@ -30,6 +33,10 @@ export async function recordEvents(
     created_at: createdAt,
     dispatched_at: null,
   }));
-  await executor.insertInto('outbox_events').values(rows).execute();
+  for (let start = 0; start < rows.length; start += eventsPerStatement)
+    await executor
+      .insertInto('outbox_events')
+      .values(rows.slice(start, start + eventsPerStatement))
+      .execute();
   return rows.map((row) => row.id);
 }
