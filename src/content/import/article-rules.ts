@@ -197,7 +197,11 @@ export interface ArticleOutcome {
   article?: ArticleInput;
   /** A valid slug, known even when other fields are broken, so duplicates across files are still reported. */
   slug?: string;
-  slugLine: number;
+  /**
+   * Where a duplicate of the slug is reported, asked only then: locating a field of a JSON file
+   * parses the whole file for positions.
+   */
+  slugLine: () => number;
   problems: ImportProblem[];
 }
 
@@ -317,7 +321,7 @@ function articleSlug(
   ctx: Ctx,
   data: Record<string, unknown>,
   shape: ArticleShape,
-): { slug: string | undefined; slugLine: number } {
+): { slug: string | undefined; slugLine: () => number } {
   let slug: string | undefined;
   const rawSlug = data['slug'];
   if (rawSlug === undefined || rawSlug === null) {
@@ -345,8 +349,12 @@ function articleSlug(
   } else {
     slug = rawSlug;
   }
-  const slugLine = ctx.locate(rawSlug === undefined || rawSlug === null ? [] : ['slug']);
-  return { slug, slugLine };
+  const slugPath = rawSlug === undefined || rawSlug === null ? [] : ['slug'];
+  // Located now unless locating is costly: a closure over a file's parsed front matter would keep
+  // every file's document alive until the last one is read.
+  if (ctx.costlyLocate) return { slug, slugLine: () => ctx.locate(slugPath) };
+  const line = ctx.locate(slugPath);
+  return { slug, slugLine: () => line };
 }
 
 /**

@@ -14,6 +14,8 @@ export interface Ctx {
   /** Unknown fields are problems rather than warnings. */
   strict: boolean;
   locate: (path: Path) => number;
+  /** Locating parses a whole file for positions (JSON): lines are found only for a problem or warning. */
+  costlyLocate?: boolean;
 }
 
 export function report(ctx: Ctx, path: Path, message: string): void {

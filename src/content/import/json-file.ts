@@ -95,10 +95,14 @@ export function folioJsonSource(
         warnings,
         strict,
         locate: (path) => locate(['articles', i, ...path]),
+        costlyLocate: true,
       };
       if (!isObject(item)) {
         report(ctx, [], `article must be an object, got ${describe(item)}`);
-        entries.push({ file: articleFile, outcome: { slugLine: ctx.locate([]), problems: ctx.problems } });
+        entries.push({
+          file: articleFile,
+          outcome: { slugLine: () => ctx.locate([]), problems: ctx.problems },
+        });
         return;
       }
       entries.push({ file: articleFile, outcome: validateArticle(ctx, item, { allowed: JSON_FIELDS }) });

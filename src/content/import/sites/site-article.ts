@@ -35,7 +35,7 @@ const SLUG_MAX = 200;
 export interface SiteArticle {
   article?: ArticleInput;
   slug?: string;
-  slugLine: number;
+  slugLine: () => number;
   problems: ImportProblem[];
   report: FileReport;
   /** The excerpt divider found in the body, removed from the content by the body stage. */
@@ -409,7 +409,8 @@ export function readSiteArticle(
 
   sortByLine(ctx.problems);
   sortByLine(warnings);
-  const outcome = { slug, slugLine: doc.locate(placement.slugFrom), problems: [...ctx.problems] };
+  const slugLine = doc.locate(placement.slugFrom);
+  const outcome = { slug, slugLine: () => slugLine, problems: [...ctx.problems] };
   const reportLine: FileReport = { file: doc.file, kind: status.kind };
   if (status.reason !== undefined) reportLine.reason = status.reason;
   // A refused file reports its problems only: its warnings would describe an article that is not imported.
