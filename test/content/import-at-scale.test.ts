@@ -1,9 +1,19 @@
 // Imports of many articles: statements stay under each database's limit on parameters, and the
 // import stays one transaction however many articles it writes in turn.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
+import { readContentSource } from '../../src/content/import/read-source.ts';
 import type { Db } from '../../src/db/database.ts';
-import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
+import {
+  articleInput,
+  createTestProject,
+  describeEachDialect,
+  importArticles,
+  makeContentFolder,
+  removeContentFolders,
+} from '../helpers.ts';
+
+after(removeContentFolders);
 
 /** `count` small published articles, `article-0` … */
 const manyArticles = (count: number) =>
@@ -33,6 +43,29 @@ async function rowCount(
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+test('reading: a folder and a JSON file report each article read, 1 … total in order', async () => {
+  const names = Array.from({ length: 60 }, (_, i) => `post-${String(i).padStart(2, '0')}`);
+  const folder = await makeContentFolder(
+    Object.fromEntries(
+      names.map((name) => [`${name}.md`, `---\ntitle: ${name}\nstatus: draft\n---\nBody.\n`]),
+    ),
+  );
+  const json = await makeContentFolder({
+    'content.json': JSON.stringify({
+      articles: names.map((slug) => ({ slug, title: slug, status: 'draft' })),
+    }),
+  });
+  const expected = names.map((_, i) => [i + 1, names.length]);
+  for (const path of [folder, `${json}/content.json`]) {
+    const reported: Array<[number, number]> = [];
+    const source = await readContentSource(path, {
+      onProgress: (done, total) => reported.push([done, total]),
+    });
+    assert.equal(source.articles.length, names.length);
+    assert.deepEqual(reported, expected, path);
+  }
+});
 
 describeEachDialect('import at scale', (context) => {
   test('a failure at article 1,100 of 1,200, after two batches were written, leaves nothing written', async () => {

@@ -88,6 +88,7 @@ export function folioJsonSource(
     report(rootCtx, ['articles'], `articles must be a list of objects, got ${describe(rawArticles)}`);
   } else if (Array.isArray(rawArticles)) {
     rawArticles.forEach((item, i) => {
+      options.onProgress?.(i + 1, rawArticles.length);
       const articleFile = `${file}#articles[${i}]`;
       const ctx: Ctx = {
         file: articleFile,

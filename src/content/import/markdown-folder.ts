@@ -157,6 +157,7 @@ export async function readMarkdownFolder(path: string, options: ReadOptions = {}
   });
   for (const file of markdownFiles) {
     const { readProblems, text } = (await texts.next()).value!;
+    options.onProgress?.(entries.length + 1, markdownFiles.length);
     const naming = namingOf(file);
     let outcome: ArticleOutcome;
     if (text === null) outcome = { slugLine: () => 1, problems: readProblems };
