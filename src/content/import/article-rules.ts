@@ -10,6 +10,7 @@ import {
   describe,
   formatPath,
   isObject,
+  lineOf,
   optionalDate,
   optionalText,
   type Path,
@@ -313,6 +314,9 @@ function aliasedField(
   return { value: data[chosen], path: [chosen] };
 }
 
+/** A line found when asked, made apart from the function that holds the record (see lineOf). */
+const locateLater = (locate: Ctx['locate'], path: Path) => () => locate(path);
+
 /**
  * The slug, from the record or else from the file name, when valid; `slugLine` is where a
  * duplicate of it is reported (the file's first line when the file name gave it).
@@ -352,9 +356,10 @@ function articleSlug(
   const slugPath = rawSlug === undefined || rawSlug === null ? [] : ['slug'];
   // Located now unless locating is costly: a closure over a file's parsed front matter would keep
   // every file's document alive until the last one is read.
-  if (ctx.costlyLocate) return { slug, slugLine: () => ctx.locate(slugPath) };
-  const line = ctx.locate(slugPath);
-  return { slug, slugLine: () => line };
+  return {
+    slug,
+    slugLine: ctx.costlyLocate ? locateLater(ctx.locate, slugPath) : lineOf(ctx.locate(slugPath)),
+  };
 }
 
 /**

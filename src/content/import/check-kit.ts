@@ -18,6 +18,13 @@ export interface Ctx {
   costlyLocate?: boolean;
 }
 
+/**
+ * A line as a function, made apart from the functions that hold a file's parsed document: a
+ * closure keeps every variable that any closure of its function uses, and an outcome is kept until
+ * the last file of a source is read.
+ */
+export const lineOf = (line: number) => () => line;
+
 export function report(ctx: Ctx, path: Path, message: string): void {
   ctx.problems.push({ file: ctx.file, line: ctx.locate(path), message });
 }

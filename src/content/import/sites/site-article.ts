@@ -9,6 +9,7 @@ import {
   describe,
   formatPath,
   isObject,
+  lineOf,
   optionalDate,
   optionalText,
   type Path,
@@ -409,8 +410,7 @@ export function readSiteArticle(
 
   sortByLine(ctx.problems);
   sortByLine(warnings);
-  const slugLine = doc.locate(placement.slugFrom);
-  const outcome = { slug, slugLine: () => slugLine, problems: [...ctx.problems] };
+  const outcome = { slug, slugLine: lineOf(doc.locate(placement.slugFrom)), problems: [...ctx.problems] };
   const reportLine: FileReport = { file: doc.file, kind: status.kind };
   if (status.reason !== undefined) reportLine.reason = status.reason;
   // A refused file reports its problems only: its warnings would describe an article that is not imported.
