@@ -26,7 +26,8 @@ import { storedArticles } from './article-snapshots.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { articleUrl } from './article-url.ts';
 import { isRestricted, teaserContent } from './members-teaser.ts';
-import { sanitizedHtml } from './html.ts';
+import { sanitizedHtmlOfTokens } from './html.ts';
+import { parseMarkdown } from './markdown.ts';
 import {
   applyImportedSettings,
   authorWarnings,
@@ -51,7 +52,7 @@ import { type Removed, rememberRemoved, removedBySlug, restoreRemoved } from './
 import { keepRevisions } from './revisions.ts';
 import { searchTextOf } from './search-text.ts';
 import { freeSlug, slugOfTagName } from './tag-slugs.ts';
-import { summarize, textStats } from './text-stats.ts';
+import { summarize, textStats, textStatsOfTokens } from './text-stats.ts';
 
 export interface ImportOptions {
   prune?: boolean;
@@ -169,14 +170,17 @@ function isDefaultValue(value: unknown): boolean {
 }
 
 export function prepare(article: ArticleInput): PreparedArticle {
+  // Parsed once for both: the statistics read the tokens before rendering writes image alt texts into them.
+  const tokens = parseMarkdown(article.content);
+  const stats = textStatsOfTokens(tokens, { hasCoverImage: article.coverImage !== null });
   return {
     input: article,
     hash: createHash('sha256')
       .update(JSON.stringify(hashedFields(article)))
       .digest('base64url'),
-    html: sanitizedHtml(article.content),
+    html: sanitizedHtmlOfTokens(tokens),
     storageBytes: articleStorageBytes(article),
-    stats: textStats(article.content, { hasCoverImage: article.coverImage !== null }),
+    stats,
   };
 }
 
