@@ -2,7 +2,7 @@
 // peak RSS): BENCH_IMPORT_ARTICLES (100,000) varied articles with tags, written as a folder of
 // Markdown files and as one Folio JSON file, each imported into a new project, then the folder
 // imported again into its project (nothing changed). SQLite always; PostgreSQL too with
-// BENCH_POSTGRES_URL.
+// BENCH_POSTGRES_URL (BENCH_IMPORT_SKIP_SQLITE=1: PostgreSQL only).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

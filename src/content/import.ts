@@ -26,7 +26,7 @@ import { storedArticles } from './article-snapshots.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { articleUrl } from './article-url.ts';
 import { isRestricted, teaserContent } from './members-teaser.ts';
-import { sanitizedHtmlOfTokens } from './html.ts';
+import { sanitizedHtml, sanitizedHtmlOfTokens } from './html.ts';
 import { parseMarkdown } from './markdown.ts';
 import {
   applyImportedSettings,
@@ -169,15 +169,20 @@ function isDefaultValue(value: unknown): boolean {
   );
 }
 
-export function prepare(article: ArticleInput): PreparedArticle {
+/** The hash of what an import stores of the article: an unchanged one is left as it is. */
+function contentHash(article: ArticleInput): string {
+  return createHash('sha256')
+    .update(JSON.stringify(hashedFields(article)))
+    .digest('base64url');
+}
+
+export function prepare(article: ArticleInput, hash = contentHash(article)): PreparedArticle {
   // Parsed once for both: the statistics read the tokens before rendering writes image alt texts into them.
   const tokens = parseMarkdown(article.content);
   const stats = textStatsOfTokens(tokens, { hasCoverImage: article.coverImage !== null });
   return {
     input: article,
-    hash: createHash('sha256')
-      .update(JSON.stringify(hashedFields(article)))
-      .digest('base64url'),
+    hash,
     html: sanitizedHtmlOfTokens(tokens),
     storageBytes: articleStorageBytes(article),
     stats,
@@ -362,10 +367,12 @@ async function writeContent(
   const perWrite = options.setChangesPerWrite ?? pendingSetChanges;
   const ordinals = unusedOrdinals([...existing.values()].map((row) => row.ordinal));
   let done = 0;
-  // A batch is rendered (HTML, text statistics, search text), written and dropped before the next:
-  // the rendered articles of a whole source do not fit in memory.
+  // A changed article is rendered (HTML, text statistics, search text) as it is written, and its
+  // rows are dropped with its batch: the rendered articles of a whole source do not fit in memory.
   for (let first = 0; first < inputs.length; first += articleBatch) {
-    const batch = inputs.slice(first, first + articleBatch).map(prepare);
+    const batch = inputs
+      .slice(first, first + articleBatch)
+      .map((input) => ({ input, hash: contentHash(input) }));
     const inserted: Inserted = { articles: [], tags: [], variants: [] };
     const changedIds = batch.flatMap((article) => {
       const previous = existing.get(article.input.slug);
@@ -374,19 +381,21 @@ async function writeContent(
     const before = await storedSetKeys(trx, changedIds);
     // The versions these changes replace, kept as revisions.
     const replaced = await storedArticles(trx, changedIds);
-    for (const article of batch) {
-      const previous = existing.get(article.input.slug);
-      if (previous && previous.content_hash === article.hash) {
+    for (const { input, hash } of batch) {
+      const previous = existing.get(input.slug);
+      if (previous && previous.content_hash === hash) {
         summary.unchanged++;
         // Stored before the html column existed: fill it in, without counting a change.
         if (Number(previous.html_missing)) {
           await trx
             .updateTable('articles')
-            .set({ html: article.html })
+            .set({ html: sanitizedHtml(input.content) })
             .where('id', '=', previous.id)
             .execute();
         }
       } else {
+        // Rendered only now: an unchanged article is not rendered at all.
+        const article = prepare(input, hash);
         // A slug removed by an earlier --prune brings back the same article (id, dates, views).
         const restored = previous ? undefined : removed.get(article.input.slug);
         const ordinal = previous?.ordinal ?? ordinals.next().value!;
