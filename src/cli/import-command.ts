@@ -106,12 +106,13 @@ export function importCommand(program: Command, tools: CliTools): void {
         import('../content/import.ts'),
         import('./progress.ts'),
       ]);
+      const progress = createProgress(!options.json);
       const source = await readContentSource(path, {
         strict,
         format: options.format,
         siteUrl: options.siteUrl,
-      });
-      const progress = createProgress(!options.json && source.articles.length >= 50);
+        onProgress: (done, total) => progress.update('reading', done, total),
+      }).finally(progress.stop);
       const summary = await tools
         .withDatabase((db) =>
           importContent(db, options.project, source, {
@@ -119,7 +120,7 @@ export function importCommand(program: Command, tools: CliTools): void {
             dryRun: options.dryRun === true,
             strict,
             siteUrl: options.siteUrl,
-            onProgress: progress.update,
+            onProgress: (done, total) => progress.update('importing', done, total),
           }),
         )
         .finally(progress.stop);

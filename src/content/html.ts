@@ -3,7 +3,8 @@
 // Stored with the article at import (its `html` field) and used by the RSS feed, which makes
 // links absolute through `resolveUrl`.
 import sanitizeHtml from 'sanitize-html';
-import { renderMarkdown } from './markdown.ts';
+import type { Token } from 'markdown-it';
+import { renderMarkdown, renderTokens } from './markdown.ts';
 
 const allowedTags = [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'ins'];
 
@@ -22,6 +23,15 @@ export interface HtmlOptions {
 }
 
 export function sanitizedHtml(markdown: string, options: HtmlOptions = {}): string {
+  return sanitized(renderMarkdown(markdown), options);
+}
+
+/** sanitizedHtml of the tokens parseMarkdown gave, for a caller that reads them too. */
+export function sanitizedHtmlOfTokens(tokens: Token[]): string {
+  return sanitized(renderTokens(tokens), {});
+}
+
+function sanitized(html: string, options: HtmlOptions): string {
   const { resolveUrl } = options;
   const resolve =
     (attribute: string) =>
@@ -30,7 +40,7 @@ export function sanitizedHtml(markdown: string, options: HtmlOptions = {}): stri
       if (value !== undefined && resolveUrl) attribs[attribute] = resolveUrl(value.trim());
       return { tagName, attribs };
     };
-  return sanitizeHtml(renderMarkdown(markdown), {
+  return sanitizeHtml(html, {
     allowedTags,
     allowedAttributes,
     // Fenced code keeps its `language-…` class, for highlighters; no other class survives.

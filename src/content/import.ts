@@ -6,7 +6,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, DialectName } from '../db/database.ts';
-import type { ArticleInsertRow, Executor, Project, TagTable } from '../db/schema.ts';
+import type {
+  ArticleInsertRow,
+  ArticleTagTable,
+  ArticleVariantTable,
+  Executor,
+  Project,
+  TagTable,
+} from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
 import { type OutboxEvent, recordEvents } from '../db/outbox.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
@@ -19,7 +26,8 @@ import { storedArticles } from './article-snapshots.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { articleUrl } from './article-url.ts';
 import { isRestricted, teaserContent } from './members-teaser.ts';
-import { sanitizedHtml } from './html.ts';
+import { sanitizedHtml, sanitizedHtmlOfTokens } from './html.ts';
+import { parseMarkdown } from './markdown.ts';
 import {
   applyImportedSettings,
   authorWarnings,
@@ -40,11 +48,11 @@ import {
   type TagInput,
 } from './import/records.ts';
 import { compareCodeUnits } from './lists.ts';
-import { rememberRemoved, removedBySlug, restoreRemoved } from './removed-articles.ts';
+import { type Removed, rememberRemoved, removedBySlug, restoreRemoved } from './removed-articles.ts';
 import { keepRevisions } from './revisions.ts';
 import { searchTextOf } from './search-text.ts';
 import { freeSlug, slugOfTagName } from './tag-slugs.ts';
-import { summarize, textStats } from './text-stats.ts';
+import { summarize, textStats, textStatsOfTokens } from './text-stats.ts';
 
 export interface ImportOptions {
   prune?: boolean;
@@ -161,15 +169,23 @@ function isDefaultValue(value: unknown): boolean {
   );
 }
 
-export function prepare(article: ArticleInput): PreparedArticle {
+/** The hash of what an import stores of the article: an unchanged one is left as it is. */
+function contentHash(article: ArticleInput): string {
+  return createHash('sha256')
+    .update(JSON.stringify(hashedFields(article)))
+    .digest('base64url');
+}
+
+export function prepare(article: ArticleInput, hash = contentHash(article)): PreparedArticle {
+  // Parsed once for both: the statistics read the tokens before rendering writes image alt texts into them.
+  const tokens = parseMarkdown(article.content);
+  const stats = textStatsOfTokens(tokens, { hasCoverImage: article.coverImage !== null });
   return {
     input: article,
-    hash: createHash('sha256')
-      .update(JSON.stringify(hashedFields(article)))
-      .digest('base64url'),
-    html: sanitizedHtml(article.content),
+    hash,
+    html: sanitizedHtmlOfTokens(tokens),
     storageBytes: articleStorageBytes(article),
-    stats: textStats(article.content, { hasCoverImage: article.coverImage !== null }),
+    stats,
   };
 }
 
@@ -196,7 +212,6 @@ export async function importContent(
   );
   if (options.strict && (source.warnings?.length || settingWarnings.length))
     throw new ImportValidationError([...(source.warnings ?? []), ...settingWarnings]);
-  const prepared = source.articles.map(prepare);
   const now = (options.now ?? new Date()).toISOString();
   const summary: ImportSummary = {
     created: 0,
@@ -222,7 +237,7 @@ export async function importContent(
       const site = await projectSite(trx, project, source, settings, summary);
       if (options.strict && summary.warnings.length > 0) throw new ImportValidationError(summary.warnings);
       const events: OutboxEvent[] = [];
-      await writeContent(trx, db.dialect, site, source, prepared, now, options, summary, events);
+      await writeContent(trx, db.dialect, site, source, now, options, summary, events);
       // Webhook events in the import's transaction: a dry run, rolled back, leaves none.
       await announceDuePublications(trx, new Date(now), project.id);
       events.push({ projectId: project.id, type: 'import.completed', data: completedData(summary) });
@@ -307,13 +322,13 @@ async function writeContent(
   dialect: DialectName,
   site: ProjectSite,
   source: ContentSource,
-  prepared: PreparedArticle[],
   now: string,
   options: ImportOptions,
   summary: ImportSummary,
   events: OutboxEvent[],
 ): Promise<void> {
   const { project } = site;
+  const inputs = source.articles;
   const existing = new Map(
     (
       await trx
@@ -338,11 +353,11 @@ async function writeContent(
         .execute()
     ).map((row) => [row.slug, row]),
   );
-  const importedSlugs = new Set(prepared.map((article) => article.input.slug));
-  summary.storageUsed = formatBytes(storageAfter(project, prepared, existing, importedSlugs, options));
+  const importedSlugs = new Set(inputs.map((article) => article.slug));
+  summary.storageUsed = formatBytes(storageAfter(project, inputs, existing, importedSlugs, options));
 
-  const tagIds = await upsertTags(trx, project.id, source, prepared, now, summary, events);
-  const removed = prepared.some((article) => !existing.has(article.input.slug))
+  const tagIds = await upsertTags(trx, project.id, source, inputs, now, summary, events);
+  const removed = inputs.some((article) => !existing.has(article.slug))
     ? await removedBySlug(trx, project.id)
     : new Map();
 
@@ -352,8 +367,13 @@ async function writeContent(
   const perWrite = options.setChangesPerWrite ?? pendingSetChanges;
   const ordinals = unusedOrdinals([...existing.values()].map((row) => row.ordinal));
   let done = 0;
-  for (let first = 0; first < prepared.length; first += articleBatch) {
-    const batch = prepared.slice(first, first + articleBatch);
+  // A changed article is rendered (HTML, text statistics, search text) as it is written, and its
+  // rows are dropped with its batch: the rendered articles of a whole source do not fit in memory.
+  for (let first = 0; first < inputs.length; first += articleBatch) {
+    const batch = inputs
+      .slice(first, first + articleBatch)
+      .map((input) => ({ input, hash: contentHash(input) }));
+    const inserted: Inserted = { articles: [], tags: [], variants: [] };
     const changedIds = batch.flatMap((article) => {
       const previous = existing.get(article.input.slug);
       return previous && previous.content_hash !== article.hash ? [previous.id] : [];
@@ -361,19 +381,21 @@ async function writeContent(
     const before = await storedSetKeys(trx, changedIds);
     // The versions these changes replace, kept as revisions.
     const replaced = await storedArticles(trx, changedIds);
-    for (const article of batch) {
-      const previous = existing.get(article.input.slug);
-      if (previous && previous.content_hash === article.hash) {
+    for (const { input, hash } of batch) {
+      const previous = existing.get(input.slug);
+      if (previous && previous.content_hash === hash) {
         summary.unchanged++;
         // Stored before the html column existed: fill it in, without counting a change.
         if (Number(previous.html_missing)) {
           await trx
             .updateTable('articles')
-            .set({ html: article.html })
+            .set({ html: sanitizedHtml(input.content) })
             .where('id', '=', previous.id)
             .execute();
         }
       } else {
+        // Rendered only now: an unchanged article is not rendered at all.
+        const article = prepare(input, hash);
         // A slug removed by an earlier --prune brings back the same article (id, dates, views).
         const restored = previous ? undefined : removed.get(article.input.slug);
         const ordinal = previous?.ordinal ?? ordinals.next().value!;
@@ -408,13 +430,14 @@ async function writeContent(
           summary.updated++;
           summary.changes.updated.push(row.slug);
         } else {
-          await trx.insertInto('articles').values(row).execute();
-          if (restored) await restoreRemoved(trx, project.id, row.slug, restored);
+          inserted.articles.push({ row, restored });
           summary.created++;
           summary.changes.created.push(row.slug);
         }
         const articleTagIds = article.input.tags.map((name) => tagIds.get(name.toLowerCase())!);
-        await writeTagsAndVariants(trx, row.id, articleTagIds, article.input.variants);
+        for (const tagId of articleTagIds) inserted.tags.push({ article_id: row.id, tag_id: tagId });
+        for (const variant of article.input.variants)
+          inserted.variants.push({ id: randomUUID(), article_id: row.id, ...variant });
         sets.article(
           row.ordinal,
           previous ? before.get(previous.id)! : null,
@@ -422,8 +445,9 @@ async function writeContent(
         );
         if (sets.size >= perWrite) await applySetChanges(trx, dialect, project.id, sets);
       }
-      options.onProgress?.(++done, prepared.length);
+      options.onProgress?.(++done, inputs.length);
     }
+    await insertBatch(trx, project.id, inserted);
     await keepRevisions(trx, project.id, [...replaced.values()], options.revisionSource ?? 'import', now);
   }
 
@@ -438,15 +462,43 @@ async function writeContent(
   if (options.prune) await pruneEmptyTags(trx, project.id, source, summary, events);
 }
 
+/** The rows of a batch's new articles, and the tags and variants of its new and changed ones. */
+interface Inserted {
+  articles: Array<{ row: ArticleInsertRow; restored: Removed | undefined }>;
+  tags: ArticleTagTable[];
+  variants: ArticleVariantTable[];
+}
+
+/** Rows per INSERT: an article row takes about 40 parameters, under SQLite's 32,766. */
+const rowsPerInsert = 400;
+
+/** Writes a batch's rows with multi-row INSERTs: one statement per article was most of the write. */
+async function insertBatch(trx: Executor, projectId: string, inserted: Inserted): Promise<void> {
+  const insertAll = async <T>(rows: T[], insert: (chunk: T[]) => Promise<unknown>) => {
+    for (let start = 0; start < rows.length; start += rowsPerInsert)
+      await insert(rows.slice(start, start + rowsPerInsert));
+  };
+  await insertAll(inserted.articles, (chunk) =>
+    trx
+      .insertInto('articles')
+      .values(chunk.map(({ row }) => row))
+      .execute(),
+  );
+  for (const { row, restored } of inserted.articles)
+    if (restored) await restoreRemoved(trx, projectId, row.slug, restored);
+  await insertAll(inserted.tags, (chunk) => trx.insertInto('article_tags').values(chunk).execute());
+  await insertAll(inserted.variants, (chunk) => trx.insertInto('article_variants').values(chunk).execute());
+}
+
 /** The project's storage once the import is written; past its limit the import is refused. */
 function storageAfter(
   project: Project,
-  prepared: PreparedArticle[],
+  articles: readonly ArticleInput[],
   existing: Map<string, { storage_bytes: number | string | bigint }>,
   importedSlugs: Set<string>,
   options: ImportOptions,
 ): number {
-  let storage = prepared.reduce((sum, article) => sum + article.storageBytes, 0);
+  let storage = articles.reduce((sum, article) => sum + articleStorageBytes(article), 0);
   for (const [slug, row] of existing)
     if (!importedSlugs.has(slug) && !options.prune) storage += Number(row.storage_bytes);
   const limit = Number(project.storage_limit_bytes);
@@ -616,7 +668,7 @@ export async function upsertTags(
   trx: Executor,
   projectId: string,
   source: Pick<ContentSource, 'tags'>,
-  prepared: PreparedArticle[],
+  articles: readonly Pick<ArticleInput, 'tags'>[],
   now: string,
   summary: Pick<ImportSummary, 'tagsCreated' | 'tagsUpdated'>,
   events: OutboxEvent[],
@@ -671,8 +723,8 @@ export async function upsertTags(
       events.push(tagEvent(projectId, 'tag.updated', { id: current.id, name: tag.name, slug }));
     }
   }
-  for (const article of prepared) {
-    for (const name of article.input.tags) {
+  for (const article of articles) {
+    for (const name of article.tags) {
       if (!existing.has(name.toLowerCase())) await insert({ name, color: null, icon: null });
     }
   }

@@ -16,6 +16,11 @@ export function renderMarkdown(markdown: string): string {
   return markdownIt.render(markdown);
 }
 
+/** HTML of tokens parseMarkdown gave: rendering parses the text again otherwise. */
+export function renderTokens(tokens: Token[]): string {
+  return markdownIt.renderer.render(tokens, markdownIt.options, {});
+}
+
 export function parseMarkdown(markdown: string): Token[] {
   // A fresh env per call: markdown-it stores reference definitions there and they must not leak between documents.
   return markdownIt.parse(markdown, {});

@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import type { Executor, RemovedArticleTable } from '../db/schema.ts';
 
-type Removed = Pick<
+export type Removed = Pick<
   RemovedArticleTable,
   'article_id' | 'created_at' | 'published_at' | 'view_count' | 'rolled_up_views'
 >;

@@ -135,7 +135,11 @@ function countImages(tokens: Token[]): number {
 }
 
 export function textStats(markdown: string, options: { hasCoverImage?: boolean } = {}): TextStats {
-  const tokens = parseMarkdown(markdown);
+  return textStatsOfTokens(parseMarkdown(markdown), options);
+}
+
+/** textStats of the tokens parseMarkdown gave, for a caller that renders them too. */
+export function textStatsOfTokens(tokens: Token[], options: { hasCoverImage?: boolean } = {}): TextStats {
   const plainText = plainTextOfTokens(tokens);
   const wordCount = countWords(plainText);
   const imageCount = countImages(tokens) + (options.hasCoverImage ? 1 : 0);

@@ -168,7 +168,7 @@ async function tagIdsOf(scope: WriteScope, article: PreparedArticle): Promise<st
     scope.trx,
     scope.project.id,
     { tags: [] },
-    [article],
+    [article.input],
     scope.now.toISOString(),
     counts,
     scope.events,

@@ -10,6 +10,7 @@ import {
   describe,
   formatPath,
   isObject,
+  lineOf,
   optionalDate,
   optionalText,
   type Path,
@@ -197,7 +198,11 @@ export interface ArticleOutcome {
   article?: ArticleInput;
   /** A valid slug, known even when other fields are broken, so duplicates across files are still reported. */
   slug?: string;
-  slugLine: number;
+  /**
+   * Where a duplicate of the slug is reported, asked only then: locating a field of a JSON file
+   * parses the whole file for positions.
+   */
+  slugLine: () => number;
   problems: ImportProblem[];
 }
 
@@ -309,6 +314,9 @@ function aliasedField(
   return { value: data[chosen], path: [chosen] };
 }
 
+/** A line found when asked, made apart from the function that holds the record (see lineOf). */
+const locateLater = (locate: Ctx['locate'], path: Path) => () => locate(path);
+
 /**
  * The slug, from the record or else from the file name, when valid; `slugLine` is where a
  * duplicate of it is reported (the file's first line when the file name gave it).
@@ -317,7 +325,7 @@ function articleSlug(
   ctx: Ctx,
   data: Record<string, unknown>,
   shape: ArticleShape,
-): { slug: string | undefined; slugLine: number } {
+): { slug: string | undefined; slugLine: () => number } {
   let slug: string | undefined;
   const rawSlug = data['slug'];
   if (rawSlug === undefined || rawSlug === null) {
@@ -345,8 +353,13 @@ function articleSlug(
   } else {
     slug = rawSlug;
   }
-  const slugLine = ctx.locate(rawSlug === undefined || rawSlug === null ? [] : ['slug']);
-  return { slug, slugLine };
+  const slugPath = rawSlug === undefined || rawSlug === null ? [] : ['slug'];
+  // Located now unless locating is costly: a closure over a file's parsed front matter would keep
+  // every file's document alive until the last one is read.
+  return {
+    slug,
+    slugLine: ctx.costlyLocate ? locateLater(ctx.locate, slugPath) : lineOf(ctx.locate(slugPath)),
+  };
 }
 
 /**

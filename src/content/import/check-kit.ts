@@ -14,7 +14,16 @@ export interface Ctx {
   /** Unknown fields are problems rather than warnings. */
   strict: boolean;
   locate: (path: Path) => number;
+  /** Locating parses a whole file for positions (JSON): lines are found only for a problem or warning. */
+  costlyLocate?: boolean;
 }
+
+/**
+ * A line as a function, made apart from the functions that hold a file's parsed document: a
+ * closure keeps every variable that any closure of its function uses, and an outcome is kept until
+ * the last file of a source is read.
+ */
+export const lineOf = (line: number) => () => line;
 
 export function report(ctx: Ctx, path: Path, message: string): void {
   ctx.problems.push({ file: ctx.file, line: ctx.locate(path), message });

@@ -23,7 +23,7 @@ function duplicateSlugProblems(
       const list = result.get(entry.file) ?? [];
       list.push({
         file: entry.file,
-        line: entry.outcome.slugLine,
+        line: entry.outcome.slugLine(),
         message: `duplicate slug ${JSON.stringify(slug)}: also used by ${others.join(', ')}`,
       });
       result.set(entry.file, list);

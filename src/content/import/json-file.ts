@@ -88,6 +88,7 @@ export function folioJsonSource(
     report(rootCtx, ['articles'], `articles must be a list of objects, got ${describe(rawArticles)}`);
   } else if (Array.isArray(rawArticles)) {
     rawArticles.forEach((item, i) => {
+      options.onProgress?.(i + 1, rawArticles.length);
       const articleFile = `${file}#articles[${i}]`;
       const ctx: Ctx = {
         file: articleFile,
@@ -95,10 +96,14 @@ export function folioJsonSource(
         warnings,
         strict,
         locate: (path) => locate(['articles', i, ...path]),
+        costlyLocate: true,
       };
       if (!isObject(item)) {
         report(ctx, [], `article must be an object, got ${describe(item)}`);
-        entries.push({ file: articleFile, outcome: { slugLine: ctx.locate([]), problems: ctx.problems } });
+        entries.push({
+          file: articleFile,
+          outcome: { slugLine: () => ctx.locate([]), problems: ctx.problems },
+        });
         return;
       }
       entries.push({ file: articleFile, outcome: validateArticle(ctx, item, { allowed: JSON_FIELDS }) });

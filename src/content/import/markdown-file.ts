@@ -91,7 +91,7 @@ export function analyseArticleFile(
   options: ReadOptions = {},
 ): ArticleOutcome {
   const split = splitFrontMatter(file, text);
-  if (split.problems.length > 0) return { slugLine: 1, problems: split.problems };
+  if (split.problems.length > 0) return { slugLine: () => 1, problems: split.problems };
   const ctx: Ctx = { file, problems: [], warnings, strict: options.strict === true, locate: split.locate };
   return validateArticle(ctx, split.data, {
     allowed: FRONT_MATTER_FIELDS,

@@ -124,6 +124,8 @@ export interface ReadOptions {
    * every URL of its own site as `__GHOST_URL__/…`, replaced by it (else by nothing: site paths).
    */
   siteUrl?: string;
+  /** Called as each file (or entry of a JSON file) of `total` is read: `done` so far. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export function formatProblem(problem: ImportProblem): string {

@@ -126,7 +126,8 @@ async function readFiles(root: string, reader: SiteReader, options: ReadOptions)
   const fileSet = new Set(all);
   const result: Read = { files: [], entries: [], problems: [] };
   const now = new Date();
-  for (const file of all) {
+  for (const [index, file] of all.entries()) {
+    options.onProgress?.(index + 1, all.length);
     let kind = reader.classify(file, fileSet);
     if (kind.kind === 'ignore') continue;
     if (kind.kind === 'skipped') {

@@ -9,6 +9,7 @@ import {
   describe,
   formatPath,
   isObject,
+  lineOf,
   optionalDate,
   optionalText,
   type Path,
@@ -35,7 +36,7 @@ const SLUG_MAX = 200;
 export interface SiteArticle {
   article?: ArticleInput;
   slug?: string;
-  slugLine: number;
+  slugLine: () => number;
   problems: ImportProblem[];
   report: FileReport;
   /** The excerpt divider found in the body, removed from the content by the body stage. */
@@ -409,7 +410,7 @@ export function readSiteArticle(
 
   sortByLine(ctx.problems);
   sortByLine(warnings);
-  const outcome = { slug, slugLine: doc.locate(placement.slugFrom), problems: [...ctx.problems] };
+  const outcome = { slug, slugLine: lineOf(doc.locate(placement.slugFrom)), problems: [...ctx.problems] };
   const reportLine: FileReport = { file: doc.file, kind: status.kind };
   if (status.reason !== undefined) reportLine.reason = status.reason;
   // A refused file reports its problems only: its warnings would describe an article that is not imported.
