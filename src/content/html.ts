@@ -2,10 +2,22 @@
 // sanitize-html to an allow-list (no scripts, event handlers, styles or `javascript:` URLs).
 // Stored with the article at import (its `html` field) and used by the RSS feed, which makes
 // links absolute through `resolveUrl`.
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type sanitizeHtml from 'sanitize-html';
 import { renderMarkdown } from './markdown.ts';
 
-const allowedTags = [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'ins'];
+let sanitizer: { sanitize: typeof sanitizeHtml; allowedTags: string[] } | undefined;
+
+/**
+ * Loaded on first use: sanitize-html and its parsers (htmlparser2, postcss) are 2 MB of heap that
+ * only imports, writes, teasers and feeds need.
+ */
+function loadSanitizer(): { sanitize: typeof sanitizeHtml; allowedTags: string[] } {
+  if (sanitizer !== undefined) return sanitizer;
+  const sanitize = createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtml;
+  sanitizer = { sanitize, allowedTags: [...sanitize.defaults.allowedTags, 'img', 'del', 'ins'] };
+  return sanitizer;
+}
 
 const allowedAttributes: Record<string, string[]> = {
   a: ['href', 'title'],
@@ -30,7 +42,8 @@ export function sanitizedHtml(markdown: string, options: HtmlOptions = {}): stri
       if (value !== undefined && resolveUrl) attribs[attribute] = resolveUrl(value.trim());
       return { tagName, attribs };
     };
-  return sanitizeHtml(renderMarkdown(markdown), {
+  const { sanitize, allowedTags } = loadSanitizer();
+  return sanitize(renderMarkdown(markdown), {
     allowedTags,
     allowedAttributes,
     // Fenced code keeps its `language-…` class, for highlighters; no other class survives.
