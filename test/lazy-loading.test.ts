@@ -51,3 +51,29 @@ test('a started app loads no migration, markdown-it or sanitize-html until somet
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the demo's import runs in SQLite's task thread: the main thread never loads the import pipeline", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'folio-lazy-'));
+  try {
+    const script = `
+      import { registerHooks } from 'node:module';
+      const loaded = [];
+      registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+      const { openDatabase } = await import(${source('src/db/database.ts')});
+      const { migrateToLatest } = await import(${source('src/db/migrations/index.ts')});
+      const { createDemoProjectIfEmpty } = await import(${source('src/demo.ts')});
+      const db = openDatabase(${JSON.stringify(join(dir, 'folio.db'))}, {});
+      await migrateToLatest(db);
+      const demo = await createDemoProjectIfEmpty(db, 'http://localhost:3000', { withKey: false });
+      const { count } = await db.kysely.selectFrom('articles').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+      await db.close();
+      const importModules = loaded.filter((url) => /\\/content\\/import|yaml/.test(url));
+      console.log(JSON.stringify({ demo, articles: Number(count) > 0, importModules }));
+    `;
+    writeFileSync(join(dir, 'check.mjs'), script);
+    const { stdout } = await run(process.execPath, ['--no-warnings', join(dir, 'check.mjs')]);
+    assert.deepEqual(JSON.parse(stdout), { demo: { key: null }, articles: true, importModules: [] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
