@@ -26,10 +26,12 @@ RUN node src/cli/build-assets.ts
 FROM ${NODE_IMAGE}
 WORKDIR /app
 # A young generation of 4 MB per semi-space rather than V8's 32: about 60 MB less idle RSS (README,
-# Memory); NODE_OPTIONS may set another.
+# Memory); NODE_OPTIONS may set another. Two malloc arenas rather than glibc's 8 per core, which
+# keep what the database's worker threads freed after they end.
 ENV HOST=0.0.0.0 \
     PORT=3000 \
-    NODE_OPTIONS=--max-semi-space-size=4
+    NODE_OPTIONS=--max-semi-space-size=4 \
+    MALLOC_ARENA_MAX=2
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
 COPY src ./src
