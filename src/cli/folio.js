@@ -21,9 +21,16 @@ function glibcArenas() {
   if (process.platform !== 'linux' || process.env.MALLOC_ARENA_MAX !== undefined) return;
   if (!process.argv.slice(2).includes('serve') || typeof process.execve !== 'function') return;
   // process.execve warns once that it is experimental: nothing a user can act on.
+  const emitWarning = process.emitWarning;
   process.emitWarning = () => {};
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-    ...process.env,
-    MALLOC_ARENA_MAX: '2',
-  });
+  try {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+      ...process.env,
+      MALLOC_ARENA_MAX: '2',
+    });
+  } catch {
+    // Not replaced (a sandbox refusing execve): this process serves, with glibc's default arenas.
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }
