@@ -2,7 +2,7 @@
 // package.json), on a new default SQLite database, so with the demo project imported at the first
 // start: the resident set (RSS, its anonymous and file-backed parts) and the heap of every isolate
 // (the main thread and each worker thread alive: SQLite read lanes, task thread, checkpointer),
-// read inside the process by memory-probe.ts. Threads share one address space, so RSS is the
+// read inside the process by memory-probe.js. Threads share one address space, so RSS is the
 // process's; what belongs to a thread is its isolate's heap.
 //
 // Moments: right after start (demo imported); idle (BENCH_MEMORY_IDLE_SECONDS, default 45, past
@@ -16,17 +16,35 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { browserAgent } from './lib.ts';
-import type { MemoryReport } from './memory-probe.ts';
+
+/** One isolate's heap, in bytes. */
+interface IsolateMemory {
+  thread: string;
+  usedHeap: number;
+  totalHeap: number;
+  external: number;
+}
+
+/** What memory-probe.js writes. */
+interface MemoryReport {
+  /** From /proc/self/status: the resident set, its anonymous and file-backed parts (bytes). */
+  rss: number;
+  rssAnon: number;
+  rssFile: number;
+  threads: number;
+  isolates: IsolateMemory[];
+}
 
 const idleSeconds = Number(process.env.BENCH_MEMORY_IDLE_SECONDS ?? 45);
 const loadSeconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 30);
 const visitors = Number(process.env.BENCH_MEMORY_VISITORS ?? 16);
 
 const root = new URL('..', import.meta.url).pathname;
-const probe = new URL('./memory-probe.ts', import.meta.url).pathname;
+// JavaScript: a .ts file would load Node's type stripper into the server and each of its threads.
+const probe = new URL('./memory-probe.js', import.meta.url).pathname;
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 /** `npm start`'s command split into its environment, node flags and arguments. */
@@ -278,11 +296,10 @@ try {
     await stopServer(second);
   }
 
-  const { env, nodeArgs } = startCommand();
+  const { env, nodeArgs, args } = startCommand();
   const environment = Object.entries(env).map(([name, value]) => `${name}=${value} `);
-  console.log(
-    `\n## Memory of \`${environment.join('')}node ${nodeArgs.join(' ')} src/cli/main.ts serve\` (MB)\n`,
-  );
+  const command = [...nodeArgs, relative(root, args[0]), ...args.slice(1)].join(' ');
+  console.log(`\n## Memory of \`${environment.join('')}node ${command}\` (MB)\n`);
   console.log(
     `Floor: a bare node ${mb(bare)} MB RSS; a bare node running a .ts file ${mb(bareTypeScript)} MB.`,
   );

@@ -2,11 +2,23 @@
 // sanitize-html to an allow-list (no scripts, event handlers, styles or `javascript:` URLs).
 // Stored with the article at import (its `html` field) and used by the RSS feed, which makes
 // links absolute through `resolveUrl`.
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
 import type { Token } from 'markdown-it';
+import type sanitizeHtml from 'sanitize-html';
 import { renderMarkdown, renderTokens } from './markdown.ts';
 
-const allowedTags = [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'ins'];
+let sanitizer: { sanitize: typeof sanitizeHtml; allowedTags: string[] } | undefined;
+
+/**
+ * Loaded on first use: sanitize-html and its parsers (htmlparser2, postcss) are 2 MB of heap that
+ * only imports, writes, teasers and feeds need.
+ */
+function loadSanitizer(): { sanitize: typeof sanitizeHtml; allowedTags: string[] } {
+  if (sanitizer !== undefined) return sanitizer;
+  const sanitize = createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtml;
+  sanitizer = { sanitize, allowedTags: [...sanitize.defaults.allowedTags, 'img', 'del', 'ins'] };
+  return sanitizer;
+}
 
 const allowedAttributes: Record<string, string[]> = {
   a: ['href', 'title'],
@@ -40,7 +52,8 @@ function sanitized(html: string, options: HtmlOptions): string {
       if (value !== undefined && resolveUrl) attribs[attribute] = resolveUrl(value.trim());
       return { tagName, attribs };
     };
-  return sanitizeHtml(html, {
+  const { sanitize, allowedTags } = loadSanitizer();
+  return sanitize(html, {
     allowedTags,
     allowedAttributes,
     // Fenced code keeps its `language-…` class, for highlighters; no other class survives.

@@ -5,6 +5,9 @@
 // their relative `.ts` imports) and hands them over; the worker's load hook serves them as
 // JavaScript. A file not handed over (a specifier the scan misses) is loaded as before, by Node,
 // which then strips it in the worker: slower to start and bigger, never different.
+// A main thread that runs without the stripper (its files came from the cache of
+// type-strip-cache.js, as `folio` runs them) strips nothing for its workers, which would load the
+// stripper there: each worker reads the same cache instead.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { stripTypeScriptTypes } from 'node:module';
@@ -27,12 +30,19 @@ export function startWorker(script: URL, options: WorkerOptions = {}): Worker {
   return new Worker(bootstrap(script), { name, ...options, eval: true });
 }
 
+/** Whether this thread has loaded Node's type stripper (amaro): not if every .ts it ran was cached. */
+export function typeStripperLoaded(): boolean {
+  const loaded = (process as { moduleLoadList?: string[] }).moduleLoadList;
+  return loaded === undefined || loaded.includes('NativeModule internal/deps/amaro/dist/index');
+}
+
 /**
  * Strips `file` and what it imports for the workers started from now on (a task module, before
  * the task thread starts). A worker already running strips a file it was not handed itself.
  */
 export function handOverToWorkers(file: URL): void {
   if (!file.pathname.endsWith('.ts') || !process.features.typescript || scannedFiles.has(file.href)) return;
+  if (!typeStripperLoaded()) return;
   strip(file);
   scannedFiles.add(file.href);
   // Copied into each worker started from now on (a few hundred KB of text).
@@ -62,10 +72,19 @@ function stripSilently(source: string): string {
   }
 }
 
-/** The worker's first code (CommonJS, evaluated): the load hook, then the script itself. */
+const typeStripCache = new URL('../type-strip-cache.js', import.meta.url);
+
+/**
+ * The worker's first code (CommonJS, evaluated): the load hooks (the files handed over, else the
+ * type-strip cache when this thread uses it), then the script itself.
+ */
 function bootstrap(script: URL): string {
+  const cache = typeStripperLoaded()
+    ? ''
+    : `require(${JSON.stringify(typeStripCache.pathname)}).registerTypeStripCache();`;
   return `const { registerHooks } = require('node:module');
 const { getEnvironmentData } = require('node:worker_threads');
+${cache}
 const sources = getEnvironmentData(${JSON.stringify(sourcesKey)});
 registerHooks({
   load(url, context, next) {

@@ -35,7 +35,10 @@ test('production install: Node 24 is a production dependency and engines names t
   const [major, minor] = process.versions.node.split('.').map(Number);
   assert.ok(major > 24 || (major === 24 && minor >= 2), process.versions.node);
   // Node's own flag caps the young generation (README, Memory).
-  assert.equal(packageJson.scripts.start, 'node --max-semi-space-size=4 src/cli/main.ts serve');
+  assert.equal(
+    packageJson.scripts.start,
+    'node --max-semi-space-size=4 --optimize-for-size src/cli/folio.js serve',
+  );
 });
 
 test('production install: every package the server imports is kept by npm ci --omit=dev', () => {
@@ -84,7 +87,8 @@ test('Dockerfile: build stages apart, production dependencies only, non-root, /r
   assert.match(named('HEALTHCHECK')[0], /\/ready/);
   assert.deepEqual(JSON.parse(named('ENTRYPOINT')[0].slice('ENTRYPOINT '.length)), [
     'node',
-    'src/cli/main.ts',
+    '--optimize-for-size',
+    'src/cli/folio.js',
   ]);
   assert.deepEqual(JSON.parse(named('CMD').at(-1)!.slice('CMD '.length)), ['serve']);
   const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');

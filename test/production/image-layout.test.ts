@@ -44,8 +44,9 @@ function serverEnv(layout: ImageLayout): NodeJS.ProcessEnv {
  * database, which the first start fills with the demo project.
  */
 async function serve(command: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Served> {
-  const [, script, ...args] = command;
-  const child: ChildProcess = spawn(process.execPath, [script, ...args], {
+  // Node's flags and the script, without the command (serve).
+  const program = command.slice(1, scriptIndex(command) + 1);
+  const child: ChildProcess = spawn(process.execPath, command.slice(1), {
     cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,11 +68,15 @@ async function serve(command: string[], cwd: string, env: NodeJS.ProcessEnv): Pr
     }
     const base = output.match(/listening at (http:\/\/127\.0\.0\.1:\d+)/)?.[1];
     assert.ok(base, output);
-    const created = spawnSync(process.execPath, [script, 'keys', 'create', '--project', 'demo', '--json'], {
-      cwd,
-      env,
-      encoding: 'utf8',
-    });
+    const created = spawnSync(
+      process.execPath,
+      [...program, 'keys', 'create', '--project', 'demo', '--json'],
+      {
+        cwd,
+        env,
+        encoding: 'utf8',
+      },
+    );
     assert.equal(created.status, 0, created.stderr);
     const { key } = JSON.parse(created.stdout) as { key: string };
     return { base, key, output: () => output, stop };
@@ -105,6 +110,11 @@ async function ask(
   };
 }
 
+/** Where the script is in `node [flags] script [arguments]`. */
+function scriptIndex(command: string[]): number {
+  return command.findIndex((word, index) => index > 0 && !word.startsWith('-'));
+}
+
 let layout: ImageLayout;
 let image: Served;
 let checkout: Served;
@@ -114,8 +124,9 @@ before(async () => {
   layout = buildImageLayout(root);
   image = await serve(layout.command, layout.directory, serverEnv(layout));
   // The checkout's own server, its default database in a folder of its own (no package.json there).
-  const [node, script, ...args] = layout.command;
-  checkout = await serve([node, join(root, script), ...args], checkoutCwd, serverEnv(layout));
+  const script = scriptIndex(layout.command);
+  const inCheckout = layout.command.with(script, join(root, layout.command[script]));
+  checkout = await serve(inCheckout, checkoutCwd, serverEnv(layout));
 });
 
 after(async () => {

@@ -2,52 +2,52 @@
 // that differ (full-text indexes) sit next to the ones that do not.
 import { type Kysely, type Migration, Migrator } from 'kysely';
 import type { Db, DialectName } from '../database.ts';
-import { content } from './0001-content.ts';
-import { analytics } from './0002-analytics.ts';
-import { changeNotifications } from './0003-change-notifications.ts';
-import { searchText } from './0004-search-text.ts';
-import { articleHtml } from './0005-article-html.ts';
-import { insights } from './0006-insights.ts';
-import { coveringIndexes } from './0007-covering-indexes.ts';
-import { articleViews } from './0008-article-views.ts';
-import { rollupQueue } from './0009-rollup-queue.ts';
-import { articleSets } from './0010-article-sets.ts';
-import { batchedViewNotifications } from './0011-batched-view-notifications.ts';
-import { analyticsSettings } from './0012-analytics-settings.ts';
-import { removedArticles } from './0013-removed-articles.ts';
-import { tagSlugs } from './0014-tag-slugs.ts';
-import { sitePaths } from './0015-site-paths.ts';
-import { keyChanges } from './0016-key-changes.ts';
-import { publishing } from './0017-publishing.ts';
-import { testViews } from './0018-test-views.ts';
-import { realtimeById } from './0019-realtime-by-id.ts';
-import { keyedPageViews } from './0020-keyed-page-views.ts';
-import { keyScopeNotifications } from './0021-key-scope-notifications.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
+/**
+ * A migration whose module is imported when it runs: a start on an up-to-date schema loads none
+ * of them (one carries its own markdown-it, a megabyte of heap).
+ */
+function lazy<Name extends string>(
+  load: () => Promise<Record<Name, DialectMigration>>,
+  name: Name,
+): DialectMigration {
+  const made = async (dialect: DialectName) => (await load())[name](dialect);
+  return (dialect) => ({
+    up: async (db) => (await made(dialect)).up(db),
+    down: async (db) => (await made(dialect)).down?.(db),
+  });
+}
+
 export const migrations: Record<string, DialectMigration> = {
-  '0001-content': content,
-  '0002-analytics': analytics,
-  '0003-change-notifications': changeNotifications,
-  '0004-search-text': searchText,
-  '0005-article-html': articleHtml,
-  '0006-insights': insights,
-  '0007-covering-indexes': coveringIndexes,
-  '0008-article-views': articleViews,
-  '0009-rollup-queue': rollupQueue,
-  '0010-article-sets': articleSets,
-  '0011-batched-view-notifications': batchedViewNotifications,
-  '0012-analytics-settings': analyticsSettings,
-  '0013-removed-articles': removedArticles,
-  '0014-tag-slugs': tagSlugs,
-  '0015-site-paths': sitePaths,
-  '0016-key-changes': keyChanges,
-  '0017-publishing': publishing,
-  '0018-test-views': testViews,
-  '0019-realtime-by-id': realtimeById,
-  '0020-keyed-page-views': keyedPageViews,
-  '0021-key-scope-notifications': keyScopeNotifications,
+  '0001-content': lazy(() => import('./0001-content.ts'), 'content'),
+  '0002-analytics': lazy(() => import('./0002-analytics.ts'), 'analytics'),
+  '0003-change-notifications': lazy(() => import('./0003-change-notifications.ts'), 'changeNotifications'),
+  '0004-search-text': lazy(() => import('./0004-search-text.ts'), 'searchText'),
+  '0005-article-html': lazy(() => import('./0005-article-html.ts'), 'articleHtml'),
+  '0006-insights': lazy(() => import('./0006-insights.ts'), 'insights'),
+  '0007-covering-indexes': lazy(() => import('./0007-covering-indexes.ts'), 'coveringIndexes'),
+  '0008-article-views': lazy(() => import('./0008-article-views.ts'), 'articleViews'),
+  '0009-rollup-queue': lazy(() => import('./0009-rollup-queue.ts'), 'rollupQueue'),
+  '0010-article-sets': lazy(() => import('./0010-article-sets.ts'), 'articleSets'),
+  '0011-batched-view-notifications': lazy(
+    () => import('./0011-batched-view-notifications.ts'),
+    'batchedViewNotifications',
+  ),
+  '0012-analytics-settings': lazy(() => import('./0012-analytics-settings.ts'), 'analyticsSettings'),
+  '0013-removed-articles': lazy(() => import('./0013-removed-articles.ts'), 'removedArticles'),
+  '0014-tag-slugs': lazy(() => import('./0014-tag-slugs.ts'), 'tagSlugs'),
+  '0015-site-paths': lazy(() => import('./0015-site-paths.ts'), 'sitePaths'),
+  '0016-key-changes': lazy(() => import('./0016-key-changes.ts'), 'keyChanges'),
+  '0017-publishing': lazy(() => import('./0017-publishing.ts'), 'publishing'),
+  '0018-test-views': lazy(() => import('./0018-test-views.ts'), 'testViews'),
+  '0019-realtime-by-id': lazy(() => import('./0019-realtime-by-id.ts'), 'realtimeById'),
+  '0020-keyed-page-views': lazy(() => import('./0020-keyed-page-views.ts'), 'keyedPageViews'),
+  '0021-key-scope-notifications': lazy(
+    () => import('./0021-key-scope-notifications.ts'),
+    'keyScopeNotifications',
+  ),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

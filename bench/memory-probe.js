@@ -7,35 +7,19 @@ import { subscribe } from 'node:diagnostics_channel';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
-import { isMainThread, threadId, type Worker } from 'node:worker_threads';
-
-/** One isolate's heap, in bytes. */
-export interface IsolateMemory {
-  thread: string;
-  usedHeap: number;
-  totalHeap: number;
-  external: number;
-}
-
-export interface MemoryReport {
-  /** From /proc/self/status: the resident set, its anonymous and file-backed parts (bytes). */
-  rss: number;
-  rssAnon: number;
-  rssFile: number;
-  threads: number;
-  isolates: IsolateMemory[];
-}
+import { isMainThread, threadId } from 'node:worker_threads';
 
 const file = process.env.BENCH_MEMORY_FILE;
-const nameFile = (id: number) => `${file}.thread-${id}`;
+const nameFile = (id) => `${file}.thread-${id}`;
 
-function statusBytes(status: string, field: string): number {
+function statusBytes(status, field) {
   return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
 }
 
-async function report(workers: Set<Worker>): Promise<MemoryReport> {
+/** The MemoryReport of memory.bench.ts. */
+async function report(workers) {
   const own = getHeapStatistics();
-  const isolates: IsolateMemory[] = [
+  const isolates = [
     {
       thread: 'main',
       usedHeap: own.used_heap_size,
@@ -46,7 +30,7 @@ async function report(workers: Set<Worker>): Promise<MemoryReport> {
   for (const worker of workers) {
     try {
       const heap = await worker.getHeapStatistics();
-      let thread = (worker as Worker & { threadName?: string }).threadName || `worker ${worker.threadId}`;
+      let thread = worker.threadName || `worker ${worker.threadId}`;
       try {
         thread = readFileSync(nameFile(worker.threadId), 'utf8');
       } catch {
@@ -73,8 +57,8 @@ async function report(workers: Set<Worker>): Promise<MemoryReport> {
 }
 
 if (file !== undefined && isMainThread) {
-  const workers = new Set<Worker>();
-  subscribe('worker_threads', (message) => workers.add((message as { worker: Worker }).worker));
+  const workers = new Set();
+  subscribe('worker_threads', (message) => workers.add(message.worker));
   process.on('SIGUSR2', () => {
     void report(workers).then((result) => writeFileSync(file, JSON.stringify(result)));
   });

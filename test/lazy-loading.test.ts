@@ -1,0 +1,79 @@
+// A server started on an up-to-date database loads neither the migrations' modules nor the
+// Markdown and HTML libraries (markdown-it, sanitize-html): only what renders Markdown loads them.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const root = new URL('..', import.meta.url);
+const source = (path: string) => JSON.stringify(new URL(path, root).href);
+
+test('a started app loads no migration, markdown-it or sanitize-html until something renders Markdown', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'folio-lazy-'));
+  try {
+    const path = JSON.stringify(join(dir, 'folio.db'));
+    const script = `
+      import { registerHooks } from 'node:module';
+      const { openDatabase } = await import(${source('src/db/database.ts')});
+      const { migrateToLatest } = await import(${source('src/db/migrations/index.ts')});
+      const migrating = openDatabase(${path}, {});
+      await migrateToLatest(migrating);
+      await migrating.close();
+      const loaded = [];
+      registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+      const lazy = /markdown-it|sanitize-html|\\/migrations\\/0/;
+      const db = openDatabase(${path}, {});
+      const applied = await migrateToLatest(db);
+      const { buildApp } = await import(${source('src/app.ts')});
+      const app = await buildApp({ db, logLevel: false, webhooks: { dispatch: false } });
+      await app.ready();
+      const atStart = loaded.filter((url) => lazy.test(url));
+      const { sanitizedHtml } = await import(${source('src/content/html.ts')});
+      const html = sanitizedHtml('*hi* <script>x</script>');
+      const afterRendering = loaded.filter((url) => lazy.test(url)).length > 0;
+      await app.close();
+      await db.close();
+      console.log(JSON.stringify({ applied, atStart, html, afterRendering }));
+    `;
+    writeFileSync(join(dir, 'check.mjs'), script);
+    const { stdout } = await run(process.execPath, ['--no-warnings', join(dir, 'check.mjs')]);
+    assert.deepEqual(JSON.parse(stdout), {
+      applied: [],
+      atStart: [],
+      html: '<p><em>hi</em> </p>\n',
+      afterRendering: true,
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the demo's import runs in SQLite's task thread: the main thread never loads the import pipeline", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'folio-lazy-'));
+  try {
+    const script = `
+      import { registerHooks } from 'node:module';
+      const loaded = [];
+      registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+      const { openDatabase } = await import(${source('src/db/database.ts')});
+      const { migrateToLatest } = await import(${source('src/db/migrations/index.ts')});
+      const { createDemoProjectIfEmpty } = await import(${source('src/demo.ts')});
+      const db = openDatabase(${JSON.stringify(join(dir, 'folio.db'))}, {});
+      await migrateToLatest(db);
+      const demo = await createDemoProjectIfEmpty(db, 'http://localhost:3000', { withKey: false });
+      const { count } = await db.kysely.selectFrom('articles').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+      await db.close();
+      const importModules = loaded.filter((url) => /\\/content\\/import|yaml/.test(url));
+      console.log(JSON.stringify({ demo, articles: Number(count) > 0, importModules }));
+    `;
+    writeFileSync(join(dir, 'check.mjs'), script);
+    const { stdout } = await run(process.execPath, ['--no-warnings', join(dir, 'check.mjs')]);
+    assert.deepEqual(JSON.parse(stdout), { demo: { key: null }, articles: true, importModules: [] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
