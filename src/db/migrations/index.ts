@@ -23,6 +23,7 @@ import { testViews } from './0018-test-views.ts';
 import { realtimeById } from './0019-realtime-by-id.ts';
 import { keyedPageViews } from './0020-keyed-page-views.ts';
 import { keyScopeNotifications } from './0021-key-scope-notifications.ts';
+import { pageViewStrings } from './0022-page-view-strings.ts';
 
 type DialectMigration = (dialect: DialectName) => Migration;
 
@@ -48,6 +49,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0019-realtime-by-id': realtimeById,
   '0020-keyed-page-views': keyedPageViews,
   '0021-key-scope-notifications': keyScopeNotifications,
+  '0022-page-view-strings': pageViewStrings,
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
