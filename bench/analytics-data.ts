@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { ArticleInput } from '../src/content/import/records.ts';
 import { importContent } from '../src/content/import.ts';
 import type { Db } from '../src/db/database.ts';
+import { StringIdCache, stringIds } from '../src/db/page-view-strings.ts';
 import { createProject } from '../src/projects/service.ts';
 
 export const historyDays = 365;
@@ -43,20 +44,40 @@ const referrerHosts = [
   'https://github.com/',
   'https://linkedin.com/',
 ];
+const campaigns = Array.from({ length: 50 }, (_, i) => `campaign-${i}`);
+
 /**
  * The columns from screen_width to events: referrers from a dozen sites (an eighth without), UTM
  * fields on 40% (50 campaigns), three screen widths, events on a fifth, as one SQL select list of
- * both dialects over the row number `g.i`.
+ * both dialects over the row number `g.i`. The strings are stored once, in page_view_strings, and
+ * the list holds their ids.
  */
-const generatedFields = `case g.i % 3 when 0 then 390 when 1 then 820 else 1440 end, 800,
+async function generatedFields(db: Db): Promise<string> {
+  const ids = await stringIds(
+    db.kysely,
+    [
+      'https://blog.example.com/post',
+      'A post',
+      ...referrerHosts,
+      'newsletter',
+      'twitter',
+      'email',
+      'social',
+      ...campaigns,
+    ],
+    new StringIdCache(),
+  );
+  const id = (value: string) => String(ids.get(value));
+  return `case g.i % 3 when 0 then 390 when 1 then 820 else 1440 end, 800,
   case g.i % 10 when 0 then 1 when 1 then 2 else 0 end,
-  'https://blog.example.com/post', 'A post',
-  case g.i % 12 ${referrerHosts.map((url, index) => `when ${index} then '${url}'`).join(' ')} else null end,
-  case g.i % 5 when 0 then 'newsletter' when 1 then 'twitter' else null end,
-  case g.i % 5 when 0 then 'email' when 1 then 'social' else null end,
-  case when g.i % 5 < 2 then 'campaign-' || (g.i % 50) else null end,
+  ${id('https://blog.example.com/post')}, ${id('A post')},
+  case g.i % 12 ${referrerHosts.map((url, index) => `when ${index} then ${id(url)}`).join(' ')} else null end,
+  case g.i % 5 when 0 then ${id('newsletter')} when 1 then ${id('twitter')} else null end,
+  case g.i % 5 when 0 then ${id('email')} when 1 then ${id('social')} else null end,
+  case when g.i % 5 < 2 then case g.i % 50 ${campaigns.map((name, index) => `when ${index} then ${id(name)}`).join(' ')} end else null end,
   case g.i % 10 when 0 then '[{"type":"click","timeOffset":1000}]'
     when 1 then '[{"type":"copy","timeOffset":2000},{"type":"share","timeOffset":3000}]' else '[]' end`;
+}
 
 /**
  * The second of its day at which page view `i` was made, as SQL of both dialects over `i`: spread
@@ -81,6 +102,7 @@ export async function generatePageViews(
   pageViewCount: number,
 ): Promise<void> {
   const chunk = 1_000_000;
+  const fields = await generatedFields(db);
   for (let from = 0; from < pageViewCount; from += chunk) {
     const to = Math.min(pageViewCount, from + chunk) - 1;
     const started = performance.now();
@@ -88,7 +110,7 @@ export async function generatePageViews(
     if (db.dialect === 'postgres') {
       await sql`insert into page_views (id, project_id, article_id, day, created_at, updated_at, visitor_id,
           session_id, source, country, time_on_page_ms, scroll_depth_centi, exit_position, bounced, screen_width,
-          screen_height, event_count, page_url, page_title, referrer, utm_source, utm_medium, utm_campaign, events)
+          screen_height, event_count, page_url_id, page_title_id, referrer_id, utm_source_id, utm_medium_id, utm_campaign_id, events)
         select g.id, ${projectId}, (${articleIds}::text[])[1 + least(floor(random() * ${articleIds.length}),
             floor(random() * ${articleIds.length}))::int],
           g.day, g.day || 'T' || to_char(make_interval(secs => ${sql.raw(second)}), 'HH24:MI:SS') || '.000Z',
@@ -96,7 +118,7 @@ export async function generatePageViews(
           's' || g.i, case when g.i % 4 = 0 then 'sdk' else 'direct' end,
           case when g.i % 10 = 0 then null else substr(${countries}, 1 + 2 * floor(random() * 20)::int, 2) end,
           floor(random() * 300000)::bigint, floor(random() * 10001)::int, floor(random() * 101),
-          case when g.i % 3 = 0 then null else floor(random() * 2)::int end, ${sql.raw(generatedFields)}
+          case when g.i % 3 = 0 then null else floor(random() * 2)::int end, ${sql.raw(fields)}
         from (select i, lpad(to_hex(i), 12, '0') || md5(i::text) as id,
             to_char(${today}::date - (i % ${historyDays})::int, 'YYYY-MM-DD') as day
           from generate_series(${from}::bigint, ${to}::bigint) as i) as g`.execute(db.kysely);
@@ -106,7 +128,7 @@ export async function generatePageViews(
           min(abs(random()) % ${articleIds.length}, abs(random()) % ${articleIds.length}) from n)
         insert into page_views (id, project_id, article_id, day, created_at, updated_at, visitor_id, session_id,
           source, country, time_on_page_ms, scroll_depth_centi, exit_position, bounced, screen_width, screen_height,
-          event_count, page_url, page_title, referrer, utm_source, utm_medium, utm_campaign, events)
+          event_count, page_url_id, page_title_id, referrer_id, utm_source_id, utm_medium_id, utm_campaign_id, events)
         select printf('%012x', i) || hex(randomblob(11)), ${projectId}, bench_articles.id, day,
           printf('%sT%02d:%02d:%02d.000Z', day, ${sql.raw(second)} / 3600, ${sql.raw(second)} / 60 % 60, ${sql.raw(second)} % 60),
           day || 'T12:00:30.000Z',
@@ -114,7 +136,7 @@ export async function generatePageViews(
           case when i % 4 = 0 then 'sdk' else 'direct' end,
           case when i % 10 = 0 then null else substr(${countries}, 1 + 2 * (abs(random()) % 20), 2) end,
           abs(random()) % 300000, abs(random()) % 10001, abs(random()) % 101,
-          case when i % 3 = 0 then null else abs(random()) % 2 end, ${sql.raw(generatedFields.replaceAll('g.i', 'i'))}
+          case when i % 3 = 0 then null else abs(random()) % 2 end, ${sql.raw(fields.replaceAll('g.i', 'i'))}
         from g join bench_articles on bench_articles.n = g.article`.execute(db.kysely);
     }
     const rate = Math.round((to - from + 1) / ((performance.now() - started) / 1000));

@@ -154,7 +154,7 @@ function databaseCommands(program: Command): void {
     database
       .command('convert-page-views')
       .description(
-        'give the page views of a database made before migration 0020 their keyed layout (PostgreSQL: partitioned by month), online: copied in batches while tracking goes on, then swapped in; started again after a stop, it goes on',
+        'give the page views of a database made before migration 0020 their keyed layout (PostgreSQL: partitioned by month), online: copied in batches while tracking goes on, then swapped in; then move the strings of those made before migration 0022 to their table, stored once, in batches; started again after a stop, it goes on',
       ),
   )
     .option('--batch-size <rows>', 'rows copied per transaction', (value) => Number.parseInt(value, 10))
@@ -166,9 +166,11 @@ function databaseCommands(program: Command): void {
       print(
         options,
         result,
-        result.converted
-          ? `Converted the page views (${result.copied} copied in batches).`
-          : 'The page views have the keyed layout already.',
+        `${
+          result.converted
+            ? `Converted the page views (${result.copied} copied in batches).`
+            : 'The page views have the keyed layout already.'
+        } ${result.moved} page views had their strings moved.`,
       );
     });
 }

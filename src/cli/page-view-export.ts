@@ -7,6 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { ConfigError } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { readSnapshot } from '../db/read-snapshot.ts';
+import { withPageViewStrings } from '../db/page-view-strings.ts';
 import type { Executor } from '../db/schema.ts';
 import { NotFoundError } from '../errors.ts';
 import { findProjectBySlug } from '../projects/queries.ts';
@@ -57,7 +58,7 @@ export async function exportPageViews(
   });
 }
 
-function pageViewBatch(
+async function pageViewBatch(
   executor: Executor,
   projectId: string,
   days: DayRange,
@@ -78,7 +79,8 @@ function pageViewBatch(
       eb(eb.refTuple('page_views.day', 'page_views.id'), '>', eb.tuple(after.day, after.id)),
     );
   }
-  return query.orderBy('page_views.day').orderBy('page_views.id').limit(batchSize).execute();
+  const rows = await query.orderBy('page_views.day').orderBy('page_views.id').limit(batchSize).execute();
+  return withPageViewStrings(executor, rows);
 }
 
 type PageViewRow = Awaited<ReturnType<typeof pageViewBatch>>[number];

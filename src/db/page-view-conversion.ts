@@ -4,7 +4,8 @@
 // batches of one short transaction each, in the order of the old key, so that tracking goes on
 // between them; then one short transaction puts the new table in the old one's place. Stopped at any
 // point, it starts again where the tables are: a row copied twice is kept once, a row the triggers
-// copied is newer than the batch's copy and kept.
+// copied is newer than the batch's copy and kept. Then the strings of the page views stored before
+// migration 0022 move to page_view_strings (page-view-string-conversion.ts).
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
 import {
@@ -15,6 +16,7 @@ import {
   nextTableName,
   swapInNextTable,
 } from './migrations/frozen/0020-keyed-page-views.ts';
+import { movePageViewStrings } from './page-view-string-conversion.ts';
 import type { Executor } from './schema.ts';
 
 export interface ConversionOptions {
@@ -24,23 +26,35 @@ export interface ConversionOptions {
   pauseMs?: number;
   /** Told after each batch of the rows copied so far. */
   onBatch?: (copied: number) => void | Promise<void>;
+  /** Told after each batch of the strings' move of the rows that had strings moved so far. */
+  onStringBatch?: (moved: number) => void | Promise<void>;
 }
 
 export interface ConversionResult {
-  /** false: the table had the layout already, nothing was done. */
+  /** false: the table had the keyed layout already. */
   converted: boolean;
   /** Rows copied by the batches (not those the triggers copied). */
   copied: number;
+  /** Rows whose strings moved to page_view_strings. */
+  moved: number;
 }
 
 export async function convertPageViews(db: Db, options: ConversionOptions = {}): Promise<ConversionResult> {
   const executor = db.kysely as Executor;
-  if (await hasKeyedLayout(executor, db.dialect)) return { converted: false, copied: 0 };
-  await prepareNextTable(db);
-  const copied = await copyBatches(db, options);
-  await swap(db);
-  await sql`drop table page_views_old`.execute(executor);
-  return { converted: true, copied };
+  let copied = 0;
+  const converted = !(await hasKeyedLayout(executor, db.dialect));
+  if (converted) {
+    await prepareNextTable(db);
+    copied = await copyBatches(db, options);
+    await swap(db);
+    await sql`drop table page_views_old`.execute(executor);
+  }
+  const moved = await movePageViewStrings(db, {
+    batchSize: options.batchSize,
+    pauseMs: options.pauseMs,
+    onBatch: options.onStringBatch,
+  });
+  return { converted, copied, moved };
 }
 
 /** The new table with its triggers, made once (a conversion started again finds them). */

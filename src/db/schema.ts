@@ -163,7 +163,7 @@ export interface ArticleVariantTable {
   content: string | null;
 }
 
-/** One page view. The client IP is never stored: `visitor_id` is a salted daily hash of it. */
+/** One page view, as written and read (stored as PageViewStorageTable). The client IP is never stored: `visitor_id` is a salted daily hash of it. */
 export interface PageViewTable {
   id: string;
   project_id: string;
@@ -198,6 +198,34 @@ export interface PageViewTable {
   events: string;
   /** 1: tracked with a test key; counted nowhere unless asked for (migration 0017). */
   test: number;
+}
+
+/** The columns of a page view whose values repeat, stored once in page_view_strings. */
+export const pageViewStringColumns = [
+  'page_url',
+  'page_title',
+  'referrer',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+] as const satisfies ReadonlyArray<keyof PageViewTable>;
+export type PageViewStringColumn = (typeof pageViewStringColumns)[number];
+
+/**
+ * `page_views` as stored (migration 0022): each string column of PageViewTable as `<column>_id`, the
+ * id of its value in page_view_strings (db/page-view-strings.ts reads and writes them).
+ */
+export type PageViewStorageTable = Omit<PageViewTable, PageViewStringColumn> & {
+  [Column in PageViewStringColumn as `${Column}_id`]: number | null;
+};
+
+/** A string of page views, once: found by the first 16 bytes of its SHA-256. */
+export interface PageViewStringTable {
+  id: Generated<number>;
+  hash: Uint8Array;
+  value: string;
 }
 
 export interface AnalyticsSaltTable {
@@ -361,7 +389,8 @@ export interface Database {
   article_sets: ArticleSetTable;
   search_tokens: SearchTokenTable;
   article_variants: ArticleVariantTable;
-  page_views: PageViewTable;
+  page_views: PageViewStorageTable;
+  page_view_strings: PageViewStringTable;
   analytics_salts: AnalyticsSaltTable;
   analytics_daily_visitors: AnalyticsDailyVisitorTable;
   analytics_daily_totals: AnalyticsDailyTotalTable;

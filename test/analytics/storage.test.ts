@@ -10,7 +10,9 @@ import type { Db } from '../../src/db/database.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
 import { runCleanup } from '../../src/analytics/rollups/retention.ts';
 import { makeMonthPartition, preparePageViewPartitions } from '../../src/db/page-view-partitions.ts';
-import { daysAgo, storedRollups, writePageViews } from './support.ts';
+import { StringIdCache, stringIds } from '../../src/db/page-view-strings.ts';
+import { legacyStringColumns } from '../../src/db/page-view-string-conversion.ts';
+import { daysAgo, rawPageViews, storedRollups, track, writePageViews } from './support.ts';
 
 test('page-view ids: their text order is the order of their creation times', () => {
   const times = [0, 1, 15, 16, 255, 256, Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) + 1, 2 ** 44];
@@ -38,6 +40,67 @@ async function pageViewIndexes(db: Db): Promise<string[]> {
 }
 
 describeEachDialect('page-view storage', (ctx) => {
+  test('strings: a URL, title, referrer or UTM value tracked many times is stored once, and read back', async () => {
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'repeated' })]);
+    const body = (i: number) => ({
+      slug: 'repeated',
+      pageUrl: 'https://blog.example.com/repeated',
+      pageTitle: 'Repeated — a title',
+      referrer: i % 2 === 0 ? 'https://news.example.com/' : undefined,
+      utmSource: 'newsletter',
+      utmCampaign: `campaign-${i % 3}`,
+    });
+    // At once (one batch) and one after another (batches that find the strings stored).
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => track(ctx.app, body(i), { headers: owner.headers })),
+    );
+    for (let i = 6; i < 12; i++) answers.push(await track(ctx.app, body(i), { headers: owner.headers }));
+    for (const answer of answers) assert.equal(answer.statusCode, 201, answer.body);
+
+    const { rows } = await sql<{
+      value: string;
+      n: number;
+    }>`select value, count(*) as n from page_view_strings
+      where value in ('https://blog.example.com/repeated', 'Repeated — a title', 'https://news.example.com/',
+        'newsletter', 'campaign-0', 'campaign-1', 'campaign-2') group by value`.execute(ctx.db.kysely);
+    assert.equal(rows.length, 7);
+    for (const row of rows) assert.equal(Number(row.n), 1, row.value);
+    // A new database's page views hold ids only.
+    assert.deepEqual(await legacyStringColumns(ctx.db.kysely, ctx.dialect), []);
+    const views = await rawPageViews(ctx.db, owner.project.id);
+    assert.equal(views.length, 12);
+    for (const view of views) {
+      assert.equal(view.page_url, 'https://blog.example.com/repeated');
+      assert.equal(view.page_title, 'Repeated — a title');
+      assert.equal(view.utm_source, 'newsletter');
+      assert.match(view.utm_campaign ?? '', /^campaign-[0-2]$/);
+      assert.equal(view.utm_medium, null);
+    }
+    assert.equal(views.filter((view) => view.referrer === 'https://news.example.com/').length, 6);
+  });
+
+  test('strings: the cache keeps no id inserted by a transaction that rolled back', async () => {
+    const cache = new StringIdCache();
+    const gone = `rolled back ${ctx.dialect}`;
+    await assert.rejects(
+      ctx.db.kysely.transaction().execute(async (trx) => {
+        await stringIds(trx, [gone], cache);
+        throw new Error('rolled back');
+      }),
+      /rolled back/,
+    );
+    // SQLite gives the next string the id the rolled-back one had.
+    await stringIds(ctx.db.kysely, [`another ${ctx.dialect}`], cache);
+    const ids = await stringIds(ctx.db.kysely, [gone], cache);
+    const stored = await ctx.db.kysely
+      .selectFrom('page_view_strings')
+      .select('value')
+      .where('id', '=', ids.get(gone)!)
+      .executeTakeFirst();
+    assert.equal(stored?.value, gone);
+  });
+
   test('page views are keyed by (project_id, day, id), with no other index but the partial one of test views', async () => {
     // The test views' index holds test keys' rows alone: normal writes never touch it.
     const all = await pageViewIndexes(ctx.db);

@@ -4,11 +4,20 @@
 // (the OpenAPI descriptions) independently of src/analytics/contribution.ts.
 import { type Contribution, contributionFields } from '../../src/analytics/contribution.ts';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { Kysely } from 'kysely';
+import { queueEntryOf } from '../../src/analytics/ingest/queries/write-store.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { newPageViewId } from '../../src/analytics/ingest/visitor.ts';
 import type { Db } from '../../src/db/database.ts';
-import type { PageViewTable, Project } from '../../src/db/schema.ts';
+import {
+  StringIdCache,
+  stringIds,
+  stringsOf,
+  withPageViewStrings,
+  withStringIds,
+} from '../../src/db/page-view-strings.ts';
+import type { Executor, PageViewTable, Project } from '../../src/db/schema.ts';
 
 export const browser =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -171,13 +180,50 @@ export interface Rollups {
   countries: Record<string, number>;
 }
 
+/** Inserts page views as they are (no article lookup, no roll-up), their strings stored once. */
+export async function insertRawPageViews(executor: Executor, rows: PageViewTable[]): Promise<void> {
+  const ids = await stringIds(executor, rows.flatMap(stringsOf), new StringIdCache());
+  for (let start = 0; start < rows.length; start += 500) {
+    await executor
+      .insertInto('page_views')
+      .values(rows.slice(start, start + 500).map((row) => withStringIds(row, ids)))
+      .execute();
+  }
+}
+
+/**
+ * Page views written as before migration 0022: their strings in columns of their own (the table must
+ * have them), each with its roll-up queue entry, as the tracking writes did then. `rows` name their
+ * article by slug.
+ */
+export async function writeLegacyPageViews(
+  db: Db,
+  rows: Array<{ row: PageViewTable; slug: string }>,
+): Promise<string[]> {
+  const executor = db.kysely as unknown as Kysely<any>;
+  for (const { row, slug } of rows) {
+    const article = await executor
+      .selectFrom('articles')
+      .select('id')
+      .where('project_id', '=', row.project_id)
+      .where('slug', '=', slug)
+      .executeTakeFirstOrThrow();
+    const stored = { ...row, article_id: article.id as string };
+    await executor.insertInto('page_views').values(stored).execute();
+    await executor.insertInto('rollup_queue').values(queueEntryOf(stored, null)).execute();
+  }
+  return rows.map(({ row }) => row.id);
+}
+
+/** A project's page views as tracked: their strings read back from their ids. */
 export async function rawPageViews(db: Db, projectId: string): Promise<PageViewTable[]> {
-  return db.kysely
+  const rows = await db.kysely
     .selectFrom('page_views')
     .selectAll()
     .where('project_id', '=', projectId)
     .orderBy('id')
     .execute();
+  return withPageViewStrings(db.kysely, rows);
 }
 
 /** Every rollup of a project, recomputed from its raw page views. */

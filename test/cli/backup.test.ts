@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { createProject } from '../../src/projects/service.ts';
-import { factoryRow } from '../analytics/support.ts';
+import { factoryRow, insertRawPageViews } from '../analytics/support.ts';
 import { postgresUrl } from '../helpers.ts';
 import { newDatabase, runCli, tempDir } from './support.ts';
 
@@ -23,13 +23,9 @@ test('backup: a copy taken while page views are written opens, passes integrity_
     const insert = async (count: number, from: number) => {
       const rows = Array.from({ length: count }, (_, i) => ({
         ...factoryRow(project, { slug: 'x' }, from + i),
-        page_url: `https://blog.example.com/${'x'.repeat(200)}`,
+        session_id: `${'x'.repeat(200)}-${from + i}`,
       }));
-      for (let start = 0; start < rows.length; start += 500)
-        await db.kysely
-          .insertInto('page_views')
-          .values(rows.slice(start, start + 500))
-          .execute();
+      await insertRawPageViews(db.kysely, rows);
     };
     await insert(40_000, 0);
     let written = 40_000;

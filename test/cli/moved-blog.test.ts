@@ -7,7 +7,7 @@ import { after, describe, test } from 'node:test';
 import { filesText, warningsLine } from '../../src/cli/import-command.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
-import { factoryRow } from '../analytics/support.ts';
+import { factoryRow, insertRawPageViews } from '../analytics/support.ts';
 import { articleInput, createTestDatabase, createTestKey, importArticles, postgresUrl } from '../helpers.ts';
 import { createProject } from '../../src/projects/service.ts';
 import { newDatabase, runCli, tempDir } from './support.ts';
@@ -157,12 +157,10 @@ for (const { name, url: newUrl } of databases) {
           .select('id')
           .where('slug', '=', 'a')
           .executeTakeFirstOrThrow();
-        await db.kysely
-          .insertInto('page_views')
-          .values(
-            [0, 1, 2].map((i) => ({ ...factoryRow(project, { slug: 'a' }, i), article_id: article.id })),
-          )
-          .execute();
+        await insertRawPageViews(
+          db.kysely,
+          [0, 1, 2].map((i) => ({ ...factoryRow(project, { slug: 'a' }, i), article_id: article.id })),
+        );
       });
       const contents = { articles: 2, tags: 2, keys: 1, pageViews: 3 };
 

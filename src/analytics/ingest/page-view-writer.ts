@@ -6,6 +6,7 @@
 import { channel } from 'node:diagnostics_channel';
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { StringIdCache } from '../../db/page-view-strings.ts';
 import type { PageViewTable } from '../../db/schema.ts';
 import { ConflictError, type HttpError, NotFoundError, ValidationError } from '../../errors.ts';
 import { databaseUnavailableMessage } from '../../db/database-errors.ts';
@@ -68,6 +69,7 @@ export class PageViewWriter {
   #starting = false;
   #commits = 0;
   readonly #rollupDelayMs: number;
+  readonly #strings = new StringIdCache();
 
   /** `rollupDelayMs`: how soon after a commit its writes are rolled up (rollup-queue.ts). */
   constructor(db: Db, options: { rollupDelayMs?: number } = {}) {
@@ -166,8 +168,10 @@ export class PageViewWriter {
           .connection()
           .execute((connection) =>
             oneStatement
-              ? applyBatch(connection, store, jobs)
-              : inTransaction(connection, store.begin, () => applyBatch(connection, store, jobs)),
+              ? applyBatch(connection, store, jobs, this.#strings)
+              : inTransaction(connection, store.begin, () =>
+                  applyBatch(connection, store, jobs, this.#strings),
+                ),
           );
         this.#commits++;
         scheduleRollUp(this.#db, this.#rollupDelayMs);
@@ -253,6 +257,7 @@ export async function applyBatch(
   db: Executor,
   store: WriteStore,
   jobs: WriteJob[],
+  strings: StringIdCache,
 ): Promise<Array<HttpError | null>> {
   const updateJobs = jobs.flatMap((job) => (job.kind === 'update' ? [job] : []));
   const keys = {
@@ -286,7 +291,7 @@ export async function applyBatch(
   await store.updatePageViews(db, updates);
 
   const created = jobs.flatMap((job) => (job.kind === 'create' ? [{ row: job.row, slug: job.slug }] : []));
-  const inserted = await store.insertPageViews(db, created);
+  const inserted = await store.insertPageViews(db, created, strings);
   return jobs.map((job, index) =>
     job.kind === 'create' && !inserted.has(job.row.id)
       ? new NotFoundError(`Article '${job.slug}' not found`)

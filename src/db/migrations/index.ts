@@ -48,6 +48,7 @@ export const migrations: Record<string, DialectMigration> = {
     () => import('./0021-key-scope-notifications.ts'),
     'keyScopeNotifications',
   ),
+  '0022-page-view-strings': lazy(() => import('./0022-page-view-strings.ts'), 'pageViewStrings'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -5,6 +5,7 @@
 import { CompiledQuery } from 'kysely';
 import { preparedOnPostgres } from '../../../db/database.ts';
 import { columnArrays, unnestArrays } from '../../../db/dialect-sql.ts';
+import { stringIds, stringsOf, withStringIds } from '../../../db/page-view-strings.ts';
 import {
   type Executor,
   type NewPageView,
@@ -35,14 +36,14 @@ const columnTypes: Record<(typeof pageViewColumns)[number], string> = {
   screen_width: 'int4',
   screen_height: 'int4',
   event_count: 'int4',
-  page_url: 'text',
-  page_title: 'text',
-  referrer: 'text',
-  utm_source: 'text',
-  utm_medium: 'text',
-  utm_campaign: 'text',
-  utm_term: 'text',
-  utm_content: 'text',
+  page_url_id: 'int4',
+  page_title_id: 'int4',
+  referrer_id: 'int4',
+  utm_source_id: 'int4',
+  utm_medium_id: 'int4',
+  utm_campaign_id: 'int4',
+  utm_term_id: 'int4',
+  utm_content_id: 'int4',
   events: 'text',
   test: 'int4',
 };
@@ -153,9 +154,16 @@ export const postgresStore: WriteStore = {
     ]);
   },
 
-  async insertPageViews(db, views: NewPageView[]) {
+  async insertPageViews(db, views: NewPageView[], strings) {
     if (views.length === 0) return new Map();
-    const rows = views.map(({ row, slug }) => ({ ...row, slug }));
+    // Strings seen before cost no statement; new ones one more round trip, committed by itself
+    // when the batch has no transaction (a view then failing leaves an unused string, no harm).
+    const ids = await stringIds(
+      db,
+      views.flatMap(({ row }) => stringsOf(row)),
+      strings,
+    );
+    const rows = views.map(({ row, slug }) => ({ ...withStringIds(row, ids), slug }));
     const result = await run(db, insertSql, columnArrays(rows, inputColumns));
     return new Map(
       (result.rows as Array<{ id: string; article_id: string }>).map((row) => [row.id, row.article_id]),

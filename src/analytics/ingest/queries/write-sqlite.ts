@@ -1,6 +1,7 @@
 // The page-view writes on SQLite: one cached prepared statement per row, each a call of a few
 // microseconds in process, inside the batch's transaction.
 import { CompiledQuery } from 'kysely';
+import { stringIds, stringsOf, withStringIds } from '../../../db/page-view-strings.ts';
 import { dayOfPageViewId } from '../../page-view-ids.ts';
 import {
   type Executor,
@@ -79,10 +80,17 @@ export const sqliteStore: WriteStore = {
     }
   },
 
-  async insertPageViews(db, views) {
+  async insertPageViews(db, views, strings) {
     const inserted = new Map<string, string>();
+    if (views.length === 0) return inserted;
+    const ids = await stringIds(
+      db,
+      views.flatMap(({ row }) => stringsOf(row)),
+      strings,
+    );
     for (const { row, slug } of views) {
-      const parameters = insertedColumns.map((column) => row[column]);
+      const stored = withStringIds(row, ids);
+      const parameters = insertedColumns.map((column) => stored[column]);
       const result = await run(db, statements.insert, [...parameters, row.project_id, slug]);
       const articleId = (result.rows[0] as { article_id: string } | undefined)?.article_id;
       if (articleId === undefined) continue;

@@ -4,7 +4,8 @@
 // statement for the new page views, so that a batch costs a round trip or two whatever its size.
 // A batch writes the raw page views and one rollup-queue entry per write; the rollups and view
 // counts are summed later, in large batches, by rollup-queue.ts.
-import type { Executor, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
+import type { StringIdCache } from '../../../db/page-view-strings.ts';
+import type { Executor, PageViewStorageTable, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
 
 export type { Executor };
 
@@ -66,10 +67,15 @@ export interface WriteStore {
   /** Writes updated page views, each with its rollup-queue entry. */
   updatePageViews(executor: Executor, updates: PageViewUpdate[]): Promise<void>;
   /**
-   * Inserts the new page views whose article exists, each with its rollup-queue entry. Returns the
-   * ids inserted, each with the id of its article.
+   * Inserts the new page views whose article exists, each with its rollup-queue entry, their
+   * strings as ids (looked up through `strings`). Returns the ids inserted, each with the id of its
+   * article.
    */
-  insertPageViews(executor: Executor, views: NewPageView[]): Promise<Map<string, string>>;
+  insertPageViews(
+    executor: Executor,
+    views: NewPageView[],
+    strings: StringIdCache,
+  ): Promise<Map<string, string>>;
 }
 
 /** Page views looked up by id, with the projects and days they may be of (all rows match all three). */
@@ -137,6 +143,7 @@ export function queueEntryOf(after: Measured, before: Measured | null): QueueEnt
   };
 }
 
+/** The columns of a stored page view, in the order the stores insert them. */
 export const pageViewColumns = [
   'id',
   'project_id',
@@ -155,16 +162,16 @@ export const pageViewColumns = [
   'screen_width',
   'screen_height',
   'event_count',
-  'page_url',
-  'page_title',
-  'referrer',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_term',
-  'utm_content',
+  'page_url_id',
+  'page_title_id',
+  'referrer_id',
+  'utm_source_id',
+  'utm_medium_id',
+  'utm_campaign_id',
+  'utm_term_id',
+  'utm_content_id',
   'events',
   // 1: tracked with a test key. Set once by the insert and never by an update: the mark travels
   // with the row, so that its updates stay test views.
   'test',
-] as const satisfies ReadonlyArray<keyof PageViewTable>;
+] as const satisfies ReadonlyArray<keyof PageViewStorageTable>;

@@ -1,31 +1,31 @@
 // A page of the page views tracked with test keys in a project over a range of days, in id order,
 // with the columns their rollups depend on (migration 0018 indexes exactly these rows).
 import { sql } from 'kysely';
+import { withPageViewStrings } from '../../../db/page-view-strings.ts';
 import type { Executor, PageViewTable } from '../../../db/schema.ts';
 
-const columns = [
-  'id',
-  'project_id',
-  'article_id',
-  'day',
-  'created_at',
-  'visitor_id',
-  'source',
-  'country',
-  'time_on_page_ms',
-  'scroll_depth_centi',
-  'exit_position',
-  'bounced',
-  'events',
-  'screen_width',
-  'referrer',
-  'page_url',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-] as const satisfies ReadonlyArray<keyof PageViewTable>;
+type Column =
+  | 'id'
+  | 'project_id'
+  | 'article_id'
+  | 'day'
+  | 'created_at'
+  | 'visitor_id'
+  | 'source'
+  | 'country'
+  | 'time_on_page_ms'
+  | 'scroll_depth_centi'
+  | 'exit_position'
+  | 'bounced'
+  | 'events'
+  | 'screen_width'
+  | 'referrer'
+  | 'page_url'
+  | 'utm_source'
+  | 'utm_medium'
+  | 'utm_campaign';
 
-export type TestPageView = Pick<PageViewTable, (typeof columns)[number]>;
+export type TestPageView = Pick<PageViewTable, Column>;
 
 export async function testPageViews(
   executor: Executor,
@@ -37,7 +37,8 @@ export async function testPageViews(
 ): Promise<TestPageView[]> {
   const rows = await executor
     .selectFrom('page_views')
-    .select(columns)
+    // Every column: the strings are ids, or in a table not yet converted, the values themselves.
+    .selectAll()
     .where('project_id', '=', projectId)
     // A literal, not a parameter: SQLite uses a partial index only for a condition it can see.
     .where(sql<boolean>`test = 1`)
@@ -48,5 +49,8 @@ export async function testPageViews(
     .limit(limit)
     .execute();
   // PostgreSQL answers a bigint as a string.
-  return rows.map((row) => ({ ...row, time_on_page_ms: Number(row.time_on_page_ms) }));
+  return (await withPageViewStrings(executor, rows)).map((row) => ({
+    ...row,
+    time_on_page_ms: Number(row.time_on_page_ms),
+  }));
 }

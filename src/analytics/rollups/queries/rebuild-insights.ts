@@ -6,8 +6,9 @@
 // distinct visitors are counted in memory and the memory used stays bounded. The visitor sets are
 // written again for the days whose ids can still arrive (yesterday, today).
 import { sql } from 'kysely';
+import { withPageViewStrings } from '../../../db/page-view-strings.ts';
 import type { Executor } from '../../../db/schema.ts';
-import { breakdownColumns, InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
+import { InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
 import { breakdownDimensions } from '../../insight-rules.ts';
 import { deepViewSql, hourSql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
 import { shiftDay } from '../../days.ts';
@@ -16,8 +17,6 @@ import { addToVisitorSets, writeInsightRollups } from './write-rollups.ts';
 const pageSize = 5000;
 /** Article ids named by one delete statement. */
 const idsPerStatement = 1000;
-
-const columns = ['id', 'article_id', ...breakdownColumns] as const;
 
 /**
  * Inside the caller's transaction: replaces the insights rollups of `day`, and with `withSets` its
@@ -107,9 +106,10 @@ async function sumBreakdowns(
     });
   let afterId = '';
   for (;;) {
-    const rows = await trx
+    const stored = await trx
       .selectFrom('page_views')
-      .select(columns)
+      // Every column: the strings are ids, or in a table not yet converted, the values themselves.
+      .selectAll()
       .where('project_id', '=', projectId)
       .where('day', '=', day)
       .where('test', '=', 0)
@@ -117,6 +117,7 @@ async function sumBreakdowns(
       .orderBy('id')
       .limit(pageSize)
       .execute();
+    const rows = await withPageViewStrings(trx, stored);
     if (rows.length === 0) break;
     const changes = new InsightChanges();
     for (const row of rows) changes.addBreakdowns(row);

@@ -2,6 +2,7 @@
 // order and deleted once rolled up, the page views they name, and the PostgreSQL advisory lock that
 // keeps one roller (or rebuild) at a time on the rollups.
 import { type Selectable, sql } from 'kysely';
+import { withPageViewStrings } from '../../../db/page-view-strings.ts';
 import type { Executor, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
 import { breakdownColumns } from '../insight-changes.ts';
 
@@ -49,16 +50,9 @@ export async function deleteEntries(trx: Executor, entries: ReadonlyArray<Queued
 }
 
 /** The columns of a page view that its rollups depend on and no update changes. */
-const fixedColumns = [
-  'id',
-  'article_id',
-  'created_at',
-  'source',
-  'event_count',
-  'test',
-  ...breakdownColumns,
-] as const satisfies ReadonlyArray<keyof PageViewTable>;
-export type FixedColumns = Pick<PageViewTable, (typeof fixedColumns)[number]>;
+type FixedColumn =
+  'id' | 'article_id' | 'created_at' | 'source' | 'event_count' | 'test' | (typeof breakdownColumns)[number];
+export type FixedColumns = Pick<PageViewTable, FixedColumn>;
 
 /**
  * The fixed columns of the page views of `entries` that still exist, with their article's slug
@@ -71,15 +65,17 @@ export async function queuedPageViews(
   const views = new Map<string, FixedColumns & { slug: string | null }>();
   for (let start = 0; start < entries.length; start += 1000) {
     const chunk = entries.slice(start, start + 1000);
-    const rows = await db
+    const stored = await db
       .selectFrom('page_views')
       .leftJoin('articles', 'articles.id', 'page_views.article_id')
-      .select([...fixedColumns.map((column) => `page_views.${column}` as const), 'articles.slug'])
+      // Every column: the strings are ids, or in a table not yet converted, the values themselves.
+      .selectAll('page_views')
+      .select('articles.slug')
       .where('page_views.project_id', 'in', [...new Set(chunk.map((entry) => entry.project_id))])
       .where('page_views.day', 'in', [...new Set(chunk.map((entry) => entry.day))])
       .where('page_views.id', 'in', [...new Set(chunk.map((entry) => entry.page_view_id))])
       .execute();
-    for (const row of rows) views.set(row.id, row);
+    for (const row of await withPageViewStrings(db, stored)) views.set(row.id, row);
   }
   return views;
 }
