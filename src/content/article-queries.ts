@@ -327,6 +327,23 @@ export function articleCountQuery(
   ).compile();
 }
 
+/** The id of the project's article with this slug, if any. */
+export async function findArticleIdBySlug(
+  executor: Executor,
+  projectId: string,
+  slug: string,
+): Promise<string | undefined> {
+  // Slugs never hold a NUL, and PostgreSQL refuses one in a parameter.
+  if (slug.includes('\u0000')) return undefined;
+  const row = await executor
+    .selectFrom('articles')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
+  return row?.id;
+}
+
 /** The view count an article's answers show (null: no article has that slug). */
 export async function findViewCountBySlug(
   executor: Executor,

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import type { ArticleRevisionTable, Executor, Project } from '../db/schema.ts';
 import { NotFoundError } from '../errors.ts';
+import { findArticleIdBySlug } from './article-queries.ts';
 import type { StoredArticle, WritableArticle } from './article-snapshots.ts';
 
 export type RevisionSource = ArticleRevisionTable['source'];
@@ -74,16 +75,9 @@ export interface RevisionSummary {
 }
 
 async function articleIdOf(executor: Executor, project: Project, slug: string): Promise<string> {
-  const article = slug.includes('\u0000')
-    ? undefined
-    : await executor
-        .selectFrom('articles')
-        .select('id')
-        .where('project_id', '=', project.id)
-        .where('slug', '=', slug)
-        .executeTakeFirst();
-  if (!article) throw new NotFoundError(`Article '${slug}' not found`);
-  return article.id;
+  const id = await findArticleIdBySlug(executor, project.id, slug);
+  if (id === undefined) throw new NotFoundError(`Article '${slug}' not found`);
+  return id;
 }
 
 /** The article's revisions, newest first. */

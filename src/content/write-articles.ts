@@ -9,6 +9,7 @@ import { type OutboxEvent, recordEvents } from '../db/outbox.ts';
 import type { Executor, Project } from '../db/schema.ts';
 import { HttpError, NotFoundError } from '../errors.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
+import { findArticleIdBySlug } from './article-queries.ts';
 import { announceDuePublications } from './announcements.ts';
 import { articleEvent, changeEvents } from './article-events.ts';
 import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
@@ -213,15 +214,8 @@ export async function createArticle(
 }
 
 async function currentArticle(trx: Executor, project: Project, slug: string): Promise<StoredArticle> {
-  const found = slug.includes('\u0000')
-    ? undefined
-    : await trx
-        .selectFrom('articles')
-        .select('id')
-        .where('project_id', '=', project.id)
-        .where('slug', '=', slug)
-        .executeTakeFirst();
-  const stored = found && (await storedArticles(trx, [found.id])).get(found.id);
+  const id = await findArticleIdBySlug(trx, project.id, slug);
+  const stored = id !== undefined ? (await storedArticles(trx, [id])).get(id) : undefined;
   if (!stored) throw new NotFoundError(`Article '${slug}' not found`);
   return stored;
 }

@@ -263,7 +263,7 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
                 ? { slugs: request.answerViewedSlugs }
                 : {}),
             },
-      viewCountAt: scope === 'article' && etag === bodyTag(body) ? viewCountPosition(body) : null,
+      viewCountAt: scope === 'article' ? viewCountPosition(body) : null,
     });
     return payload;
   });
