@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { postgresDriver } from '../../src/db/postgres-driver.ts';
 import { HttpError } from '../../src/errors.ts';
 import {
   articleInput,
@@ -183,6 +185,83 @@ describeEachDialect('page-view writer', (ctx) => {
       { type: 'b', timeOffset: 2 },
     ]);
     assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+  });
+
+  test('two instances updating the same page views at once: every update applies, in one order', async () => {
+    const { project } = await blog();
+    const first = new PageViewWriter(ctx.db);
+    const second = new PageViewWriter(ctx.db);
+    const rows = [0, 1, 2].map((i) => factoryRow(project, { slug: 'hello', timeOnPage: 1 }, i));
+    for (const row of rows) await first.write({ kind: 'create', row, slug: 'hello' });
+    const now = new Date().toISOString();
+    const update = (writer: PageViewWriter, id: string, round: number, from: string) =>
+      writer.write({
+        kind: 'update',
+        projectId: project.id,
+        id,
+        patch: {
+          timeOnPageMs: 1000 * (round + 2),
+          scrollDepthCenti: 100 * round,
+          events: [{ type: from, timeOffset: round }],
+        },
+        now,
+      });
+    const writes: Promise<void>[] = [];
+    for (let round = 0; round < 10; round++) {
+      // Each instance's batches hold both views, in opposite orders: locks taken in one order.
+      for (const row of rows) writes.push(update(first, row.id, round, 'first'));
+      for (const row of [...rows].reverse()) writes.push(update(second, row.id, round, 'second'));
+    }
+    await Promise.all(writes);
+    for (const stored of await rawPageViews(ctx.db, project.id)) {
+      const events = JSON.parse(stored.events) as Array<{ type: string; timeOffset: number }>;
+      assert.equal(events.length, 20);
+      assert.equal(Number(stored.event_count), 20);
+      for (const from of ['first', 'second']) {
+        const offsets = events.filter((event) => event.type === from).map((event) => event.timeOffset);
+        assert.deepEqual(offsets, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], `${from}: in the order it sent them`);
+      }
+      assert.equal(Number(stored.time_on_page_ms), 11_000);
+      assert.equal(Number(stored.scroll_depth_centi), 900);
+    }
+    await first.idle();
+    await second.idle();
+    assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+  });
+
+  test('an update of a page view is one statement on PostgreSQL, none on its own to read or lock', async (t) => {
+    if (ctx.dialect !== 'postgres') return t.skip('PostgreSQL only: SQLite runs its statements in process');
+    const { project } = await blog();
+    // Its own handle, so that its pool's clients are made with the query counted.
+    const client = postgresDriver().Client.prototype;
+    const query = client.query;
+    let sent: string[] = [];
+    client.query = function (this: unknown, ...args: unknown[]) {
+      const config = args[0] as string | { text: string };
+      sent.push(typeof config === 'string' ? config : config.text);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    const db = openDatabase(ctx.url, { poolSize: 1 });
+    t.after(() => db.close());
+    const writer = new PageViewWriter(db);
+    const row = factoryRow(project, { slug: 'hello' }, 0);
+    try {
+      await writer.write({ kind: 'create', row, slug: 'hello' });
+      sent = [];
+      await writer.write({
+        kind: 'update',
+        projectId: project.id,
+        id: row.id,
+        patch: { timeOnPageMs: 5000, events: [{ type: 'click', timeOffset: 1 }] },
+        now: new Date().toISOString(),
+      });
+    } finally {
+      client.query = query;
+    }
+    assert.equal(sent.length, 1, sent.join('\n---\n'));
+    const [stored] = await rawPageViews(ctx.db, project.id);
+    assert.equal(Number(stored.time_on_page_ms), 5000);
+    assert.equal(Number(stored.event_count), 1);
   });
 
   test('idle() resolves once every queued write is committed', async () => {

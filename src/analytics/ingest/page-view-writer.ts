@@ -12,7 +12,13 @@ import { ConflictError, type HttpError, NotFoundError, ValidationError } from '.
 import { databaseUnavailableMessage } from '../../db/database-errors.ts';
 import { postgresStore } from './queries/write-postgres.ts';
 import { sqliteStore } from './queries/write-sqlite.ts';
-import type { Executor, PageViewUpdate, StoredPageView, WriteStore } from './queries/write-store.ts';
+import type {
+  Executor,
+  PageViewUpdate,
+  SoleUpdate,
+  StoredPageView,
+  WriteStore,
+} from './queries/write-store.ts';
 import { defaultRollupDelayMs, rollUpQueued, scheduleRollUp } from '../rollups/rollup-queue.ts';
 import { forgetClosedDays } from '../rollups/closed-day-views.ts';
 import { lastClosedDay, utcDay } from '../days.ts';
@@ -164,14 +170,17 @@ export class PageViewWriter {
         const jobs = batch.map((queued) => queued.job);
         const store = this.#store;
         const oneStatement = store.createsInOneStatement && jobs.every((job) => job.kind === 'create');
+        const updates = store.updateAlone === undefined ? null : soleUpdates(jobs);
         outcomes = await this.#db.kysely
           .connection()
           .execute((connection) =>
-            oneStatement
-              ? applyBatch(connection, store, jobs, this.#strings)
-              : inTransaction(connection, store.begin, () =>
-                  applyBatch(connection, store, jobs, this.#strings),
-                ),
+            updates !== null
+              ? applySoleUpdates(connection, store, updates)
+              : oneStatement
+                ? applyBatch(connection, store, jobs, this.#strings)
+                : inTransaction(connection, store.begin, () =>
+                    applyBatch(connection, store, jobs, this.#strings),
+                  ),
           );
         this.#commits++;
         scheduleRollUp(this.#db, this.#rollupDelayMs);
@@ -216,6 +225,59 @@ function isRetryable(error: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
+const missing = (id: string) => new NotFoundError(`Page view '${id}' not found`);
+const expired = (id: string) =>
+  new ConflictError(`Page view '${id}' is older than 24 hours and can no longer be updated`);
+const tooManyEvents = (stored: number, added: number) =>
+  new ValidationError([
+    {
+      field: 'events',
+      message: `a page view keeps at most ${maxStoredEvents} events; it holds ${stored} and ${added} were sent`,
+    },
+  ]);
+
+/** A batch of updates alone, each of another page view, as the store's one statement takes them; else null. */
+function soleUpdates(jobs: WriteJob[]): SoleUpdate[] | null {
+  const updates: SoleUpdate[] = [];
+  const ids = new Set<string>();
+  for (const job of jobs) {
+    if (job.kind !== 'update' || ids.has(job.id)) return null;
+    ids.add(job.id);
+    const { patch } = job;
+    const events = patch.events ?? [];
+    updates.push({
+      projectId: job.projectId,
+      id: job.id,
+      day: dayOfPageViewId(job.id),
+      now: job.now,
+      oldest: new Date(Date.parse(job.now) - updateWindowMs).toISOString(),
+      timeOnPageMs: patch.timeOnPageMs ?? null,
+      scrollDepthCenti: patch.scrollDepthCenti ?? null,
+      exitPosition: patch.exitPosition ?? null,
+      bounced: patch.bounced === undefined ? null : patch.bounced ? 1 : 0,
+      events: JSON.stringify(events),
+      added: events.length,
+    });
+  }
+  return updates;
+}
+
+/** Applies a batch of sole updates by the store's one statement; the refusal of each, or null. */
+async function applySoleUpdates(
+  db: Executor,
+  store: WriteStore,
+  updates: SoleUpdate[],
+): Promise<Array<HttpError | null>> {
+  const outcomes = await store.updateAlone!(db, updates, maxStoredEvents);
+  return outcomes.map((result, index) => {
+    const { id, added } = updates[index];
+    if (result.outcome === 'updated') return null;
+    if (result.outcome === 'missing') return missing(id);
+    if (result.outcome === 'expired') return expired(id);
+    return tooManyEvents(result.eventCount, added);
+  });
+}
+
 /** The page view after an update: larger time and depth kept, exit and bounce replaced, events appended. */
 export function applyPatch(
   current: StoredPageView,
@@ -223,14 +285,7 @@ export function applyPatch(
   now: string,
 ): StoredPageView | HttpError {
   const added = patch.events ?? [];
-  if (current.event_count + added.length > maxStoredEvents) {
-    return new ValidationError([
-      {
-        field: 'events',
-        message: `a page view keeps at most ${maxStoredEvents} events; it holds ${current.event_count} and ${added.length} were sent`,
-      },
-    ]);
-  }
+  if (current.event_count + added.length > maxStoredEvents) return tooManyEvents(current.event_count, added.length);
   return {
     ...current,
     updated_at: now,
@@ -271,12 +326,8 @@ export async function applyBatch(
     if (job.kind === 'create') return null;
     const stored = current.get(job.id);
     // A page view of another project behaves exactly as one that does not exist.
-    if (stored === undefined || stored.project_id !== job.projectId) {
-      return new NotFoundError(`Page view '${job.id}' not found`);
-    }
-    if (Date.parse(stored.created_at) < Date.parse(job.now) - updateWindowMs) {
-      return new ConflictError(`Page view '${job.id}' is older than 24 hours and can no longer be updated`);
-    }
+    if (stored === undefined || stored.project_id !== job.projectId) return missing(job.id);
+    if (Date.parse(stored.created_at) < Date.parse(job.now) - updateWindowMs) return expired(job.id);
     const updated = applyPatch(stored, job.patch, job.now);
     if (updated instanceof Error) return updated;
     current.set(job.id, updated);

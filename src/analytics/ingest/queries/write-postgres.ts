@@ -10,6 +10,8 @@ import {
   type Executor,
   type NewPageView,
   pageViewColumns,
+  type SoleUpdate,
+  type SoleUpdateOutcome,
   queueColumns,
   queueEntryOf,
   type StoredPageView,
@@ -125,6 +127,60 @@ const lockSql = preparedOnPostgres(
   where project_id = any($1::text[]) and day = any($2::text[]) and id = any($3::text[]) order by id for update`,
 );
 
+// Updates of distinct page views, in one statement: the rows read and locked (`old`), patched as
+// page-view-writer.ts's applyPatch does those it reads (the larger time and depth, exit and bounce
+// replaced when sent, events appended), each with its queue entry, and what became of each asked:
+// refused as missing (no such row in the project), expired (created before `oldest`) or for its
+// events (too many), in that order. The rows are locked before anything is written, as a batch in
+// a transaction does, and a row another instance changed meanwhile is read as that one left it.
+const soleColumns = [
+  'id',
+  'project_id',
+  'day',
+  'now',
+  'oldest',
+  'time_on_page_ms',
+  'scroll_depth_centi',
+  'exit_position',
+  'bounced',
+  'events',
+  'added',
+] as const;
+const soleTypes = ['text', 'text', 'text', 'text', 'text', 'int8', 'int4', 'float8', 'int4', 'text', 'int4'];
+const soleMeasures = ['time_on_page_ms', 'scroll_depth_centi', 'exit_position', 'bounced', 'event_count'];
+const updateAloneSql = preparedOnPostgres(
+  `with u as (select * from ${unnestArrays(soleTypes, soleColumns)}),
+old as (
+  select p.id, p.created_at, p.events, ${soleMeasures.map((column) => `p.${column}`).join(', ')}
+  from page_views as p join u on p.project_id = u.project_id and p.day = u.day and p.id = u.id
+  order by p.id for update of p
+), updated as (
+  update page_views as p set
+    updated_at = u.now,
+    time_on_page_ms = greatest(o.time_on_page_ms, coalesce(u.time_on_page_ms, 0)),
+    scroll_depth_centi = greatest(o.scroll_depth_centi, coalesce(u.scroll_depth_centi, 0)),
+    exit_position = coalesce(u.exit_position, o.exit_position),
+    bounced = coalesce(u.bounced, o.bounced),
+    event_count = o.event_count + u.added,
+    events = case when u.added = 0 then o.events when o.events = '[]' then u.events
+      else left(o.events, -1) || ',' || substr(u.events, 2) end
+  from u join old as o on o.id = u.id
+  where p.project_id = u.project_id and p.day = u.day and p.id = u.id
+    and o.created_at::timestamptz >= u.oldest::timestamptz and o.event_count + u.added <= $${soleColumns.length + 1}
+  returning p.id, p.project_id, p.day, ${soleMeasures.map((column) => `p.${column}`).join(', ')}
+), queued as (
+  insert into rollup_queue (${queueColumns.join(', ')})
+  select n.id, n.project_id, n.day, 0, ${soleMeasures.map((column) => `n.${column}`).join(', ')},
+    ${soleMeasures.map((column) => `o.${column}`).join(', ')}
+  from updated as n join old as o on o.id = n.id
+)
+select u.id,
+  case when o.id is null then 'missing' when n.id is not null then 'updated'
+    when o.created_at::timestamptz < u.oldest::timestamptz then 'expired' else 'events' end as outcome,
+  o.event_count
+from u left join old as o on o.id = u.id left join updated as n on n.id = u.id`,
+);
+
 function run(db: Executor, text: string, parameters: unknown[]) {
   return db.executeQuery(CompiledQuery.raw(text, parameters));
 }
@@ -152,6 +208,34 @@ export const postgresStore: WriteStore = {
       ),
       ...columnArrays(entries, queueColumns),
     ]);
+  },
+
+  async updateAlone(db, updates: SoleUpdate[], maxEvents: number): Promise<SoleUpdateOutcome[]> {
+    const rows = updates.map((update) => ({
+      id: update.id,
+      project_id: update.projectId,
+      day: update.day,
+      now: update.now,
+      oldest: update.oldest,
+      time_on_page_ms: update.timeOnPageMs,
+      scroll_depth_centi: update.scrollDepthCenti,
+      exit_position: update.exitPosition,
+      bounced: update.bounced,
+      events: update.events,
+      added: update.added,
+    }));
+    const result = await run(db, updateAloneSql, [...columnArrays(rows, soleColumns), maxEvents]);
+    const byId = new Map(
+      (result.rows as Array<{ id: string; outcome: SoleUpdateOutcome['outcome']; event_count: number | null }>).map(
+        (row) => [row.id, row],
+      ),
+    );
+    return updates.map((update): SoleUpdateOutcome => {
+      const row = byId.get(update.id)!;
+      return row.outcome === 'events'
+        ? { outcome: 'events', eventCount: Number(row.event_count) }
+        : { outcome: row.outcome };
+    });
   },
 
   async insertPageViews(db, views: NewPageView[], strings) {

@@ -1,7 +1,8 @@
 // The writes of a batch of page views, behind one interface with an implementation per database
 // (write-sqlite.ts, write-postgres.ts): SQLite runs one cached prepared statement per row, a call of
 // microseconds in process; PostgreSQL sends a whole batch as arrays expanded by unnest(), in one
-// statement for the new page views, so that a batch costs a round trip or two whatever its size.
+// statement for the new page views, and in one for updates of distinct page views, so that a batch
+// costs a round trip or two whatever its size.
 // A batch writes the raw page views and one rollup-queue entry per write; the rollups and view
 // counts are summed later, in large batches, by rollup-queue.ts.
 import type { StringIdCache } from '../../../db/page-view-strings.ts';
@@ -51,9 +52,43 @@ export interface NewPageView {
   slug: string;
 }
 
+/**
+ * An update of a batch made of updates alone, each of another page view: what it sets, applied by
+ * the database to the stored row (the larger time and depth kept, exit and bounce replaced when
+ * sent, `events` appended).
+ */
+export interface SoleUpdate {
+  projectId: string;
+  id: string;
+  day: string;
+  now: string;
+  /** Created before this (an ISO time), the page view is too old to update. */
+  oldest: string;
+  timeOnPageMs: number | null;
+  scrollDepthCenti: number | null;
+  exitPosition: number | null;
+  bounced: 0 | 1 | null;
+  /** The events added, as a JSON array, and how many. */
+  events: string;
+  added: number;
+}
+
+/** What became of a SoleUpdate: applied, or refused, with the stored event count for the message. */
+export type SoleUpdateOutcome =
+  | { outcome: 'updated' }
+  | { outcome: 'missing' }
+  | { outcome: 'expired' }
+  | { outcome: 'events'; eventCount: number };
+
 export interface WriteStore {
   /** Statement that opens a batch's transaction. */
   readonly begin: string;
+  /**
+   * Applies updates of distinct page views, with their rollup-queue entries, in one statement,
+   * atomic by itself (PostgreSQL: one round trip instead of four); the stores without it read, patch
+   * and write in the batch's transaction. An update at most `maxEvents` events long.
+   */
+  updateAlone?(executor: Executor, updates: SoleUpdate[], maxEvents: number): Promise<SoleUpdateOutcome[]>;
   /**
    * Whether a batch of new page views alone is written by one statement, atomic by itself, so
    * that it needs no transaction around it (PostgreSQL: one round trip instead of three).
