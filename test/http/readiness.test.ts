@@ -117,7 +117,11 @@ describe('a PostgreSQL that goes away, as one instance sees it', { skip: pgSkip 
 
     await proxy.cut();
     const logged = (message: string) => lines.filter((line) => line.includes(`"msg":"${message}`)).length;
-    const unavailable = (response: { statusCode: number; body: string; headers: Record<string, unknown> }) => {
+    const unavailable = (response: {
+      statusCode: number;
+      body: string;
+      headers: Record<string, unknown>;
+    }) => {
       assert.equal(response.statusCode, 503, response.body);
       assert.equal(response.headers['retry-after'], '5');
       assert.equal(JSON.parse(response.body).error, 'Service Unavailable');

@@ -285,7 +285,8 @@ export function applyPatch(
   now: string,
 ): StoredPageView | HttpError {
   const added = patch.events ?? [];
-  if (current.event_count + added.length > maxStoredEvents) return tooManyEvents(current.event_count, added.length);
+  if (current.event_count + added.length > maxStoredEvents)
+    return tooManyEvents(current.event_count, added.length);
   return {
     ...current,
     updated_at: now,

@@ -226,9 +226,13 @@ export const postgresStore: WriteStore = {
     }));
     const result = await run(db, updateAloneSql, [...columnArrays(rows, soleColumns), maxEvents]);
     const byId = new Map(
-      (result.rows as Array<{ id: string; outcome: SoleUpdateOutcome['outcome']; event_count: number | null }>).map(
-        (row) => [row.id, row],
-      ),
+      (
+        result.rows as Array<{
+          id: string;
+          outcome: SoleUpdateOutcome['outcome'];
+          event_count: number | null;
+        }>
+      ).map((row) => [row.id, row]),
     );
     return updates.map((update): SoleUpdateOutcome => {
       const row = byId.get(update.id)!;
