@@ -25,11 +25,12 @@ export class SqliteConnection {
   readonly raw: DatabaseSync;
   readonly #statements = new Map<string, Prepared>();
 
-  constructor(path: string, options: { readOnly?: boolean } = {}) {
+  /** `cacheKiB`: its page cache, when it reads a few pages only (default: the size every request needs). */
+  constructor(path: string, options: { readOnly?: boolean; cacheKiB?: number } = {}) {
     this.raw = new DatabaseSync(path, { timeout: 0, readOnly: options.readOnly === true });
     // SQLite's default page cache is 2 MiB a connection: too small for the article rows and
     // rollup pages that every request touches, which then come from the OS at each use.
-    this.raw.exec(`PRAGMA cache_size = -${cacheKiB}`);
+    this.raw.exec(`PRAGMA cache_size = -${options.cacheKiB ?? cacheKiB}`);
   }
 
   prepare(sql: string): StatementSync {

@@ -68,6 +68,8 @@ export class NodeSqliteDatabase {
   #checkpointer: SqliteCheckpointer | null = null;
   #writer: SqliteConnection;
   #snapshot: SqliteConnection | null = null;
+  /** Reads the keys' counter alone (keysStamp), so that its page cache holds those few pages only. */
+  #stampReader: SqliteConnection | null = null;
   /** The writer refuses writes because the file did: it is opened again once the file is writable. */
   #writerReadOnly = false;
   /** When writes began to find the write lock held by another connection, and when one last did. */
@@ -210,7 +212,7 @@ export class NodeSqliteDatabase {
   keysStamp(): string | null {
     if (this.#keysStamp === null) {
       try {
-        const row = this.reader.prepare('select version from key_changes where id = 1').get() as
+        const row = this.#stampConnection().prepare('select version from key_changes where id = 1').get() as
           { version: number } | undefined;
         if (row === undefined) return null;
         this.#keysStamp = String(row.version);
@@ -220,6 +222,20 @@ export class NodeSqliteDatabase {
       setImmediate(() => (this.#keysStamp = null));
     }
     return this.#keysStamp;
+  }
+
+  /**
+   * A connection of its own for the counter: after any commit, the first read of a connection
+   * starts its page cache over, at a cost that grows with the pages it holds (measured: 40 µs on
+   * the reader against 17 µs here, at every request of a blog being tracked).
+   */
+  #stampConnection(): SqliteConnection {
+    if (this.#inMemory) return this.reader;
+    if (this.#stampReader === null) {
+      this.#stampReader = new SqliteConnection(this.#path, { cacheKiB: 64 });
+      this.#stampReader.raw.exec('PRAGMA query_only = 1');
+    }
+    return this.#stampReader;
   }
 
   /**
@@ -249,6 +265,7 @@ export class NodeSqliteDatabase {
   async close(): Promise<void> {
     await this.#checkpointer?.stop();
     this.#snapshot?.close();
+    this.#stampReader?.close();
     if (this.reader !== this.#writer) this.reader.close();
     this.#writer.close();
   }
