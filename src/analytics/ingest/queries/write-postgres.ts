@@ -122,9 +122,11 @@ select * from ${unnestArrays(
   )}`,
 );
 
+// Within the first and last day too, so that the other month partitions are pruned (as above).
 const lockSql = preparedOnPostgres(
   `select ${storedColumns.join(', ')} from page_views
-  where project_id = any($1::text[]) and day = any($2::text[]) and id = any($3::text[]) order by id for update`,
+  where day between $4 and $5 and project_id = any($1::text[]) and day = any($2::text[]) and id = any($3::text[])
+  order by id for update`,
 );
 
 // Updates of distinct page views, in one statement: the rows read and locked (`old`), patched as
@@ -149,36 +151,46 @@ const soleColumns = [
 const soleTypes = ['text', 'text', 'text', 'text', 'text', 'int8', 'int4', 'float8', 'int4', 'text', 'int4'];
 const soleMeasures = ['time_on_page_ms', 'scroll_depth_centi', 'exit_position', 'bounced', 'event_count'];
 const updateAloneSql = preparedOnPostgres(
+  // page_views is found by the arrays themselves, not by a join with them, and within the batch's
+  // first and last day: a range of parameters lets the month partitions outside it be pruned as
+  // the statement starts (an array's members do not).
   `with u as (select * from ${unnestArrays(soleTypes, soleColumns)}),
 old as (
-  select p.id, p.created_at, p.events, ${soleMeasures.map((column) => `p.${column}`).join(', ')}
-  from page_views as p join u on p.project_id = u.project_id and p.day = u.day and p.id = u.id
-  order by p.id for update of p
+  select p.id, p.project_id, p.day, p.created_at, p.events, ${soleMeasures.map((column) => `p.${column}`).join(', ')}
+  from page_views as p
+  where p.day between $${soleColumns.length + 2} and $${soleColumns.length + 3}
+    and p.project_id = any($2::text[]) and p.day = any($3::text[]) and p.id = any($1::text[])
+  order by p.id for update
+), matched as (
+  select u.*, ${['created_at', 'events', ...soleMeasures].map((column) => `o.${column} as was_${column}`).join(', ')}
+  from u join old as o on o.id = u.id and o.project_id = u.project_id and o.day = u.day
 ), updated as (
   update page_views as p set
-    updated_at = u.now,
-    time_on_page_ms = greatest(o.time_on_page_ms, coalesce(u.time_on_page_ms, 0)),
-    scroll_depth_centi = greatest(o.scroll_depth_centi, coalesce(u.scroll_depth_centi, 0)),
-    exit_position = coalesce(u.exit_position, o.exit_position),
-    bounced = coalesce(u.bounced, o.bounced),
-    event_count = o.event_count + u.added,
-    events = case when u.added = 0 then o.events when o.events = '[]' then u.events
-      else left(o.events, -1) || ',' || substr(u.events, 2) end
-  from u join old as o on o.id = u.id
-  where p.project_id = u.project_id and p.day = u.day and p.id = u.id
-    and o.created_at::timestamptz >= u.oldest::timestamptz and o.event_count + u.added <= $${soleColumns.length + 1}
+    updated_at = m.now,
+    time_on_page_ms = greatest(m.was_time_on_page_ms, coalesce(m.time_on_page_ms, 0)),
+    scroll_depth_centi = greatest(m.was_scroll_depth_centi, coalesce(m.scroll_depth_centi, 0)),
+    exit_position = coalesce(m.exit_position, m.was_exit_position),
+    bounced = coalesce(m.bounced, m.was_bounced),
+    event_count = m.was_event_count + m.added,
+    events = case when m.added = 0 then m.was_events when m.was_events = '[]' then m.events
+      else left(m.was_events, -1) || ',' || substr(m.events, 2) end
+  from matched as m
+  where p.day between $${soleColumns.length + 2} and $${soleColumns.length + 3}
+    and p.project_id = m.project_id and p.day = m.day and p.id = m.id
+    and m.was_created_at::timestamptz >= m.oldest::timestamptz
+    and m.was_event_count + m.added <= $${soleColumns.length + 1}
   returning p.id, p.project_id, p.day, ${soleMeasures.map((column) => `p.${column}`).join(', ')}
 ), queued as (
   insert into rollup_queue (${queueColumns.join(', ')})
   select n.id, n.project_id, n.day, 0, ${soleMeasures.map((column) => `n.${column}`).join(', ')},
-    ${soleMeasures.map((column) => `o.${column}`).join(', ')}
-  from updated as n join old as o on o.id = n.id
+    ${soleMeasures.map((column) => `m.was_${column}`).join(', ')}
+  from updated as n join matched as m on m.id = n.id
 )
 select u.id,
-  case when o.id is null then 'missing' when n.id is not null then 'updated'
-    when o.created_at::timestamptz < u.oldest::timestamptz then 'expired' else 'events' end as outcome,
-  o.event_count
-from u left join old as o on o.id = u.id left join updated as n on n.id = u.id`,
+  case when m.id is null then 'missing' when n.id is not null then 'updated'
+    when m.was_created_at::timestamptz < m.oldest::timestamptz then 'expired' else 'events' end as outcome,
+  m.was_event_count as event_count
+from u left join matched as m on m.id = u.id left join updated as n on n.id = u.id`,
 );
 
 function run(db: Executor, text: string, parameters: unknown[]) {
@@ -191,7 +203,7 @@ export const postgresStore: WriteStore = {
 
   async lockPageViews(db, { projectIds, days, ids }) {
     if (ids.length === 0) return [];
-    const result = await run(db, lockSql, [projectIds, days, ids]);
+    const result = await run(db, lockSql, [projectIds, days, ids, days[0], days[days.length - 1]]);
     return (result.rows as StoredPageView[]).map((row) => ({
       ...row,
       time_on_page_ms: Number(row.time_on_page_ms),
@@ -224,7 +236,13 @@ export const postgresStore: WriteStore = {
       events: update.events,
       added: update.added,
     }));
-    const result = await run(db, updateAloneSql, [...columnArrays(rows, soleColumns), maxEvents]);
+    const days = rows.map((row) => row.day).sort();
+    const result = await run(db, updateAloneSql, [
+      ...columnArrays(rows, soleColumns),
+      maxEvents,
+      days[0],
+      days[days.length - 1],
+    ]);
     const byId = new Map(
       (
         result.rows as Array<{
