@@ -75,10 +75,8 @@ export async function sweepExpiredStrings(
 
 /**
  * Deletes the strings of `ids` still unstamped since `before` (Unix seconds). The stamp is checked
- * again by the delete itself: on PostgreSQL a writer stamping one at the same moment makes the
- * delete find the new stamp and leave it. The string of the highest id always stays: SQLite gives a
- * new row the highest rowid plus one, so deleting it would give its id to the next string, and an
- * id never names two strings.
+ * again by the delete itself: a writer that stamped one since it was chosen (on PostgreSQL, even at
+ * the same moment) keeps it. A deleted id is never given again (migration 0024).
  */
 async function deleteUnstamped(db: Db, ids: number[], before: number): Promise<number> {
   if (ids.length === 0) return 0;
@@ -86,7 +84,6 @@ async function deleteUnstamped(db: Db, ids: number[], before: number): Promise<n
     .deleteFrom('page_view_strings')
     .where('id', 'in', ids)
     .where('used_at', '<', before)
-    .where('id', '<', (eb) => eb.selectFrom('page_view_strings').select((eb) => eb.fn.max('id').as('id')))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -142,9 +142,12 @@ async function sweepStrings(
   db: Db,
   firstRetained: string | null,
   now: Date,
-  options: Pick<CleanupOptions, 'signal' | 'batchSize'>,
+  options: Pick<CleanupOptions, 'signal' | 'batchSize' | 'onBatch'>,
 ): Promise<number> {
-  const onBatch = (rows: number) => recordDeleted(db, 'page_view_strings', rows);
+  const onBatch = async (rows: number, ms: number) => {
+    recordDeleted(db, 'page_view_strings', rows);
+    await options.onBatch?.('page_view_strings', rows, ms);
+  };
   const sweep = { now, signal: options.signal, batchSize: options.batchSize, onBatch };
   let deleted = firstRetained === null ? 0 : await sweepExpiredStrings(db, firstRetained, sweep);
   deleted += (await sweepDeletedProjectStrings(db, sweep)) ?? 0;
