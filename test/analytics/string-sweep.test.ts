@@ -190,6 +190,32 @@ describeEachDialect('page-view string sweep', (ctx) => {
     );
   });
 
+  test('a string a writer stamps and names while a sweep deletes it stays: the delete finds the new stamp', async () => {
+    const { project } = await createTestProject(ctx.db);
+    const [value] = await orphanStrings(ctx.db, 1, new Date(Date.now() - 24 * 60 * minute));
+    const sweeper = openDatabase(ctx.url, { poolSize: 2 });
+    try {
+      let sweep: Promise<number> | null = null;
+      await ctx.db.kysely.transaction().execute(async (trx) => {
+        // The writer has read (stamped) the string and named it, not yet committed: the sweep sees
+        // neither, chooses the string, and its delete waits for the writer's lock.
+        const ids = await stringIds(trx, [value], new StringIdCache());
+        const row = { ...factoryRow(project, { slug: 'x' }), page_url: value };
+        await trx.insertInto('page_views').values(withStringIds(row, ids)).execute();
+        sweep = sweepUnnamedStrings(sweeper, seconds(Date.now() - sweepGraceMs));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      });
+      assert.equal(await sweep, 0);
+    } finally {
+      await sweeper.close();
+    }
+    assert.deepEqual(await danglingIds(ctx.db), []);
+    assert.deepEqual(
+      (await rawPageViews(ctx.db, project.id)).map((view) => view.page_url),
+      [value],
+    );
+  });
+
   test('writers and sweeps at once: no page view ever names a deleted string', async () => {
     const { project } = await createTestProject(ctx.db);
     const values = await orphanStrings(ctx.db, 200, new Date(Date.now() - 24 * 60 * minute));
