@@ -6,7 +6,8 @@
 // Writers look ids up through a cache of string → id, so that a string seen before costs no
 // statement. The cache only takes ids it read as already stored, never those its own transaction
 // inserted: a transaction rolled back would leave it with ids that name nothing, or later another
-// string. Strings no page view names are deleted (page-view-string-sweep.ts), so the cache forgets
+// string. A writer's transaction reads through `deferred()`, whose ids reach the cache once it has
+// committed: its stamps (below) are undone by a rollback too. Strings no page view names are deleted (page-view-string-sweep.ts), so the cache forgets
 // everything it holds once its oldest id is `cacheLifeMs` old, and each read or insert of a string
 // stamps it `used_at`: the sweep leaves alone any string stamped within `sweepGraceMs`, longer than
 // an id can stay in a cache, so that a writer never names a string deleted meanwhile.
@@ -96,7 +97,43 @@ export class StringIdCache {
     this.#previous = new Map();
     this.#oldestReadAt = null;
   }
+
+  /** A view of this cache for one transaction: what it reads is kept only once `commit()` is called. */
+  deferred(): DeferredStringIds {
+    return new DeferredStringIds(this);
+  }
 }
+
+/** The ids a transaction read, kept by the cache it reads through once the transaction has committed. */
+export class DeferredStringIds {
+  readonly #cache: StringIdCache;
+  readonly #read: Array<[string, number, number]> = [];
+
+  constructor(cache: StringIdCache) {
+    this.#cache = cache;
+  }
+
+  get(value: string): number | undefined {
+    return this.#cache.get(value);
+  }
+
+  set(value: string, id: number, readAt: number): void {
+    this.#read.push([value, id, readAt]);
+  }
+
+  now(): number {
+    return this.#cache.now();
+  }
+
+  /** After the commit: the cache keeps the ids read. */
+  commit(): void {
+    for (const [value, id, readAt] of this.#read) this.#cache.set(value, id, readAt);
+    this.#read.length = 0;
+  }
+}
+
+/** Where stringIds finds and keeps ids: a cache, or a transaction's deferred view of one. */
+export type StringIdLookup = Pick<StringIdCache, 'get' | 'set' | 'now'>;
 
 /**
  * The ids of `values` (inside the caller's transaction, if any): from the cache, else read, else
@@ -105,7 +142,7 @@ export class StringIdCache {
 export async function stringIds(
   executor: Executor,
   values: Iterable<string>,
-  cache: StringIdCache,
+  cache: StringIdLookup,
 ): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   const missing = new Map<string, string>();

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { runCleanup } from '../../src/analytics/rollups/retention.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
@@ -21,10 +22,12 @@ import {
 import type { PageViewTable, Project } from '../../src/db/schema.ts';
 import { deleteProject } from '../../src/projects/service.ts';
 import {
+  articleInput,
   configuredDialects,
   createTestDatabase,
   createTestProject,
   describeEachDialect,
+  importArticles,
   migrateBefore,
   uniqueSlug,
 } from '../helpers.ts';
@@ -214,6 +217,44 @@ describeEachDialect('page-view string sweep', (ctx) => {
       (await rawPageViews(ctx.db, project.id)).map((view) => view.page_url),
       [value],
     );
+  });
+
+  test('a write rolled back keeps none of the ids it read: their stamps went with it', async () => {
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'rolled' })]);
+    const [value] = await orphanStrings(ctx.db, 1, daysAgo(40));
+    // A view of visitor 'boom' fails after its strings were read.
+    if (ctx.dialect === 'postgres') {
+      await sql`create function boom() returns trigger language plpgsql as $$ begin
+        if new.visitor_id = 'boom' then raise exception 'boom'; end if; return null; end $$`.execute(
+        ctx.db.kysely,
+      );
+      await sql`create trigger boom after insert on page_views for each row execute function boom()`.execute(
+        ctx.db.kysely,
+      );
+    } else {
+      await sql`create trigger boom after insert on page_views when new.visitor_id = 'boom'
+        begin select raise(abort, 'boom'); end`.execute(ctx.db.kysely);
+    }
+    const writer = new PageViewWriter(ctx.db);
+    const view = (visitor: string) => ({
+      kind: 'create' as const,
+      row: { ...factoryRow(owner.project, { slug: 'rolled', visitor }), page_url: value },
+      slug: 'rolled',
+    });
+    try {
+      await assert.rejects(writer.write(view('boom')));
+    } finally {
+      await sql`drop trigger boom${sql.raw(ctx.dialect === 'postgres' ? ' on page_views' : '')}`.execute(
+        ctx.db.kysely,
+      );
+    }
+    // The next write reads the string again, and stamps it: the retention's sweep leaves it.
+    await writer.write(view('visitor'));
+    await writer.idle();
+    await runCleanup(ctx.db, { retentionDays: 30 });
+    assert.equal((await storedIds(ctx.db, [value])).size, 1);
+    assert.deepEqual(await danglingIds(ctx.db), []);
   });
 
   test('writers and sweeps at once: no page view ever names a deleted string', async () => {
