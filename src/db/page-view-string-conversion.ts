@@ -8,7 +8,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import type { Db } from './database.ts';
 import { columnArrays, unnestArrays } from './dialect-sql.ts';
-import { StringIdCache, stringIds, stringIdColumns } from './page-view-strings.ts';
+import { StringIdCache, type StringIdLookup, stringIds, stringIdColumns } from './page-view-strings.ts';
 import { type Executor, pageViewStringColumns, type PageViewStringColumn } from './schema.ts';
 
 type Key = { project_id: string; day: string; id: string };
@@ -42,9 +42,12 @@ export async function movePageViewStrings(db: Db, options: StringMoveOptions = {
   let moved = 0;
   // SQLite keeps the emptied columns: a row without strings in them is skipped after a seek.
   for (let after: Key | null = null; ;) {
+    // The ids read reach the cache once the batch has committed: a rollback undoes their stamps.
+    const strings = cache.deferred();
     const batch: { rows: number; moved: number; last: Key | null } = await executor
       .transaction()
-      .execute((trx) => moveBatch(trx, db.dialect, legacy, after, limit, cache));
+      .execute((trx) => moveBatch(trx, db.dialect, legacy, after, limit, strings));
+    strings.commit();
     moved += batch.moved;
     if (batch.rows === 0 || batch.last === null) break;
     after = batch.last;
@@ -63,7 +66,7 @@ async function moveBatch(
   legacy: string[],
   after: Key | null,
   limit: number,
-  cache: StringIdCache,
+  cache: StringIdLookup,
 ): Promise<{ rows: number; moved: number; last: Key | null }> {
   const start =
     after === null

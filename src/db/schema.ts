@@ -226,6 +226,13 @@ export interface PageViewStringTable {
   id: Generated<number>;
   hash: Uint8Array;
   value: string;
+  /** When a writer last read or inserted it, in Unix seconds (migration 0024). */
+  used_at: number;
+}
+
+/** A project deleted at `requested_at` (Unix seconds): its page views' strings are to be swept. */
+export interface PageViewStringSweepTable {
+  requested_at: number;
 }
 
 export interface AnalyticsSaltTable {
@@ -391,6 +398,7 @@ export interface Database {
   article_variants: ArticleVariantTable;
   page_views: PageViewStorageTable;
   page_view_strings: PageViewStringTable;
+  page_view_string_sweeps: PageViewStringSweepTable;
   analytics_salts: AnalyticsSaltTable;
   analytics_daily_visitors: AnalyticsDailyVisitorTable;
   analytics_daily_totals: AnalyticsDailyTotalTable;

@@ -1,6 +1,7 @@
 // SQL of projects and API keys. Every function takes the Kysely instance (or a transaction) first.
 import type { CompiledQuery, InferResult, Insertable } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { requestStringSweep } from '../db/page-view-string-sweep.ts';
 import type { ApiKeyTable, Executor, Project } from '../db/schema.ts';
 import type { AuthContext } from '../http/auth.ts';
 import { parseScopes } from './keys.ts';
@@ -44,11 +45,13 @@ export async function countProjectContents(executor: Executor, projectId: string
 
 /**
  * Deletes the project's row, which removes its articles, tags, keys, page views and rollups (their
- * foreign keys cascade), and its roll-up queue entries, which have no foreign key.
+ * foreign keys cascade), and its roll-up queue entries, which have no foreign key. The strings its
+ * page views named are swept by a later cleanup, which the request left here asks for.
  */
 export async function deleteProjectRows(executor: Executor, projectId: string): Promise<void> {
   await executor.deleteFrom('rollup_queue').where('project_id', '=', projectId).execute();
   await executor.deleteFrom('projects').where('id', '=', projectId).execute();
+  await requestStringSweep(executor);
 }
 
 export function listProjects(executor: Executor): Promise<Project[]> {

@@ -15,7 +15,14 @@ import { delayUntilNextRun, runCleanup, startCleanup } from '../../src/analytics
 import { utcDay } from '../../src/analytics/days.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
-import { awayFromMidnight, daysAgo, factoryRow, pageViewCount, track } from './support.ts';
+import {
+  awayFromMidnight,
+  daysAgo,
+  factoryRow,
+  insertRawPageViews,
+  pageViewCount,
+  track,
+} from './support.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 
 const bulkRows = Number(process.env.FOLIO_CLEANUP_ROWS ?? 20_000);
@@ -100,6 +107,21 @@ describeEachDialect('cleanup', (ctx) => {
     assert.equal(await pageViewCount(ctx.db, owner.project.id), 5);
     assert.equal((await runCleanup(ctx.db, { retentionDays: 10, batchSize: 2 })).page_views, 3);
     assert.deepEqual(await rowsByDay(ctx.db, 'page_views', owner.project.id), { [day(9)]: 1, [day(0)]: 1 });
+  });
+
+  test("retention deletes only the expired views, not this month's ones that share their place in another partition", async () => {
+    await awayFromMidnight();
+    const { project } = await createTestProject(ctx.db);
+    // PostgreSQL: the first rows of two month partitions (or of the default one and a month's)
+    // have the same address in each.
+    const old = daysAgo(40);
+    await insertRawPageViews(ctx.db.kysely, [
+      factoryRow(project, { slug: 'x', at: old }, 0),
+      factoryRow(project, { slug: 'x', at: old }, 1),
+    ]);
+    await insertRawPageViews(ctx.db.kysely, [factoryRow(project, { slug: 'x', at: daysAgo(0) }, 2)]);
+    assert.equal((await runCleanup(ctx.db, { retentionDays: 30 })).page_views, 2);
+    assert.deepEqual(await rowsByDay(ctx.db, 'page_views', project.id), { [day(0)]: 1 });
   });
 
   test(`${bulkRows} visitor-set rows older than a day are all gone after one run, while tracking answers 201`, async (t) => {

@@ -6,7 +6,7 @@
 import { channel } from 'node:diagnostics_channel';
 import { CompiledQuery } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { StringIdCache } from '../../db/page-view-strings.ts';
+import { StringIdCache, type StringIdLookup } from '../../db/page-view-strings.ts';
 import type { PageViewTable } from '../../db/schema.ts';
 import { ConflictError, type HttpError, NotFoundError, ValidationError } from '../../errors.ts';
 import { databaseUnavailableMessage } from '../../db/database-errors.ts';
@@ -171,17 +171,18 @@ export class PageViewWriter {
         const store = this.#store;
         const oneStatement = store.createsInOneStatement && jobs.every((job) => job.kind === 'create');
         const updates = store.updateAlone === undefined ? null : soleUpdates(jobs);
+        // A rollback undoes the stamps of the strings read: their ids are kept once committed.
+        const strings = this.#strings.deferred();
         outcomes = await this.#db.kysely
           .connection()
           .execute((connection) =>
             updates !== null
               ? applySoleUpdates(connection, store, updates)
               : oneStatement
-                ? applyBatch(connection, store, jobs, this.#strings)
-                : inTransaction(connection, store.begin, () =>
-                    applyBatch(connection, store, jobs, this.#strings),
-                  ),
+                ? applyBatch(connection, store, jobs, strings)
+                : inTransaction(connection, store.begin, () => applyBatch(connection, store, jobs, strings)),
           );
+        strings.commit();
         this.#commits++;
         scheduleRollUp(this.#db, this.#rollupDelayMs);
         break;
@@ -313,7 +314,7 @@ export async function applyBatch(
   db: Executor,
   store: WriteStore,
   jobs: WriteJob[],
-  strings: StringIdCache,
+  strings: StringIdLookup,
 ): Promise<Array<HttpError | null>> {
   const updateJobs = jobs.flatMap((job) => (job.kind === 'update' ? [job] : []));
   const keys = {

@@ -6,7 +6,11 @@ import type { Db } from '../../db/database.ts';
 
 /** The tables the cleanup deletes from. */
 export type CleanupTable =
-  'page_views' | 'analytics_salts' | 'analytics_daily_visitors' | 'analytics_visitor_sets';
+  | 'page_views'
+  | 'page_view_strings'
+  | 'analytics_salts'
+  | 'analytics_daily_visitors'
+  | 'analytics_visitor_sets';
 
 interface CleanupTally {
   deleted: Map<CleanupTable, number>;

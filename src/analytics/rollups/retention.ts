@@ -1,13 +1,16 @@
 // The cleanup: deletes what Folio does not keep. Each day's salt and visitor ids (the visitor sets
 // and the daily visitor lists) live through the next day and are deleted from the day after on, so
 // that no id can be recomputed or linked across days; raw page views are kept for
-// ANALYTICS_RETENTION_DAYS when it is set (their rollups stay forever). It runs on a timer of the
+// ANALYTICS_RETENTION_DAYS when it is set (their rollups stay forever), and then the strings that
+// only they named (URLs, titles, referrers, UTM values), as are a deleted project's once past the
+// grace of writers' cached ids (db/page-view-string-sweep.ts). It runs on a timer of the
 // server, never inside a request, in batches of one short statement each (delete-batch.ts), until
 // nothing is left. Two instances may run it at once: a row is deleted by one of them, and each
 // goes on until its batches find nothing. Its work and failures show in the metrics and the log.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import { dropPageViewMonthsBefore, preparePageViewPartitions } from '../../db/page-view-partitions.ts';
+import { sweepDeletedProjectStrings, sweepExpiredStrings } from '../../db/page-view-string-sweep.ts';
 import { type CleanupTable, recordDeleted, recordRun } from './cleanup-metrics.ts';
 import { type DayKeyedTable, deleteDayBatch, oldestDay } from './queries/delete-batch.ts';
 import { deleteSaltsBefore, oldestSaltDay } from './queries/expired-salts.ts';
@@ -56,6 +59,7 @@ export async function runCleanup(db: Db, options: CleanupOptions): Promise<Clean
     analytics_daily_visitors: 0,
     analytics_visitor_sets: 0,
     page_views: 0,
+    page_view_strings: 0,
   };
   // Page views without a retention are kept, and only their oldest day is reported.
   const tables: Array<{ table: DayKeyedTable; before: string | null }> = [
@@ -90,6 +94,7 @@ export async function runCleanup(db: Db, options: CleanupOptions): Promise<Clean
       }
       oldest[table] = first;
     }
+    deleted.page_view_strings = await sweepStrings(db, pageViewsBefore, now, options);
     recordRun(db, oldest);
     return deleted;
   } catch (error) {
@@ -127,6 +132,26 @@ async function deleteAllBefore(
     total += walked;
   }
   return total;
+}
+
+/**
+ * Deletes the strings that only page views past the retention named, then (when one is due) those
+ * only deleted projects' page views named.
+ */
+async function sweepStrings(
+  db: Db,
+  firstRetained: string | null,
+  now: Date,
+  options: Pick<CleanupOptions, 'signal' | 'batchSize' | 'onBatch'>,
+): Promise<number> {
+  const onBatch = async (rows: number, ms: number) => {
+    recordDeleted(db, 'page_view_strings', rows);
+    await options.onBatch?.('page_view_strings', rows, ms);
+  };
+  const sweep = { now, signal: options.signal, batchSize: options.batchSize, onBatch };
+  let deleted = firstRetained === null ? 0 : await sweepExpiredStrings(db, firstRetained, sweep);
+  deleted += (await sweepDeletedProjectStrings(db, sweep)) ?? 0;
+  return deleted;
 }
 
 /** Deletes every page view of a day before the retained ones, in batches; returns how many went. */

@@ -49,6 +49,10 @@ export const migrations: Record<string, DialectMigration> = {
     'keyScopeNotifications',
   ),
   '0022-page-view-strings': lazy(() => import('./0022-page-view-strings.ts'), 'pageViewStrings'),
+  '0024-page-view-string-sweep': lazy(
+    () => import('./0024-page-view-string-sweep.ts'),
+    'pageViewStringSweep',
+  ),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

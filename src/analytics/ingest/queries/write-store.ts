@@ -5,7 +5,7 @@
 // costs a round trip or two whatever its size.
 // A batch writes the raw page views and one rollup-queue entry per write; the rollups and view
 // counts are summed later, in large batches, by rollup-queue.ts.
-import type { StringIdCache } from '../../../db/page-view-strings.ts';
+import type { StringIdLookup } from '../../../db/page-view-strings.ts';
 import type { Executor, PageViewStorageTable, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
 
 export type { Executor };
@@ -109,7 +109,7 @@ export interface WriteStore {
   insertPageViews(
     executor: Executor,
     views: NewPageView[],
-    strings: StringIdCache,
+    strings: StringIdLookup,
   ): Promise<Map<string, string>>;
 }
 

@@ -66,7 +66,9 @@ async function deleteSqliteBatch(
  * 2,000 at first, 200 ms after 300 batches). Each batch starts after the last key of the one
  * before, in a plain index scan that stops after `limit` rows: statistics that lag a bulk insert
  * made the planner read the whole range into a bitmap and sort it instead (0.3 s a batch at
- * 200,000 rows). The rows are deleted by their addresses (a TID scan).
+ * 200,000 rows). The rows are deleted by their addresses (a TID scan), each with its table: a
+ * partition of page views has addresses of its own, so that the same address names a row of this
+ * month and one of a month past the retention.
  */
 async function deletePostgresBatch(
   executor: Executor,
@@ -85,10 +87,11 @@ async function deletePostgresBatch(
       trx,
     );
     const { rows } = await sql<{ deleted: number; last: string[] }>`with batch as (
-        select ctid, ${columns} from ${name}
+        select tableoid, ctid, ${columns} from ${name}
         where project_id = ${projectId} and day < ${beforeDay} ${start}
         order by project_id, ${columns} limit ${limit}
-      ), gone as (delete from ${name} where ctid = any(array(select ctid from batch)) returning 1)
+      ), gone as (delete from ${name} where ctid = any(array(select ctid from batch))
+        and (tableoid, ctid) in (select tableoid, ctid from batch) returning 1)
       select (select count(*) from gone) as deleted, array[${columns}] as last
       from (select ${columns} from batch order by ${descending} limit 1) as last_row`.execute(trx);
     return rows.length === 0
