@@ -76,7 +76,7 @@ export async function sweepExpiredStrings(
 /**
  * Deletes the strings of `ids` still unstamped since `before` (Unix seconds). The stamp is checked
  * again by the delete itself: a writer that stamped one since it was chosen (on PostgreSQL, even at
- * the same moment) keeps it. A deleted id is never given again (migration 0024).
+ * the same moment) keeps it. A deleted id is never given again (migration 0023).
  */
 async function deleteUnstamped(db: Db, ids: number[], before: number): Promise<number> {
   if (ids.length === 0) return 0;

@@ -226,7 +226,7 @@ export interface PageViewStringTable {
   id: Generated<number>;
   hash: Uint8Array;
   value: string;
-  /** When a writer last read or inserted it, in Unix seconds (migration 0024). */
+  /** When a writer last read or inserted it, in Unix seconds (migration 0023). */
   used_at: number;
 }
 

@@ -319,11 +319,11 @@ describeEachDialect('page-view string sweep', (ctx) => {
 });
 
 for (const dialect of configuredDialects()) {
-  test(`migration 0024 [${dialect}]: the strings stored keep their ids and count as read at the migration`, async () => {
+  test(`migration 0023 [${dialect}]: the strings stored keep their ids and count as read at the migration`, async () => {
     const database = await createTestDatabase(dialect, { migrate: false });
     try {
       const db = database.db;
-      await migrateBefore(db, '0024');
+      await migrateBefore(db, '0023');
       const values = ['https://m.example/a', 'https://m.example/b'];
       // As the code before it stored them.
       await db.kysely

@@ -49,8 +49,8 @@ export const migrations: Record<string, DialectMigration> = {
     'keyScopeNotifications',
   ),
   '0022-page-view-strings': lazy(() => import('./0022-page-view-strings.ts'), 'pageViewStrings'),
-  '0024-page-view-string-sweep': lazy(
-    () => import('./0024-page-view-string-sweep.ts'),
+  '0023-page-view-string-sweep': lazy(
+    () => import('./0023-page-view-string-sweep.ts'),
     'pageViewStringSweep',
   ),
 };
