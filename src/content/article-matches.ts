@@ -9,7 +9,7 @@ import type { DialectName } from '../db/database.ts';
 import { articleTextContains, ordinalAmong, projectTokensHolding } from '../db/dialect-sql.ts';
 import type { Executor, StoredArticleStatus } from '../db/schema.ts';
 import type { ArticleFilter } from './article-queries.ts';
-import { OrdinalSet, statusSetKey, tagSetKey, termSource, windowStep } from './article-sets.ts';
+import { bitmapBytes, OrdinalSet, statusSetKey, tagSetKey, termSource, windowStep } from './article-sets.ts';
 import type { TermSets } from './search-cache.ts';
 import { searchKey } from './search-text.ts';
 
@@ -239,7 +239,21 @@ async function readParts(
   return { parts, counts };
 }
 
-/** All the word sets of one term, or null past termChunksMost. */
+/** A row of a term's joined word sets: the members of `stored` chunks of one number, end to end. */
+interface JoinedRow {
+  chunk: number;
+  bitmaps: boolean | number;
+  stored: number | string;
+  members: Uint8Array;
+}
+
+/**
+ * All the word sets of one term, or null past termChunksMost. The database joins the stored
+ * chunks of each chunk number end to end (bitmaps apart from lists), so that a term held by a
+ * thousand words comes back as a few dozen rows rather than tens of thousands, each with a buffer
+ * of its own to decode and, on SQLite, to copy from the reading thread (measured for `tion` in
+ * 100,000 articles on SQLite: the copy of its 43,000 rows took as long as reading them).
+ */
 async function readTerm(
   executor: Executor,
   dialect: DialectName,
@@ -248,10 +262,25 @@ async function readTerm(
   run: Run,
   most: number,
 ): Promise<OrdinalSet | null> {
-  const rows = await run(sql<SetRow>`${termBranch(dialect, projectId, term, most)}`.compile(executor));
-  if (rows.length > most) return null;
-  return (await readParts(rows)).parts.get(term.part) ?? new OrdinalSet();
+  const joined =
+    dialect === 'postgres'
+      ? sql`string_agg(w.members, ''::bytea)`
+      : sql`unhex(group_concat(hex(w.members), ''))`;
+  const rows = await run(
+    sql<JoinedRow>`select w.chunk, length(w.members) = ${sql.lit(bitmapBytes)} as bitmaps, count(*) as stored, ${joined} as members
+      from (${termBranch(dialect, projectId, term, most)}) as w group by 1, 2`.compile(executor),
+  );
+  if (rows.reduce((sum, row) => sum + Number(row.stored), 0) > most) return null;
+  const set = new OrdinalSet();
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0 && i % joinedRowsPerTurn === 0) await new Promise((resolve) => setImmediate(resolve));
+    set.addJoined(Number(rows[i].chunk), rows[i].members, Boolean(rows[i].bitmaps));
+  }
+  return set;
 }
+
+/** Joined rows combined between two turns of the event loop (each up to a few thousand stored chunks). */
+const joinedRowsPerTurn = 4;
 
 /** Those of `candidates` whose text holds every one of the keys. */
 async function checkInTexts(
