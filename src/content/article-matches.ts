@@ -117,7 +117,8 @@ export async function findMatches(
       found.toCheck.push(term.key);
       continue;
     }
-    const termSet = await readTerm(executor, dialect, filter.projectId, term, run, limits.termChunksMost);
+    const read = () => readTerm(executor, dialect, filter.projectId, term, run, limits.termChunksMost);
+    const termSet = known === null ? await read() : await known.shared(term.tokens, read);
     if (termSet === null) return null;
     if (term.check) found.toCheck.push(term.key);
     else known?.set(term.key, termSet);
