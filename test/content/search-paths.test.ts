@@ -204,12 +204,20 @@ describeEachDialect('search matches and deep pages', (ctx) => {
       [[longWord.slice(0, 200)], null, (a) => text(a).includes(longWord.slice(0, 200))],
       [[longTwin, 'word'], 'Beta', (a) => text(a).includes(longTwin) && a.tags.includes('Beta')],
       [['abab', 'word'], null, (a) => text(a).includes('abab')],
+      // Seven terms: the four past the first three are read in two rounds, or checked in the texts.
+      [
+        ['word12', 'word1', 'ord12', 'ord1', 'rd12', 'word', 'rare'],
+        null,
+        (a) => text(a).includes('word12') && text(a).includes('rare'),
+      ],
     ];
     // Word sets read with the others; read alone; candidates checked in their texts.
+    // The terms past the first three: read three at a time, or checked in the texts.
     const ways: MatchLimits[] = [
-      { termChunksFirst: 1000, checkedInTexts: 1000, termChunksMost: 1000 },
-      { termChunksFirst: 3, checkedInTexts: 0, termChunksMost: 1000 },
-      { termChunksFirst: 3, checkedInTexts: 1000, termChunksMost: 1000 },
+      { termChunksFirst: 1000, checkedInTexts: 1000, termChunksMost: 1000, laterCheckedInTexts: 1000 },
+      { termChunksFirst: 3, checkedInTexts: 0, termChunksMost: 1000, laterCheckedInTexts: 0 },
+      { termChunksFirst: 3, checkedInTexts: 1000, termChunksMost: 1000, laterCheckedInTexts: 1000 },
+      { termChunksFirst: 1000, checkedInTexts: 1000, termChunksMost: 1000, laterCheckedInTexts: 0 },
     ];
     for (const [terms, tag, matches] of cases) {
       const filter: ArticleFilter = {
@@ -229,7 +237,7 @@ describeEachDialect('search matches and deep pages', (ctx) => {
         assert.equal(found?.all.size, count);
       }
       // More word sets than are ever read: the caller counts in the texts.
-      const tooMany = { termChunksFirst: 0, checkedInTexts: 0, termChunksMost: 0 };
+      const tooMany = { termChunksFirst: 0, checkedInTexts: 0, termChunksMost: 0, laterCheckedInTexts: 0 };
       if (terms.some((term) => term.length > 3) && expected > 0) {
         const found = await findMatches(ctx.db.kysely, ctx.db.dialect, filter, run, null, tooMany);
         assert.equal(found, null, terms.join(' '));
@@ -275,7 +283,12 @@ describeEachDialect('search matches and deep pages', (ctx) => {
     const p = await createTestProject(ctx.db);
     await importArticles(ctx.db, p.project, articles(), []);
     // `word` is held by a word set per article: past a share of 3 chunks, it is read alone.
-    const limits: MatchLimits = { termChunksFirst: 3, checkedInTexts: 0, termChunksMost: 1000 };
+    const limits: MatchLimits = {
+      termChunksFirst: 3,
+      checkedInTexts: 0,
+      termChunksMost: 1000,
+      laterCheckedInTexts: 0,
+    };
     let termReads = 0;
     const run: Run = async (query) => {
       if (/string_agg|group_concat/.test(query.sql)) {
