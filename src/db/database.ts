@@ -219,13 +219,6 @@ function openPostgres(url: string, options: OpenOptions): Db {
   };
 }
 
-/**
- * Threads that read searches on SQLite: two, so that searches at once use both cores of a small
- * machine and a short one is not held up behind a long one (twelve clients searching at once
- * waited up to 2 s with one). The second starts only when searches overlap.
- */
-const sqliteSearchThreads = 2;
-
 function openSqlite(url: string, options: OpenOptions): Db {
   const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -237,10 +230,7 @@ function openSqlite(url: string, options: OpenOptions): Db {
   const readers =
     path === ':memory:' || path === ''
       ? null
-      : {
-          search: new SqliteReadWorker(path, { idleMs, threads: sqliteSearchThreads }),
-          list: new SqliteReadWorker(path, { idleMs }),
-        };
+      : { search: new SqliteReadWorker(path, { idleMs }), list: new SqliteReadWorker(path, { idleMs }) };
   const tasks =
     readers === null || options.tasks === false ? null : new SqliteTaskWorker(path, { busyWaitMs, idleMs });
   return {

@@ -50,11 +50,6 @@ export class WorkerCalls {
     return this.#worker !== null;
   }
 
-  /** Calls sent and not yet answered. */
-  get pending(): number {
-    return this.#pending.size;
-  }
-
   call(message: object): Promise<unknown> {
     // A late call (a timer's) after close must not start a thread again.
     if (this.#closed) return Promise.reject(new Error('the database is closed'));

@@ -96,30 +96,6 @@ test('an idle read worker ends, and the next query starts another', async () => 
   }
 });
 
-test('a read worker of two threads answers a short query while a long one runs, and starts its second thread only then', async () => {
-  const database = await createTestDatabase('sqlite');
-  const reader = new SqliteReadWorker(database.url, { idleMs: 5_000, threads: 2 });
-  try {
-    await reader.all('select 1 as one', []);
-    await reader.all('select 1 as one', []);
-    assert.equal(reader.runningThreads, 1, 'queries one after another use one thread');
-    const order: string[] = [];
-    const long = reader
-      .all(
-        'with recursive c(x) as (select 1 union all select x + 1 from c where x < 3000000) select count(*) as n from c',
-        [],
-      )
-      .then(() => order.push('long'));
-    const short = reader.all('select count(*) as n from projects', []).then(() => order.push('short'));
-    await Promise.all([long, short]);
-    assert.deepEqual(order, ['short', 'long']);
-    assert.equal(reader.runningThreads, 2);
-  } finally {
-    await reader.close();
-    await database.drop();
-  }
-});
-
 test('the checkpoint thread starts with the first write, ends once idle, and starts again with the next', async () => {
   const database = await createTestDatabase('sqlite');
   const connection = new SqliteConnection(database.url);
