@@ -8,7 +8,8 @@
 // articles takes from 30 s on a quiet machine to minutes on a busy one), BENCH_SEARCH_POSTGRES_KEEP
 // the same for the URL of an existing, empty PostgreSQL database, BENCH_SEARCH_BUDGET_MS the most
 // time spent on one query's runs (30 s). Then twelve clients search at once while a cheap request
-// is timed, and a repeated search is timed again and paged.
+// is timed (again with the content changing every 250 ms), and a repeated search is timed again
+// and paged. BENCH_SEARCH_SECTIONS picks parts; each table ends with the load average.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -92,7 +93,10 @@ async function seed(db: Db, projectId: string): Promise<void> {
   await db.kysely.transaction().execute(async (trx) => {
     await insertTopics(trx, projectId, tagIds, now);
     for (let first = 0; first < articleCount; first += 250) {
-      const rows: ArticleInsertRow[] = [];
+      // Announced, as the articles of a database in service are: else the server's first pass
+      // would update every published row after the VACUUM below, and PostgreSQL would read the
+      // lists through 90,000 dead rows and indexes twice their size.
+      const rows: Array<ArticleInsertRow & { announced_published_at: string | null }> = [];
       const links: Array<{ article_id: string; tag_id: string }> = [];
       for (let i = first; i < Math.min(articleCount, first + 250); i++) {
         const { title, markdown, plain } = article(i, next);
@@ -134,6 +138,7 @@ async function seed(db: Db, projectId: string): Promise<void> {
           visibility: 'public',
           tiers: '[]',
           authors: '[]',
+          announced_published_at: draft ? null : moment,
         });
         // Tags skewed like real ones: topic 0 on half the articles, the others rarer.
         const tags = new Set([tagIds[i % 2 === 0 ? 0 : 1 + (i % 7)], tagIds[(i * 7 + 3) % tagCount]]);
@@ -282,6 +287,7 @@ async function coldQueries(
         `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${total} |`,
       );
     }
+    console.log(`\n${load()}`);
   } finally {
     await db.close();
   }
@@ -297,14 +303,28 @@ const coldCases: Array<[name: string, query: string]> = [
   ['search tion, page 2000', 'search=tion&page=2000'],
   ['search tion + tags=topic 3', 'search=tion&tags=topic%203'],
   ['search 200-character term', `search=${longerTerm}`],
+  ['list, page=5000, sort=title', 'page=5000&sort=title'],
+  ['tags=topic 3, its last page', 'tags=topic%203&page=LAST'],
+  [`search with punctuation (${rareWord}, plumage;)`, `search=${q(`${rareWord}, plumage;`)}`],
+  [
+    'search rare word + tagsAll + excludeTags',
+    `search=${rareWord}&tagsAll=topic%200,topic%203&excludeTags=topic%205`,
+  ],
+  ['search rare word, its last page (limit=3)', `search=${rareWord}&limit=3&page=LAST`],
 ];
 
 /**
  * Twelve clients searching at once (four each: the common fragment, a rare word, ten terms), while
  * a cheap request (one article) is timed: how long each search takes when they share the
- * machine, and whether the cheap request waits for them.
+ * machine, and whether the cheap request waits for them. `bump`, when given, changes the
+ * project's content version every 250 ms meanwhile, so that the searches keep finding their kept
+ * term sets gone (as during an import).
  */
-async function concurrentSearchers(base: string, headers: Record<string, string>): Promise<void> {
+async function concurrentSearchers(
+  base: string,
+  headers: Record<string, string>,
+  bump: (() => Promise<void>) | null = null,
+): Promise<void> {
   const cheapUrl = `${base}/v1/articles/article-4242`;
   const kinds = [
     ['tion', 'search=tion'],
@@ -317,13 +337,21 @@ async function concurrentSearchers(base: string, headers: Record<string, string>
     const [name, query] = kinds[i % kinds.length];
     while (searching) times.get(name)!.push(await timed(`${base}/v1/articles?${query}`, headers));
   });
+  const bumper = (async () => {
+    while (searching && bump !== null) {
+      await bump();
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
   // At least ten seconds, so that every client finishes several searches.
   const cheap: number[] = [];
   for (const started = performance.now(); cheap.length < runs * 2 || performance.now() - started < 10_000;)
     cheap.push(await timed(cheapUrl, headers));
   searching = false;
-  await Promise.all(clients);
-  console.log('\n## Twelve clients searching at once, while a cheap request is timed\n');
+  await Promise.all([...clients, bumper]);
+  console.log(
+    `\n## Twelve clients searching at once, while a cheap request is timed${bump === null ? '' : ', the content version bumped every 250 ms'}\n`,
+  );
   console.log('| requests | p50 ms | p95 ms | max ms | answered |');
   console.log('|---|---:|---:|---:|---:|');
   const row = (name: string, list: number[]) => {
@@ -334,6 +362,7 @@ async function concurrentSearchers(base: string, headers: Record<string, string>
   };
   row('GET /v1/articles/:slug (cheap)', cheap);
   for (const [name, list] of times) row(`search=${name} (4 clients)`, list);
+  console.log(`\n${load()}`);
 }
 
 /**
@@ -357,9 +386,42 @@ async function repeatedQuery(base: string, headers: Record<string, string>): Pro
       `| search=${term.length > 20 ? `${term.slice(0, 12)}… (${term.length} chars)` : term} | ${fmt(first)} | ${fmt(percentile(again, 50))} | ${fmt(percentile(again, 95))} | ${fmt(percentile(pages, 50))} |`,
     );
   }
+  console.log(`\n${load()}`);
 }
 
 const fmt = (ms: number) => ms.toFixed(1);
+
+/**
+ * BENCH_SEARCH_SECTIONS: the parts to run, comma-separated, of `uncached`, `cold`, `concurrent`,
+ * `repeated` and `cheap` (default: all).
+ */
+const sections = new Set(
+  (process.env.BENCH_SEARCH_SECTIONS ?? 'uncached,cold,concurrent,repeated,cheap').split(','),
+);
+
+/** The load average now, printed under each table: the machine is shared, so times are upper bounds. */
+const load = () =>
+  `load average ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')}`;
+
+async function uncachedQueries(label: string, base: string, headers: Record<string, string>): Promise<void> {
+  console.log(
+    `\n## Uncached list queries, ${label}, ${articleCount} articles (${runs} sequential requests each)\n`,
+  );
+  console.log('| query | p50 ms | p95 ms | max ms | meta.total |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [name, template] of queries) {
+    const query = await lastPage(base, template, headers);
+    const url = `${base}/v1/articles?${query}`;
+    const first = (await (await fetch(url, { headers })).json()) as { meta: { total: number } };
+    const times = await latencies(runs, () => timed(url, headers), budgetMs);
+    console.log(
+      `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${first.meta.total} |${times.length < runs ? ` (${times.length} runs)` : ''}`,
+    );
+  }
+  console.log(`\n${load()}`);
+}
 
 async function measure(label: string, databaseUrl: string, keyFile: string | null): Promise<void> {
   const key = await prepare(databaseUrl, keyFile);
@@ -370,28 +432,31 @@ async function measure(label: string, databaseUrl: string, keyFile: string | nul
   });
   const work = mkdtempSync(join(tmpdir(), 'folio-search-raw-'));
   try {
-    console.log(
-      `\n## Uncached list queries, ${label}, ${articleCount} articles (${runs} sequential requests each)\n`,
-    );
     // The server's start (compilation, the read workers) is not the first query's: list queries
     // that are not in the table, untimed.
     for (const warm of ['sort=title', 'search=lomi', 'tags=topic%205', 'status=draft', 'search=mika']) {
       for (let i = 0; i < 10; i++) await timed(`${app.url}/v1/articles?${warm}`, headers);
     }
-    console.log('| query | p50 ms | p95 ms | max ms | meta.total |');
-    console.log('|---|---:|---:|---:|---:|');
-    for (const [name, template] of queries) {
-      const query = await lastPage(app.url, template, headers);
-      const url = `${app.url}/v1/articles?${query}`;
-      const first = (await (await fetch(url, { headers })).json()) as { meta: { total: number } };
-      const times = await latencies(runs, () => timed(url, headers), budgetMs);
-      console.log(
-        `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${first.meta.total} |${times.length < runs ? ` (${times.length} runs)` : ''}`,
-      );
+    if (sections.has('uncached')) await uncachedQueries(label, app.url, headers);
+    if (sections.has('cold')) await coldQueries(app.url, headers, databaseUrl);
+    if (sections.has('concurrent')) {
+      await concurrentSearchers(app.url, headers);
+      const db = openDatabase(databaseUrl);
+      try {
+        const { id } = await db.kysely
+          .selectFrom('projects')
+          .select('id')
+          .where('slug', 'like', 'search-bench-%')
+          .executeTakeFirstOrThrow();
+        await concurrentSearchers(app.url, headers, () =>
+          db.kysely.transaction().execute((trx) => bumpContentVersion(trx, id)),
+        );
+      } finally {
+        await db.close();
+      }
     }
-    await coldQueries(app.url, headers, databaseUrl);
-    await concurrentSearchers(app.url, headers);
-    await repeatedQuery(app.url, headers);
+    if (sections.has('repeated')) await repeatedQuery(app.url, headers);
+    if (!sections.has('cheap')) return;
 
     // A cheap request alone, then while one client searches without pause.
     const cheapUrl = `${app.url}/v1/articles/article-4242`;

@@ -9,7 +9,7 @@ import type { DialectName } from '../db/database.ts';
 import { articleTextContains, ordinalAmong, projectTokensHolding } from '../db/dialect-sql.ts';
 import type { Executor, StoredArticleStatus } from '../db/schema.ts';
 import type { ArticleFilter } from './article-queries.ts';
-import { OrdinalSet, statusSetKey, tagSetKey, termSource, windowStep } from './article-sets.ts';
+import { bitmapBytes, OrdinalSet, statusSetKey, tagSetKey, termSource, windowStep } from './article-sets.ts';
 import type { TermSets } from './search-cache.ts';
 import { searchKey } from './search-text.ts';
 
@@ -41,14 +41,27 @@ export const checkedInTexts = 20_000;
  * the texts instead.
  */
 export const termChunksMost = 200_000;
-/** The three limits above, as findMatches takes them (tests lower them). */
+/**
+ * Articles left by the first terms of many that are checked in their texts for the others, rather
+ * than the next terms' sets read (three at a time): on PostgreSQL a text is read from its row, 10
+ * to 20 µs, and a 200-character query of frequent words checked 7,000 candidates that way in 130
+ * to 330 ms, where its next three terms' sets (its rare word among them) took a few.
+ */
+export const laterCheckedInTexts = 1_000;
+/** The limits above, as findMatches takes them (tests lower them). */
 export interface MatchLimits {
   termChunksFirst: number;
   checkedInTexts: number;
   termChunksMost: number;
+  laterCheckedInTexts: number;
 }
 
-export const matchLimits: MatchLimits = { termChunksFirst, checkedInTexts, termChunksMost };
+export const matchLimits: MatchLimits = {
+  termChunksFirst,
+  checkedInTexts,
+  termChunksMost,
+  laterCheckedInTexts,
+};
 
 /** Rows combined between two turns of the event loop (about a millisecond), so that other requests go on. */
 const rowsPerTurn = 2_000;
@@ -83,11 +96,12 @@ export async function findMatches(
 ): Promise<Matches | null> {
   const terms = planTerms(filter.searchTerms, known);
   const words = terms.filter((term): term is TokensTerm => term.kind === 'tokens');
-  // Of many terms (a pasted sentence), the longest, likely the rarest, are read first: the
-  // others are then checked in the texts of the few articles left, each term's word sets found
-  // with a trigram index query of its own.
-  const early = new Set([...words].sort((a, b) => b.tokens.length - a.tokens.length).slice(0, earlyTerms));
-  const later = words.filter((term) => !early.has(term));
+  // Of many terms (a pasted sentence), the longest, likely the rarest, are read first, then the
+  // next longest a few at a time while many articles are left: the rest are checked in the texts
+  // of the few articles left.
+  const byLength = [...words].sort((a, b) => b.tokens.length - a.tokens.length);
+  const early = new Set(byLength.slice(0, earlyTerms));
+  let later = byLength.slice(earlyTerms);
   const share = shareOf(limits, early.size);
   const first = await readParts(
     await run(firstQuery(executor, dialect, filter, terms, (term) => early.has(term), share)),
@@ -101,23 +115,27 @@ export async function findMatches(
   }
   const found = { set, toCheck: [] as string[], large: [] as TokensTerm[] };
   takeTerms(found, [...early], first, share, known);
-  if (later.length > 0 && found.set.size > limits.checkedInTexts) {
-    const laterShare = shareOf(limits, later.length);
+  while (later.length > 0 && found.set.size > limits.laterCheckedInTexts) {
+    const round = later.slice(0, earlyTerms);
+    later = later.slice(earlyTerms);
+    const roundShare = shareOf(limits, round.length);
     const rows = await run(
       sql<SetRow>`${sql.join(
-        later.map((term) => termBranch(dialect, filter.projectId, term, laterShare)),
+        round.map((term) => termBranch(dialect, filter.projectId, term, roundShare)),
         sql` union all `,
       )}`.compile(executor),
     );
-    takeTerms(found, later, await readParts(rows), laterShare, known);
-  } else found.toCheck.push(...later.map((term) => term.key));
+    takeTerms(found, round, await readParts(rows), roundShare, known);
+  }
+  found.toCheck.push(...later.map((term) => term.key));
   set = found.set;
   for (const term of found.large) {
     if (set.size <= limits.checkedInTexts) {
       found.toCheck.push(term.key);
       continue;
     }
-    const termSet = await readTerm(executor, dialect, filter.projectId, term, run, limits.termChunksMost);
+    const read = () => readTerm(executor, dialect, filter.projectId, term, run, limits.termChunksMost);
+    const termSet = known === null ? await read() : await known.shared(term.tokens, read);
     if (termSet === null) return null;
     if (term.check) found.toCheck.push(term.key);
     else known?.set(term.key, termSet);
@@ -128,7 +146,7 @@ export async function findMatches(
   return { set, all: base.all };
 }
 
-/** Token terms whose word sets are read in the first statement; the others wait for its result. */
+/** Token terms whose word sets are read in the first statement, and in each later one. */
 const earlyTerms = 3;
 
 type TokensTerm = Extract<TermPlan, { kind: 'tokens' }>;
@@ -239,7 +257,21 @@ async function readParts(
   return { parts, counts };
 }
 
-/** All the word sets of one term, or null past termChunksMost. */
+/** A row of a term's joined word sets: the members of `stored` chunks of one number, end to end. */
+interface JoinedRow {
+  chunk: number;
+  bitmaps: boolean | number;
+  stored: number | string;
+  members: Uint8Array;
+}
+
+/**
+ * All the word sets of one term, or null past termChunksMost. The database joins the stored
+ * chunks of each chunk number end to end (bitmaps apart from lists), so that a term held by a
+ * thousand words comes back as a few dozen rows rather than tens of thousands, each with a buffer
+ * of its own to decode and, on SQLite, to copy from the reading thread (measured for `tion` in
+ * 100,000 articles on SQLite: the copy of its 43,000 rows took as long as reading them).
+ */
 async function readTerm(
   executor: Executor,
   dialect: DialectName,
@@ -248,10 +280,25 @@ async function readTerm(
   run: Run,
   most: number,
 ): Promise<OrdinalSet | null> {
-  const rows = await run(sql<SetRow>`${termBranch(dialect, projectId, term, most)}`.compile(executor));
-  if (rows.length > most) return null;
-  return (await readParts(rows)).parts.get(term.part) ?? new OrdinalSet();
+  const joined =
+    dialect === 'postgres'
+      ? sql`string_agg(w.members, ''::bytea)`
+      : sql`unhex(group_concat(hex(w.members), ''))`;
+  const rows = await run(
+    sql<JoinedRow>`select w.chunk, length(w.members) = ${sql.lit(bitmapBytes)} as bitmaps, count(*) as stored, ${joined} as members
+      from (${termBranch(dialect, projectId, term, most)}) as w group by 1, 2`.compile(executor),
+  );
+  if (rows.reduce((sum, row) => sum + Number(row.stored), 0) > most) return null;
+  const set = new OrdinalSet();
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0 && i % joinedRowsPerTurn === 0) await new Promise((resolve) => setImmediate(resolve));
+    set.addJoined(Number(rows[i].chunk), rows[i].members, Boolean(rows[i].bitmaps));
+  }
+  return set;
 }
+
+/** Joined rows combined between two turns of the event loop (each up to a few thousand stored chunks). */
+const joinedRowsPerTurn = 4;
 
 /** Those of `candidates` whose text holds every one of the keys. */
 async function checkInTexts(

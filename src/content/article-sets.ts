@@ -12,7 +12,8 @@ import type { StoredArticleStatus } from '../db/schema.ts';
 export const chunkBits = 12;
 export const chunkSize = 1 << chunkBits;
 const chunkWords = chunkSize / 32;
-const bitmapBytes = chunkSize / 8;
+/** The length of a chunk stored as a bitmap (a list is always shorter). */
+export const bitmapBytes = chunkSize / 8;
 /** A chunk of fewer members than this is stored as their list (2 bytes each), else as a bitmap. */
 const listLimit = bitmapBytes / 2;
 
@@ -184,6 +185,20 @@ export class OrdinalSet {
     orStored(this.#words(chunk), members);
   }
 
+  /**
+   * Adds the members of several stored chunks of one chunk number, joined end to end: all
+   * bitmaps, or all lists (lists joined may be 512 bytes long, so the caller says which).
+   */
+  addJoined(chunk: number, joined: Uint8Array, bitmaps: boolean): void {
+    const words = this.#words(chunk);
+    if (!bitmaps) {
+      orList(words, joined);
+      return;
+    }
+    for (let start = 0; start + bitmapBytes <= joined.length; start += bitmapBytes)
+      orStored(words, joined.subarray(start, start + bitmapBytes));
+  }
+
   and(other: OrdinalSet): OrdinalSet {
     const chunks = new Map<number, Uint32Array>();
     for (const [chunk, words] of this.chunks) {
@@ -262,6 +277,11 @@ function orStored(words: Uint32Array, members: Uint8Array): void {
     }
     return;
   }
+  orList(words, members);
+}
+
+/** ORs a list of 16-bit little-endian low ordinals into words. */
+function orList(words: Uint32Array, members: Uint8Array): void {
   for (let b = 0; b + 1 < members.length; b += 2) {
     const low = members[b] | (members[b + 1] << 8);
     words[low >>> 5] |= 1 << (low & 31);

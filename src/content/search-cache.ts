@@ -3,7 +3,8 @@
 // reading every word set that holds the term (`tion`: a thousand words, 20,000 chunks of sets).
 // Every content write bumps the project's content version, so a change of any article makes the
 // old entries unreachable; they are dropped when the project is next searched, or when the cache
-// is full (least recently used first).
+// is full (least recently used first). A large term's read under way is shared by the searches
+// that need it meanwhile.
 import type { Db } from '../db/database.ts';
 import type { OrdinalSet } from './article-sets.ts';
 
@@ -18,6 +19,8 @@ interface Entry {
 class TermSetCache {
   /** By `projectId \0 term`; a Map iterates in insertion order, which get() refreshes (LRU). */
   readonly #entries = new Map<string, Entry>();
+  /** Reads under way, by `projectId \0 version \0 tokens`. */
+  readonly #reading = new Map<string, Promise<OrdinalSet | null>>();
   /** The content version the entries of each project were built at. */
   readonly #versions = new Map<string, number>();
   #bytes = 0;
@@ -51,6 +54,15 @@ class TermSetCache {
           this.#drop(oldest);
         }
       },
+      shared: (tokens, read) => {
+        const key = `${projectId}\u0000${version}\u0000${tokens}`;
+        const underWay = this.#reading.get(key);
+        // A read that failed (its search's transaction timed out) is no answer: read again.
+        if (underWay !== undefined) return underWay.catch(read);
+        const reading = read().finally(() => this.#reading.delete(key));
+        this.#reading.set(key, reading);
+        return reading;
+      },
     };
   }
 
@@ -66,6 +78,12 @@ class TermSetCache {
 export interface TermSets {
   get(term: string): OrdinalSet | undefined;
   set(term: string, set: OrdinalSet): void;
+  /**
+   * `read()`'s answer, the word sets of the words holding `tokens`, or that of the same read
+   * already under way at this content version: searches for the same large term at once (four
+   * clients searching `tion` just after an import) read its thousands of sets once between them.
+   */
+  shared(tokens: string, read: () => Promise<OrdinalSet | null>): Promise<OrdinalSet | null>;
 }
 
 const caches = new WeakMap<Db, TermSetCache>();

@@ -161,6 +161,32 @@ describe('ordinal sets', () => {
     );
   });
 
+  it('stored chunks joined end to end (as a term\u2019s word sets are read) add every member of each', () => {
+    fc.assert(
+      fc.property(fc.array(ordinals, { maxLength: 6 }), (sets) => {
+        const joined = new OrdinalSet();
+        const expected = new Set<number>();
+        for (const bitmaps of [false, true]) {
+          // Per chunk number, the stored chunks of that encoding, one after another.
+          const parts = new Map<number, Uint8Array[]>();
+          for (const members of sets) {
+            for (const member of members) expected.add(member);
+            for (const [chunk, words] of OrdinalSet.of(members).chunks) {
+              const stored = encodeChunk(words)!;
+              if ((stored.length === 512) !== bitmaps) continue;
+              parts.set(chunk, [...(parts.get(chunk) ?? []), stored]);
+            }
+          }
+          for (const [chunk, stored] of parts) joined.addJoined(chunk, Buffer.concat(stored), bitmaps);
+        }
+        assert.deepEqual(
+          joined.ordinals(),
+          [...expected].sort((a, b) => a - b),
+        );
+      }),
+    );
+  });
+
   it('and, or and minus agree with sets of numbers', () => {
     fc.assert(
       fc.property(ordinals, ordinals, (a, b) => {

@@ -10,6 +10,7 @@ import { findMatches, type MatchLimits, type Run } from '../../src/content/artic
 import { readArticlePage } from '../../src/content/article-page.ts';
 import type { ArticleFilter, ArticleOrder } from '../../src/content/article-queries.ts';
 import { rebuildArticleSets } from '../../src/content/article-set-queries.ts';
+import { termSetsOf } from '../../src/content/search-cache.ts';
 import type { ArticleInput } from '../../src/content/import/records.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
 
@@ -203,12 +204,20 @@ describeEachDialect('search matches and deep pages', (ctx) => {
       [[longWord.slice(0, 200)], null, (a) => text(a).includes(longWord.slice(0, 200))],
       [[longTwin, 'word'], 'Beta', (a) => text(a).includes(longTwin) && a.tags.includes('Beta')],
       [['abab', 'word'], null, (a) => text(a).includes('abab')],
+      // Seven terms: the four past the first three are read in two rounds, or checked in the texts.
+      [
+        ['word12', 'word1', 'ord12', 'ord1', 'rd12', 'word', 'rare'],
+        null,
+        (a) => text(a).includes('word12') && text(a).includes('rare'),
+      ],
     ];
     // Word sets read with the others; read alone; candidates checked in their texts.
+    // The terms past the first three: read three at a time, or checked in the texts.
     const ways: MatchLimits[] = [
-      { termChunksFirst: 1000, checkedInTexts: 1000, termChunksMost: 1000 },
-      { termChunksFirst: 3, checkedInTexts: 0, termChunksMost: 1000 },
-      { termChunksFirst: 3, checkedInTexts: 1000, termChunksMost: 1000 },
+      { termChunksFirst: 1000, checkedInTexts: 1000, termChunksMost: 1000, laterCheckedInTexts: 1000 },
+      { termChunksFirst: 3, checkedInTexts: 0, termChunksMost: 1000, laterCheckedInTexts: 0 },
+      { termChunksFirst: 3, checkedInTexts: 1000, termChunksMost: 1000, laterCheckedInTexts: 1000 },
+      { termChunksFirst: 1000, checkedInTexts: 1000, termChunksMost: 1000, laterCheckedInTexts: 0 },
     ];
     for (const [terms, tag, matches] of cases) {
       const filter: ArticleFilter = {
@@ -228,7 +237,7 @@ describeEachDialect('search matches and deep pages', (ctx) => {
         assert.equal(found?.all.size, count);
       }
       // More word sets than are ever read: the caller counts in the texts.
-      const tooMany = { termChunksFirst: 0, checkedInTexts: 0, termChunksMost: 0 };
+      const tooMany = { termChunksFirst: 0, checkedInTexts: 0, termChunksMost: 0, laterCheckedInTexts: 0 };
       if (terms.some((term) => term.length > 3) && expected > 0) {
         const found = await findMatches(ctx.db.kysely, ctx.db.dialect, filter, run, null, tooMany);
         assert.equal(found, null, terms.join(' '));
@@ -268,6 +277,55 @@ describeEachDialect('search matches and deep pages', (ctx) => {
       articleInput({ slug: 'one-more', content: 'plain again' }),
     ]);
     assert.equal(await total('search=plain&limit=4'), plain + 1);
+  });
+
+  test('search: searches for the same large term at once read its word sets once, and each gets them', async () => {
+    const p = await createTestProject(ctx.db);
+    await importArticles(ctx.db, p.project, articles(), []);
+    // `word` is held by a word set per article: past a share of 3 chunks, it is read alone.
+    const limits: MatchLimits = {
+      termChunksFirst: 3,
+      checkedInTexts: 0,
+      termChunksMost: 1000,
+      laterCheckedInTexts: 0,
+    };
+    let termReads = 0;
+    const run: Run = async (query) => {
+      if (/string_agg|group_concat/.test(query.sql)) {
+        termReads++;
+        // Slow enough that the other searches come while it is under way.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return (await ctx.db.kysely.executeQuery(query)).rows;
+    };
+    const filter: ArticleFilter = {
+      projectId: p.project.id,
+      now: new Date().toISOString(),
+      searchTerms: ['word'],
+      anyTagIds: null,
+      allTagIds: null,
+      excludeTagIds: [],
+    };
+    const version = Number(
+      (
+        await ctx.db.kysely
+          .selectFrom('projects')
+          .select('content_version')
+          .where('id', '=', p.project.id)
+          .executeTakeFirstOrThrow()
+      ).content_version,
+    );
+    const known = () => termSetsOf(ctx.db, p.project.id, version);
+    const found = await Promise.all(
+      [1, 2, 3].map(() => findMatches(ctx.db.kysely, ctx.db.dialect, filter, run, known(), limits)),
+    );
+    assert.equal(termReads, 1);
+    for (const matches of found) assert.equal(matches?.set.size, count);
+    // Without the kept sets (a search that keeps none), each reads for itself.
+    await Promise.all(
+      [1, 2].map(() => findMatches(ctx.db.kysely, ctx.db.dialect, filter, run, null, limits)),
+    );
+    assert.equal(termReads, 3);
   });
 });
 
