@@ -116,11 +116,14 @@ export function describeEachDialect(
         context.url = database.url;
         context.app = await buildApp({ db: database.db, ...appOptions });
       });
+      suite(context);
+      // Registered after the suite's own: hooks run in the order they were added, so that apps a
+      // suite builds on the database are closed before it goes (a webhook dispatcher of one could
+      // otherwise be left waiting forever on a database closed under it).
       after(async () => {
         await context.app?.close();
         await database?.drop();
       });
-      suite(context);
     });
   }
 }
