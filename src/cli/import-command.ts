@@ -101,13 +101,13 @@ export function importCommand(program: Command, tools: CliTools): void {
       const strict = options.strict === true;
       if (options.siteUrl !== undefined && !isHttpUrl(options.siteUrl))
         throw new CliError(`--site-url '${options.siteUrl}' is not an absolute http(s) URL`);
-      const [{ readContentSource }, { importContent }, { createProgress }] = await Promise.all([
+      const [{ openContentSource }, { importContent }, { createProgress }] = await Promise.all([
         import('../content/import/read-source.ts'),
         import('../content/import.ts'),
         import('./progress.ts'),
       ]);
       const progress = createProgress(!options.json);
-      const source = await readContentSource(path, {
+      const source = await openContentSource(path, {
         strict,
         format: options.format,
         siteUrl: options.siteUrl,
