@@ -17,7 +17,7 @@ import {
   report,
   sortByLine,
 } from './check-kit.ts';
-import { type ArticleDigest, digestOf, type StreamedSource } from './digest.ts';
+import { type ArticleDigest, digester, type StreamedSource } from './digest.ts';
 import { ghostSource, isGhostExport } from './ghost.ts';
 import { type JsonElement, JsonArticleSplitter } from './json-splitter.ts';
 import { validateTagList } from './tag-rules.ts';
@@ -275,8 +275,9 @@ export async function readJsonFile(
   const total = options.onProgress ? await countArticles(path) : undefined;
   const articles: ArticleInput[] = [];
   const digests: ArticleDigest[] = [];
+  const digest = digester();
   const check = new JsonSourceCheck(file, options, total, (article) =>
-    keep === 'articles' ? articles.push(article) : digests.push(digestOf(article)),
+    keep === 'articles' ? articles.push(article) : digests.push(digest(article)),
   );
   await pushFile(path, check.splitter);
   const result = check.finish();

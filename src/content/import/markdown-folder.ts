@@ -16,7 +16,7 @@ import {
   type ReadOptions,
   type TagInput,
 } from './records.ts';
-import { type ArticleDigest, digestOf, type StreamedSource } from './digest.ts';
+import { type ArticleDigest, digester, type StreamedSource } from './digest.ts';
 import { type ArticleOutcome } from './article-rules.ts';
 import { mergeDuplicates } from './duplicate-slugs.ts';
 import { type Ctx, sortByLine } from './check-kit.ts';
@@ -133,9 +133,10 @@ export async function readMarkdownFolder(path: string, options: ReadOptions = {}
  */
 export async function streamMarkdownFolder(path: string, options: ReadOptions = {}): Promise<StreamedSource> {
   const articles: ArticleDigest[] = [];
+  const digest = digester();
   const files: string[] = [];
   const source = await checkMarkdownFolder(path, options, (article, file) => {
-    articles.push(digestOf(article));
+    articles.push(digest(article));
     files.push(file);
   });
   return {
