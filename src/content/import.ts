@@ -322,6 +322,7 @@ async function writeContent(
   const perWrite = options.setChangesPerWrite ?? pendingSetChanges;
   const ordinals = unusedOrdinals([...existing.values()].map((row) => row.ordinal));
   let done = 0;
+  let lastOrdinal: number | null = null;
   // Only the articles to write are read again: an unchanged one is skipped, unless it was stored
   // before the html column existed and needs its HTML.
   const unchanged = (digest: ArticleDigest) => existing.get(digest.slug)?.content_hash === digest.hash;
@@ -363,7 +364,7 @@ async function writeContent(
         const article = prepare(await articleAt(index), digest.hash);
         // A slug removed by an earlier --prune brings back the same article (id, dates, views).
         const restored = previous ? undefined : removed.get(article.input.slug);
-        const ordinal = previous?.ordinal ?? ordinals.next().value!;
+        const ordinal = previous?.ordinal ?? (lastOrdinal = ordinals.next().value!);
         const row = articleRow(
           site,
           article,
@@ -414,6 +415,13 @@ async function writeContent(
     }
     await insertBatch(trx, project.id, inserted);
     await keepRevisions(trx, project.id, [...replaced.values()], options.revisionSource ?? 'import', now);
+    // New articles take the lowest free ordinals, in order: the chunks of the sets below the last
+    // one taken are complete, written now rather than held (a first import of 100,000 articles
+    // held up to 5,000,000 changes, about 100 MB).
+    if (lastOrdinal !== null) {
+      const complete = sets.takeChunksBefore(lastOrdinal);
+      if (complete.size > 0) await applySetChanges(trx, dialect, project.id, complete);
+    }
   }
 
   if (options.prune) {
