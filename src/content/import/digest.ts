@@ -105,12 +105,15 @@ export function digestOf(article: ArticleInput): ArticleDigest {
  * keeps that whole text alive (measured: 1 KB a slug, most of the digests' memory), and the
  * articles of a blog share their tags' names.
  */
+/** A copy of `text` that keeps nothing else alive (a string cut from a longer one keeps it whole). */
+export const ownCopy = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
+
 export function digester(): (article: ArticleInput) => ArticleDigest {
   const known = new Map<string, string>();
   const own = (text: string) => {
     let kept = known.get(text);
     if (kept === undefined) {
-      kept = Buffer.from(text, 'utf8').toString('utf8');
+      kept = ownCopy(text);
       if (known.size < maxShared) known.set(kept, kept);
     }
     return kept;
@@ -120,8 +123,8 @@ export function digester(): (article: ArticleInput) => ArticleDigest {
     // Only tags repeat: slugs and files are copied without being remembered.
     return {
       ...digest,
-      file: Buffer.from(digest.file, 'utf8').toString('utf8'),
-      slug: Buffer.from(digest.slug, 'utf8').toString('utf8'),
+      file: ownCopy(digest.file),
+      slug: ownCopy(digest.slug),
       tags: digest.tags.map(own),
     };
   };

@@ -17,7 +17,7 @@ import {
   report,
   sortByLine,
 } from './check-kit.ts';
-import { type ArticleDigest, digester, type StreamedSource } from './digest.ts';
+import { type ArticleDigest, digester, ownCopy, type StreamedSource } from './digest.ts';
 import { ghostSource, isGhostExport } from './ghost.ts';
 import { type JsonElement, JsonArticleSplitter } from './json-splitter.ts';
 import { validateTagList } from './tag-rules.ts';
@@ -156,6 +156,8 @@ class JsonSourceCheck {
     }
     if (outcome!.article) this.#keep(outcome!.article);
     delete outcome!.article;
+    // Kept to the end for the duplicates' check: its slug must not keep the article's text alive.
+    if (outcome!.slug !== undefined) outcome!.slug = ownCopy(outcome!.slug);
     this.#entries.push({ file: `${this.#file}#articles[${element.index}]`, outcome: outcome! });
   }
 

@@ -16,7 +16,7 @@ import {
   type ReadOptions,
   type TagInput,
 } from './records.ts';
-import { type ArticleDigest, digester, type StreamedSource } from './digest.ts';
+import { type ArticleDigest, digester, ownCopy, type StreamedSource } from './digest.ts';
 import { type ArticleOutcome } from './article-rules.ts';
 import { mergeDuplicates } from './duplicate-slugs.ts';
 import { type Ctx, sortByLine } from './check-kit.ts';
@@ -212,6 +212,8 @@ async function checkMarkdownFolder(
     // Handed on now and not kept here: the check of duplicate slugs needs only the slug.
     if (outcome.article) keep(outcome.article, file);
     delete outcome.article;
+    // Kept to the end for the duplicates' check: its slug must not keep the file's text alive.
+    if (outcome.slug !== undefined) outcome.slug = ownCopy(outcome.slug);
     entries.push({ file, outcome });
   }
   problems.push(...mergeDuplicates(entries));
