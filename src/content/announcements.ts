@@ -5,63 +5,66 @@
 // it at the same moment waits for the first's row locks and then finds nothing left to claim; on
 // SQLite writes take turns. A change that unpublishes an article sets `announced_published_at` to
 // null, so that publishing it again is announced again.
-import { sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { recordEvents } from '../db/outbox.ts';
-import type { Executor } from '../db/schema.ts';
+import type { Database, Executor } from '../db/schema.ts';
 
-export interface AnnouncedArticle {
-  id: string;
-  slug: string;
-  title: string;
-  publishedAt: string;
-  version: number;
-}
+/** The published articles whose time has come at `now` and that were not announced for that date. */
+const isDue =
+  (now: Date) =>
+  (eb: ExpressionBuilder<Database, 'articles'>): Expression<SqlBool> =>
+    eb.and([
+      eb('status', '=', 'published'),
+      eb('published_at', '<=', now.toISOString()),
+      eb.or([
+        eb('announced_published_at', 'is', null),
+        eb('announced_published_at', '<>', eb.ref('published_at')),
+      ]),
+    ]);
+
+/** Articles announced a statement: an import publishing a whole blog announces it a part at a time. */
+const announcedPerStatement = 2_000;
 
 /**
  * Marks every published article whose time has come at `now` and that was not announced for its
  * publication date, and writes one `article.published` event for each, through `executor` (run it
- * in a transaction). `projectId` limits it to one project.
+ * in a transaction). `projectId` limits it to one project. Returns how many were announced.
  */
 export async function announceDuePublications(
   executor: Executor,
   now: Date,
   projectId?: string,
-): Promise<AnnouncedArticle[]> {
-  let query = executor
-    .updateTable('articles')
-    .set({ announced_published_at: sql`published_at` })
-    .where('status', '=', 'published')
-    .where('published_at', '<=', now.toISOString())
-    .where((eb) =>
-      eb.or([
-        eb('announced_published_at', 'is', null),
-        eb('announced_published_at', '<>', eb.ref('published_at')),
-      ]),
+): Promise<number> {
+  let announced = 0;
+  for (;;) {
+    let due = executor.selectFrom('articles').select('id').where(isDue(now)).limit(announcedPerStatement);
+    if (projectId !== undefined) due = due.where('project_id', '=', projectId);
+    // An announced article no longer matches: each round takes the next ones. The condition is
+    // the UPDATE's own too, so that PostgreSQL checks it again on a row another instance just
+    // announced (its lock waited for) and leaves it.
+    const rows = await executor
+      .updateTable('articles')
+      .set({ announced_published_at: sql`published_at` })
+      .where('id', 'in', due)
+      .where(isDue(now))
+      .returning(['id', 'project_id', 'slug', 'title', 'published_at', 'version'])
+      .execute();
+    if (rows.length === 0) return announced;
+    announced += rows.length;
+    await recordEvents(
+      executor,
+      rows.map((row) => ({
+        projectId: row.project_id,
+        type: 'article.published' as const,
+        data: {
+          id: row.id,
+          slug: row.slug,
+          title: row.title,
+          publishedAt: row.published_at,
+          version: row.version,
+        },
+      })),
+      now,
     );
-  if (projectId !== undefined) query = query.where('project_id', '=', projectId);
-  const rows = await query
-    .returning(['id', 'project_id', 'slug', 'title', 'published_at', 'version'])
-    .execute();
-  await recordEvents(
-    executor,
-    rows.map((row) => ({
-      projectId: row.project_id,
-      type: 'article.published' as const,
-      data: {
-        id: row.id,
-        slug: row.slug,
-        title: row.title,
-        publishedAt: row.published_at,
-        version: row.version,
-      },
-    })),
-    now,
-  );
-  return rows.map((row) => ({
-    id: row.id,
-    slug: row.slug,
-    title: row.title,
-    publishedAt: row.published_at!,
-    version: row.version,
-  }));
+  }
 }

@@ -362,6 +362,22 @@ export class SetChanges {
     this.#chunks.clear();
     this.#count = 0;
   }
+
+  /** Moves the changes of the chunks before the one of `ordinal` into a SetChanges of their own. */
+  takeChunksBefore(ordinal: number): SetChanges {
+    const taken = new SetChanges();
+    const before = ordinal >>> chunkBits;
+    for (const [chunk, sets] of this.#chunks) {
+      if (chunk >= before) continue;
+      taken.#chunks.set(chunk, sets);
+      let count = 0;
+      for (const list of sets.values()) count += list.length;
+      taken.#count += count;
+      this.#count -= count;
+      this.#chunks.delete(chunk);
+    }
+    return taken;
+  }
 }
 
 /** Applies a chunk's changes (as SetChanges holds them) to its words, in place. */

@@ -13,12 +13,16 @@ import {
   ImportValidationError,
   type SiteSettings,
 } from './import/records.ts';
+import type { StreamedSource } from './import/digest.ts';
 
 /** Where a setting's problem or report points: the settings have no file of their own here. */
 export const settingsFile = 'site settings';
 
 /** The site settings an import brings: the source's, with the import's own site URL (`--site-url`) first. */
-export function importedSettings(source: ContentSource, siteUrl: string | undefined): Partial<SiteSettings> {
+export function importedSettings(
+  source: Pick<ContentSource, 'settings'>,
+  siteUrl: string | undefined,
+): Partial<SiteSettings> {
   const settings = { ...source.settings };
   if (siteUrl !== undefined) settings.siteUrl = siteUrl;
   if (typeof settings.siteUrl === 'string') settings.siteUrl = withoutTrailingSlash(settings.siteUrl);
@@ -169,7 +173,10 @@ export function fallbackAuthor(project: Project): { author: DefaultAuthor; isDef
  * project's name, and the report says so, unless the reader already did for that file (a site's
  * own default author, which the reader filled in).
  */
-export function authorWarnings(source: ContentSource, project: Project): ImportProblem[] {
+export function authorWarnings(
+  source: Pick<StreamedSource, 'warnings' | 'articles'>,
+  project: Project,
+): ImportProblem[] {
   const warned = new Set(
     (source.warnings ?? []).filter((w) => w.kind === 'default-author').map((w) => w.file),
   );
@@ -178,11 +185,11 @@ export function authorWarnings(source: ContentSource, project: Project): ImportP
     ? `no author: the project's default author '${author.name}' is used`
     : `no author, and the project has no default author: the project's name '${author.name}' is used (set one with folio projects update --author)`;
   return source.articles
-    .filter((article) => !article.author && !article.authors?.length && !warned.has(article.file))
+    .filter((article) => !article.hasAuthor && !warned.has(article.file))
     .map((article) => ({ file: article.file, line: 1, kind: 'default-author', message }));
 }
 
 /** Whether the source is a blog moved from another generator (its URLs were its feed ids). */
-export function isMigration(source: ContentSource): boolean {
+export function isMigration(source: Pick<ContentSource, 'generator'>): boolean {
   return source.generator !== undefined && source.generator !== 'folio';
 }

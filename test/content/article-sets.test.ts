@@ -220,4 +220,17 @@ describe('ordinal sets', () => {
     applyToChunk(words, [5, -8]);
     assert.deepEqual(new OrdinalSet(new Map([[0, words]])).ordinals(), [5, 6]);
   });
+
+  it('changes of the chunks before an ordinal are taken apart, with their count; the later ones stay', () => {
+    const changes = new SetChanges();
+    changes.article(3, null, new Set(['g:1', 'g:2']));
+    changes.article(chunkSize + 3, null, new Set(['g:1']));
+    changes.article(2 * chunkSize, new Set(['g:1']), new Set(['g:2']));
+    const taken = changes.takeChunksBefore(2 * chunkSize + 5);
+    assert.deepEqual([...taken.chunks().keys()], [0, 1]);
+    assert.equal(taken.size, 3);
+    assert.deepEqual([...changes.chunks().keys()], [2]);
+    assert.equal(changes.size, 2);
+    assert.equal(changes.takeChunksBefore(2 * chunkSize).size, 0);
+  });
 });

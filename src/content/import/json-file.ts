@@ -1,16 +1,35 @@
 // Folio's JSON file: { tags: [{ name, color, icon }], articles: [{ …fields, content }] }, the same
-// fields as the front matter (aliases included) plus `content`.
+// fields as the front matter (aliases included) plus `content`. The file is read in chunks and its
+// articles checked one at a time (json-splitter.ts), never parsed whole: a large export is more
+// text than the import may hold. A Ghost export (told apart by its root) is read whole.
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
 import { type ArticleInput, type ContentSource, type ImportProblem, type ReadOptions } from './records.ts';
 import { type ArticleOutcome, FRONT_MATTER_FIELDS, validateArticle } from './article-rules.ts';
 import { mergeDuplicates } from './duplicate-slugs.ts';
-import { type Ctx, checkUnknownKeys, describe, isObject, report, sortByLine } from './check-kit.ts';
+import {
+  type Ctx,
+  checkUnknownKeys,
+  describe,
+  isObject,
+  type Path,
+  report,
+  sortByLine,
+} from './check-kit.ts';
+import { type ArticleDigest, digester, ownCopy, type StreamedSource } from './digest.ts';
+import { ghostSource, isGhostExport } from './ghost.ts';
+import { type JsonElement, JsonArticleSplitter } from './json-splitter.ts';
 import { validateTagList } from './tag-rules.ts';
-import { lazyJsonLocator, stripBom } from './yaml-lines.ts';
+import { lazyJsonLocator, yamlLocator } from './yaml-lines.ts';
 
 /** The keys of a JSON file's root object. */
 const JSON_ROOT_FIELDS = ['tags', 'articles'] as const;
 
 const JSON_FIELDS = [...FRONT_MATTER_FIELDS, 'content'];
+
+/** Bytes read at a time. */
+const chunkBytes = 1 << 20;
 
 function jsonErrorLine(text: string, message: string): number {
   const lineMatch = /\(line (\d+) column \d+\)/.exec(message);
@@ -21,8 +40,12 @@ function jsonErrorLine(text: string, message: string): number {
   return 1;
 }
 
-/** JSON.parse, with a failure as a problem on its line. */
-export function parseJson(file: string, text: string): { data?: unknown; problem?: ImportProblem } {
+/** JSON.parse, with a failure as a problem on its line (`firstLine`: the text's first line in the file). */
+export function parseJson(
+  file: string,
+  text: string,
+  firstLine = 1,
+): { data?: unknown; problem?: ImportProblem } {
   try {
     return { data: JSON.parse(text) };
   } catch (error) {
@@ -30,7 +53,7 @@ export function parseJson(file: string, text: string): { data?: unknown; problem
     return {
       problem: {
         file,
-        line: jsonErrorLine(text, message),
+        line: firstLine - 1 + jsonErrorLine(text, message),
         message: `invalid JSON: ${message
           .replace(/\s*\(line \d+ column \d+\)/, '')
           .replace(/ at position \d+/, '')
@@ -40,95 +63,257 @@ export function parseJson(file: string, text: string): { data?: unknown; problem
   }
 }
 
-/** A parsed Folio JSON document; `text` is its source, for lines. */
-export function folioJsonSource(
-  file: string,
-  text: string,
-  data: unknown,
-  options: ReadOptions = {},
-): { source?: ContentSource; problems: ImportProblem[] } {
-  const locate = lazyJsonLocator(text);
-  const warnings: ImportProblem[] = [];
-  const strict = options.strict === true;
-  const rootProblems: ImportProblem[] = [];
-  const rootCtx: Ctx = { file, problems: rootProblems, warnings, strict, locate };
-  if (!isObject(data)) {
-    report(
-      rootCtx,
-      [],
-      `the JSON file must hold an object with "tags" and "articles" (or be a Ghost export), got ${describe(data)}`,
-    );
-    return { problems: rootProblems };
-  }
-  checkUnknownKeys(rootCtx, data, [], JSON_ROOT_FIELDS);
-  if (data['tags'] === undefined && data['articles'] === undefined) {
-    report(rootCtx, [], 'the JSON file has neither "tags" nor "articles"');
-  }
-
-  const tagProblems: ImportProblem[][] = [];
-  const tags = validateTagList(
-    data['tags'],
-    { ...rootCtx, locate: (path) => locate(['tags', ...path]) },
-    (i) => {
-      tagProblems[i] = [];
-      return {
-        file: `${file}#tags[${i}]`,
-        problems: tagProblems[i],
-        warnings,
-        strict,
-        locate: (path) => locate(['tags', i, ...path]),
-      };
-    },
-    (i) => `${file}#tags[${i}]`,
-  );
-
-  const entries: { file: string; outcome: ArticleOutcome }[] = [];
-  const rawArticles = data['articles'];
-  if (rawArticles !== undefined && rawArticles !== null && !Array.isArray(rawArticles)) {
-    report(rootCtx, ['articles'], `articles must be a list of objects, got ${describe(rawArticles)}`);
-  } else if (Array.isArray(rawArticles)) {
-    rawArticles.forEach((item, i) => {
-      options.onProgress?.(i + 1, rawArticles.length);
-      const articleFile = `${file}#articles[${i}]`;
-      const ctx: Ctx = {
-        file: articleFile,
-        problems: [],
-        warnings,
-        strict,
-        locate: (path) => locate(['articles', i, ...path]),
-        costlyLocate: true,
-      };
-      if (!isObject(item)) {
-        report(ctx, [], `article must be an object, got ${describe(item)}`);
-        entries.push({
-          file: articleFile,
-          outcome: { slugLine: () => ctx.locate([]), problems: ctx.problems },
-        });
-        return;
-      }
-      entries.push({ file: articleFile, outcome: validateArticle(ctx, item, { allowed: JSON_FIELDS }) });
-    });
-  }
-  const problems = [
-    ...sortByLine(rootProblems),
-    ...tagProblems.flatMap((list) => sortByLine(list)),
-    ...mergeDuplicates(entries),
-  ];
-  if (problems.length > 0) return { problems };
-  return {
-    source: { tags, articles: entries.map((e) => e.outcome.article as ArticleInput), warnings },
-    problems,
+/** Lines of an article's fields: its value's and its slug's are known; others parse the article alone. */
+function elementLocator(element: JsonElement, text: string): (path: Path) => number {
+  let locate: ((path: Path) => number) | undefined;
+  return (path) => {
+    if (path.length === 0) return element.valueLine;
+    if (path.length === 1 && path[0] === 'slug' && element.slugLine !== null) return element.slugLine;
+    if (locate === undefined) {
+      const lineCounter = new LineCounter();
+      const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
+      locate =
+        doc.errors.length > 0
+          ? () => element.valueLine
+          : yamlLocator(doc, lineCounter, { lineOffset: element.firstLine - 1, rootLine: element.valueLine });
+    }
+    return locate(path);
   };
 }
 
-/** Folio's JSON format from its text (for tests and callers that hold the text). */
+/** An article of the file checked: its outcome, or a syntax problem (the file is then refused as invalid JSON). */
+function checkElement(
+  file: string,
+  element: JsonElement,
+  warnings: ImportProblem[],
+  strict: boolean,
+  withLines = true,
+): { outcome?: ArticleOutcome; syntax?: ImportProblem } {
+  if (element.text === null) return { syntax: { file, line: 1, message: 'file is not valid UTF-8' } };
+  const parsed = parseJson(file, element.text, element.firstLine);
+  if (parsed.problem) return { syntax: parsed.problem };
+  const item = parsed.data;
+  const ctx: Ctx = {
+    file: `${file}#articles[${element.index}]`,
+    problems: [],
+    warnings,
+    strict,
+    locate: withLines ? elementLocator(element, element.text) : () => element.valueLine,
+  };
+  if (!isObject(item)) {
+    report(ctx, [], `article must be an object, got ${describe(item)}`);
+    return { outcome: { slugLine: () => element.valueLine, problems: ctx.problems } };
+  }
+  return { outcome: validateArticle(ctx, item, { allowed: JSON_FIELDS }) };
+}
+
+/** What is left of a JSON source once its articles were handed on: a Ghost export, read whole, comes back whole. */
+type JsonCheck =
+  | { problems: ImportProblem[]; source?: undefined; ghost?: undefined }
+  | { problems: []; source: Omit<ContentSource, 'articles'>; ghost?: undefined }
+  | { problems: []; ghost: ContentSource; source?: undefined };
+
+/**
+ * One pass over a JSON document fed in chunks: each article is checked as it is split off and, when
+ * valid, handed to `keep` (then forgotten here); the root and the tags are checked at the end.
+ */
+class JsonSourceCheck {
+  readonly #file: string;
+  readonly #options: ReadOptions;
+  readonly #total: number | undefined;
+  readonly #keep: (article: ArticleInput) => void;
+  readonly #warnings: ImportProblem[] = [];
+  readonly #entries: { file: string; outcome: ArticleOutcome }[] = [];
+  #syntax: ImportProblem | undefined;
+  readonly splitter: JsonArticleSplitter;
+
+  constructor(
+    file: string,
+    options: ReadOptions,
+    total: number | undefined,
+    keep: (article: ArticleInput) => void,
+  ) {
+    this.#file = file;
+    this.#options = options;
+    this.#total = total;
+    this.#keep = keep;
+    this.splitter = new JsonArticleSplitter((element) => this.#element(element));
+  }
+
+  #element(element: JsonElement): void {
+    // Past a syntax error the file is refused as it is: nothing more is checked.
+    if (this.#syntax) return;
+    if (this.#total !== undefined) this.#options.onProgress?.(element.index + 1, this.#total);
+    const { outcome, syntax } = checkElement(
+      this.#file,
+      element,
+      this.#warnings,
+      this.#options.strict === true,
+    );
+    if (syntax) {
+      this.#syntax = syntax;
+      return;
+    }
+    if (outcome!.article) this.#keep(outcome!.article);
+    delete outcome!.article;
+    // Kept to the end for the duplicates' check: its slug must not keep the article's text alive.
+    if (outcome!.slug !== undefined) outcome!.slug = ownCopy(outcome!.slug);
+    this.#entries.push({ file: `${this.#file}#articles[${element.index}]`, outcome: outcome! });
+  }
+
+  finish(): JsonCheck {
+    const file = this.#file;
+    const skeleton = this.splitter.end();
+    const nulLine = this.splitter.nulLine;
+    // Neither database can keep a NUL, and no editor writes one.
+    if (nulLine !== null)
+      return { problems: [{ file, line: nulLine, message: 'file contains a NUL character' }] };
+    if (skeleton === null) return { problems: [{ file, line: 1, message: 'file is not valid UTF-8' }] };
+    const parsed = parseJson(file, skeleton);
+    const syntax = [parsed.problem, this.#syntax].filter((problem) => problem !== undefined);
+    // The first error in the file, as JSON.parse of it whole would report.
+    if (syntax.length > 0) return { problems: [syntax.sort((a, b) => a.line - b.line)[0]] };
+    if (this.splitter.count === 0 && isGhostExport(parsed.data)) {
+      const ghost = ghostSource(file, skeleton, parsed.data, this.#options);
+      return ghost.source ? { problems: [], ghost: ghost.source } : { problems: ghost.problems };
+    }
+    return this.#folio(skeleton, parsed.data);
+  }
+
+  #folio(skeleton: string, data: unknown): JsonCheck {
+    const file = this.#file;
+    const locate = lazyJsonLocator(skeleton);
+    const warnings = this.#warnings;
+    const strict = this.#options.strict === true;
+    const rootProblems: ImportProblem[] = [];
+    const rootCtx: Ctx = { file, problems: rootProblems, warnings, strict, locate };
+    if (!isObject(data)) {
+      report(
+        rootCtx,
+        [],
+        `the JSON file must hold an object with "tags" and "articles" (or be a Ghost export), got ${describe(data)}`,
+      );
+      return { problems: rootProblems };
+    }
+    checkUnknownKeys(rootCtx, data, [], JSON_ROOT_FIELDS);
+    if (data['tags'] === undefined && data['articles'] === undefined) {
+      report(rootCtx, [], 'the JSON file has neither "tags" nor "articles"');
+    }
+
+    const tagProblems: ImportProblem[][] = [];
+    const tags = validateTagList(
+      data['tags'],
+      { ...rootCtx, locate: (path) => locate(['tags', ...path]) },
+      (i) => {
+        tagProblems[i] = [];
+        return {
+          file: `${file}#tags[${i}]`,
+          problems: tagProblems[i],
+          warnings,
+          strict,
+          locate: (path) => locate(['tags', i, ...path]),
+        };
+      },
+      (i) => `${file}#tags[${i}]`,
+    );
+    const rawArticles = data['articles'];
+    if (rawArticles !== undefined && rawArticles !== null && !Array.isArray(rawArticles)) {
+      report(rootCtx, ['articles'], `articles must be a list of objects, got ${describe(rawArticles)}`);
+    }
+    const problems = [
+      ...sortByLine(rootProblems),
+      ...tagProblems.flatMap((list) => sortByLine(list)),
+      ...mergeDuplicates(this.#entries),
+    ];
+    if (problems.length > 0) return { problems };
+    return { problems: [], source: { tags, warnings } };
+  }
+}
+
+/** Folio's JSON format (or a Ghost export) from its text, held whole: for tests and callers that hold the text. */
 export function parseJsonSource(
   file: string,
   text: string,
   options: ReadOptions = {},
 ): { source?: ContentSource; problems: ImportProblem[] } {
-  const clean = stripBom(text);
-  const parsed = parseJson(file, clean);
-  if (parsed.problem) return { problems: [parsed.problem] };
-  return folioJsonSource(file, clean, parsed.data, options);
+  const bytes = Buffer.from(text);
+  let total: number | undefined;
+  if (options.onProgress) {
+    const counter = new JsonArticleSplitter(null);
+    counter.push(bytes);
+    total = counter.count;
+  }
+  const articles: ArticleInput[] = [];
+  const check = new JsonSourceCheck(file, options, total, (article) => articles.push(article));
+  check.splitter.push(bytes);
+  const result = check.finish();
+  if (result.ghost) return { source: result.ghost, problems: [] };
+  if (result.source) return { source: { ...result.source, articles }, problems: [] };
+  return { problems: result.problems };
+}
+
+async function pushFile(path: string, splitter: JsonArticleSplitter): Promise<void> {
+  for await (const chunk of createReadStream(path, { highWaterMark: chunkBytes }))
+    splitter.push(chunk as Buffer);
+}
+
+/** The articles of a JSON file, counted (for progress) without being parsed. */
+async function countArticles(path: string): Promise<number> {
+  const counter = new JsonArticleSplitter(null);
+  await pushFile(path, counter);
+  return counter.count;
+}
+
+/**
+ * A JSON file checked whole, keeping of each article its digest (`keep: 'articles'`: the article);
+ * a Folio file's articles are read again from it, in order, as they are written.
+ */
+export async function readJsonFile(
+  path: string,
+  options: ReadOptions,
+  keep: 'articles' | 'digests',
+): Promise<{ source?: ContentSource | StreamedSource; problems: ImportProblem[] }> {
+  const file = basename(path);
+  const total = options.onProgress ? await countArticles(path) : undefined;
+  const articles: ArticleInput[] = [];
+  const digests: ArticleDigest[] = [];
+  const digest = digester();
+  const check = new JsonSourceCheck(file, options, total, (article) =>
+    keep === 'articles' ? articles.push(article) : digests.push(digest(article)),
+  );
+  await pushFile(path, check.splitter);
+  const result = check.finish();
+  if (result.ghost) return { source: result.ghost, problems: [] };
+  if (!result.source) return { problems: result.problems };
+  if (keep === 'articles') return { source: { ...result.source, articles }, problems: [] };
+  return {
+    source: {
+      ...result.source,
+      articles: digests,
+      reread: (wanted) => rereadJsonFile(path, file, options, wanted),
+    },
+    problems: [],
+  };
+}
+
+/** The articles `wanted` asks for, parsed and checked again from the file, in order. */
+async function* rereadJsonFile(
+  path: string,
+  file: string,
+  options: ReadOptions,
+  wanted: (index: number) => boolean,
+): AsyncGenerator<{ index: number; article: ArticleInput | null }> {
+  const ready: { index: number; article: ArticleInput | null }[] = [];
+  const splitter = new JsonArticleSplitter((element) => {
+    if (!wanted(element.index)) return;
+    // Lines are not needed now: the file was checked, and any change is caught by its hash.
+    const { outcome } = checkElement(file, element, [], options.strict === true, false);
+    ready.push({ index: element.index, article: outcome?.article ?? null });
+  });
+  for await (const chunk of createReadStream(path, { highWaterMark: chunkBytes })) {
+    splitter.push(chunk as Buffer);
+    yield* ready.splice(0);
+  }
+  splitter.end();
+  yield* ready.splice(0);
 }

@@ -16,6 +16,7 @@ import {
   type ReadOptions,
   type TagInput,
 } from './records.ts';
+import { type ArticleDigest, digester, ownCopy, type StreamedSource } from './digest.ts';
 import { type ArticleOutcome } from './article-rules.ts';
 import { mergeDuplicates } from './duplicate-slugs.ts';
 import { type Ctx, sortByLine } from './check-kit.ts';
@@ -121,6 +122,50 @@ async function findMarkdownFiles(root: string): Promise<string[]> {
 }
 
 export async function readMarkdownFolder(path: string, options: ReadOptions = {}): Promise<ContentSource> {
+  const articles: ArticleInput[] = [];
+  const source = await checkMarkdownFolder(path, options, (article) => articles.push(article));
+  return { ...source, articles };
+}
+
+/**
+ * The folder checked whole, keeping of each article only its digest; its articles are read again
+ * from their files as they are written, so that its memory is a batch's, not the blog's.
+ */
+export async function streamMarkdownFolder(path: string, options: ReadOptions = {}): Promise<StreamedSource> {
+  const articles: ArticleDigest[] = [];
+  const digest = digester();
+  const files: string[] = [];
+  const source = await checkMarkdownFolder(path, options, (article, file) => {
+    articles.push(digest(article));
+    files.push(file);
+  });
+  return {
+    ...source,
+    articles,
+    async *reread(wanted) {
+      const indices = files.flatMap((_, index) => (wanted(index) ? [index] : []));
+      const texts = readAhead(indices, (index) =>
+        readText(join(path, ...files[index].split('/')), files[index], []),
+      );
+      for (const index of indices) {
+        const text = (await texts.next()).value!;
+        const naming = namingOf(files[index]);
+        const outcome =
+          text === null || 'problem' in naming
+            ? undefined
+            : analyseArticleFile(files[index], text, naming, [], options);
+        yield { index, article: outcome?.article ?? null };
+      }
+    },
+  };
+}
+
+/** Checks every file of the folder, handing each valid article to `keep`; throws every problem found. */
+async function checkMarkdownFolder(
+  path: string,
+  options: ReadOptions,
+  keep: (article: ArticleInput, file: string) => void,
+): Promise<Omit<ContentSource, 'articles'>> {
   const found = await findMarkdownFiles(path);
   const warnings: ImportProblem[] = [];
   // Hugo's _index.md is the page of a section (a list of posts), not a post.
@@ -164,10 +209,15 @@ export async function readMarkdownFolder(path: string, options: ReadOptions = {}
     else if ('problem' in naming)
       outcome = { slugLine: () => 1, problems: [{ file, line: 1, message: naming.problem }] };
     else outcome = analyseArticleFile(file, text, naming, warnings, options);
+    // Handed on now and not kept here: the check of duplicate slugs needs only the slug.
+    if (outcome.article) keep(outcome.article, file);
+    delete outcome.article;
+    // Kept to the end for the duplicates' check: its slug must not keep the file's text alive.
+    if (outcome.slug !== undefined) outcome.slug = ownCopy(outcome.slug);
     entries.push({ file, outcome });
   }
   problems.push(...mergeDuplicates(entries));
 
   if (problems.length > 0) throw new ImportValidationError(problems);
-  return { tags, articles: entries.map((e) => e.outcome.article as ArticleInput), warnings };
+  return { tags, warnings };
 }

@@ -1,15 +1,13 @@
 // Which reader a folder needs: a generator's layout recognised by its profile (in the order of
 // SITE_PROFILES, the most specific first), else Folio's own folder of Markdown files.
 // ReadOptions.format forces one by name; an unknown name is refused with the list of names.
-import { readMarkdownFolder } from '../markdown-folder.ts';
-import { type ContentSource, ImportValidationError, type ReadOptions } from '../records.ts';
+import { ImportValidationError, type ReadOptions } from '../records.ts';
 import { astroProfile } from './astro.ts';
 import { docusaurusProfile } from './docusaurus.ts';
 import { eleventyProfile } from './eleventy.ts';
 import { hugoProfile } from './hugo.ts';
 import { jekyllProfile } from './jekyll.ts';
 import { nextjsProfile } from './nextjs.ts';
-import { readSite } from './pipeline.ts';
 import type { SiteProfile } from './profile.ts';
 
 /**
@@ -50,18 +48,12 @@ export function profileByName(format: string): SiteProfile | undefined {
   return profile;
 }
 
-/** Reads a folder with the profile `format` names, else the first that recognises it, else as Folio's own. */
-export async function readFolder(path: string, options: ReadOptions = {}): Promise<ContentSource> {
-  let profile: SiteProfile | undefined;
-  if (options.format !== undefined) profile = profileByName(options.format);
-  else {
-    for (const candidate of SITE_PROFILES) {
-      if (await candidate.detect(path)) {
-        profile = candidate;
-        break;
-      }
-    }
-  }
-  if (profile === undefined) return readMarkdownFolder(path, options);
-  return readSite(path, profile, options);
+/** The profile `format` names, else the first that recognises the folder; undefined: Folio's own folder. */
+export async function detectProfile(
+  path: string,
+  options: ReadOptions = {},
+): Promise<SiteProfile | undefined> {
+  if (options.format !== undefined) return profileByName(options.format);
+  for (const candidate of SITE_PROFILES) if (await candidate.detect(path)) return candidate;
+  return undefined;
 }
