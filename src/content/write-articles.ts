@@ -137,13 +137,7 @@ class SlugTakenError extends HttpError {
 }
 
 async function slugTaken(trx: Executor, projectId: string, slug: string): Promise<boolean> {
-  const row = await trx
-    .selectFrom('articles')
-    .select('id')
-    .where('project_id', '=', projectId)
-    .where('slug', '=', slug)
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await findArticleIdBySlug(trx, projectId, slug)) !== undefined;
 }
 
 /** Refuses a write past the project's storage limit, as the import does; `replacedBytes` are the article's before. */

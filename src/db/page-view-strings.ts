@@ -7,10 +7,11 @@
 // statement. The cache only takes ids it read as already stored, never those its own transaction
 // inserted: a transaction rolled back would leave it with ids that name nothing, or later another
 // string. A writer's transaction reads through `deferred()`, whose ids reach the cache once it has
-// committed: its stamps (below) are undone by a rollback too. Strings no page view names are deleted (page-view-string-sweep.ts), so the cache forgets
-// everything it holds once its oldest id is `cacheLifeMs` old, and each read or insert of a string
-// stamps it `used_at`: the sweep leaves alone any string stamped within `sweepGraceMs`, longer than
-// an id can stay in a cache, so that a writer never names a string deleted meanwhile.
+// committed: its stamps (below) are undone by a rollback too. Strings no page view names are
+// deleted (page-view-string-sweep.ts), so the cache forgets everything it holds once its oldest id
+// is `cacheLifeMs` old, and each read or insert of a string stamps it `used_at`: the sweep leaves
+// alone any string stamped within `sweepGraceMs`, longer than an id can stay in a cache, so that a
+// writer never names a string deleted meanwhile.
 import { createHash } from 'node:crypto';
 import {
   type Executor,
@@ -62,12 +63,7 @@ export class StringIdCache {
   /** When the oldest id held was read; null while none is held. */
   #oldestReadAt: number | null = null;
 
-  constructor(options: StringIdCacheOptions | number = {}) {
-    const {
-      size = 20_000,
-      lifeMs = cacheLifeMs,
-      now = Date.now,
-    } = typeof options === 'number' ? { size: options } : options;
+  constructor({ size = 20_000, lifeMs = cacheLifeMs, now = Date.now }: StringIdCacheOptions = {}) {
     this.#size = size;
     this.#lifeMs = lifeMs;
     this.now = now;

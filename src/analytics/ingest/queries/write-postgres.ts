@@ -53,7 +53,8 @@ const columnTypes: Record<(typeof pageViewColumns)[number], string> = {
 // The new page views are `input`; `article_id` comes from the slug (rows without an article are
 // not inserted, and the caller answers 404 for them).
 const inputColumns = [...pageViewColumns.filter((column) => column !== 'article_id'), 'slug'] as const;
-const measures = 'time_on_page_ms, scroll_depth_centi, exit_position, bounced, event_count';
+const measureColumns = ['time_on_page_ms', 'scroll_depth_centi', 'exit_position', 'bounced', 'event_count'];
+const measures = measureColumns.join(', ');
 const insertSql = preparedOnPostgres(
   `with inserted as (
   insert into page_views (${pageViewColumns.join(', ')})
@@ -148,13 +149,28 @@ const soleColumns = [
   'events',
   'added',
 ] as const;
-const soleTypes = ['text', 'text', 'text', 'text', 'text', 'int8', 'int4', 'float8', 'int4', 'text', 'int4'];
-const soleMeasures = ['time_on_page_ms', 'scroll_depth_centi', 'exit_position', 'bounced', 'event_count'];
+const soleTypes: Record<(typeof soleColumns)[number], string> = {
+  id: 'text',
+  project_id: 'text',
+  day: 'text',
+  now: 'text',
+  oldest: 'text',
+  time_on_page_ms: 'int8',
+  scroll_depth_centi: 'int4',
+  exit_position: 'float8',
+  bounced: 'int4',
+  events: 'text',
+  added: 'int4',
+};
+const soleMeasures = measureColumns;
 const updateAloneSql = preparedOnPostgres(
   // page_views is found by the arrays themselves, not by a join with them, and within the batch's
   // first and last day: a range of parameters lets the month partitions outside it be pruned as
   // the statement starts (an array's members do not).
-  `with u as (select * from ${unnestArrays(soleTypes, soleColumns)}),
+  `with u as (select * from ${unnestArrays(
+    soleColumns.map((column) => soleTypes[column]),
+    soleColumns,
+  )}),
 old as (
   select p.id, p.project_id, p.day, p.created_at, p.events, ${soleMeasures.map((column) => `p.${column}`).join(', ')}
   from page_views as p
