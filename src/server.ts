@@ -9,6 +9,7 @@ import { buildApp, type Lifecycle } from './app.ts';
 import type { Config, TrustProxy } from './config.ts';
 import { type Db, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrations/index.ts';
+import { postgresSettingWarnings } from './db/postgres-settings.ts';
 import {
   MemoryRateLimitStore,
   type RateLimitStore,
@@ -99,6 +100,9 @@ export async function startServer(config: Config, options: { demo: boolean }): P
     const address = await app.listen({ port: config.port, host: config.host });
     const base = address.replace('://127.0.0.1', '://localhost');
     await welcome(db, base, app.log, database, options);
+    if (db.dialect === 'postgres') {
+      for (const warning of await postgresSettingWarnings(db.kysely)) app.log.warn(warning);
+    }
   } catch (error) {
     // Closes the rate-limit store and, through the hook above, the database.
     await app.close();
