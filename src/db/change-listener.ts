@@ -15,7 +15,20 @@ import { backoffDelay } from './database-health.ts';
 import { mayChangeKeys } from './key-writes.ts';
 import { postgresDriver } from './postgres-driver.ts';
 
-export type ViewsListener = (projectId: string | null, slug: string | null) => void;
+/**
+ * An article's view count as a roll-up committed it, and the content version of its project then
+ * (the slug named that article at that version).
+ */
+export interface NotifiedViewCount {
+  count: number;
+  contentVersion: string;
+}
+
+export type ViewsListener = (
+  projectId: string | null,
+  slug: string | null,
+  notified?: NotifiedViewCount,
+) => void;
 
 const firstReconnectMs = 100;
 const maxReconnectMs = 5000;
@@ -144,9 +157,9 @@ export class PostgresChangeListener {
     client.on('end', () => lost());
     client.on('notification', (message) => {
       if (message.channel === 'folio_views') {
-        // "project_id slug slug …" (migration 0011; one slug before it).
-        const [projectId, ...slugs] = (message.payload ?? '').split(' ');
-        for (const slug of slugs) for (const listener of this.#views) listener(projectId!, slug);
+        const [projectId, ...tokens] = (message.payload ?? '').split(' ');
+        for (const [slug, notified] of viewedArticles(tokens))
+          for (const listener of this.#views) listener(projectId!, slug, notified);
         return;
       }
       // A barrier of seen() (this listener's own, or another instance's) changes nothing.
@@ -243,4 +256,26 @@ export class PostgresChangeListener {
 function streamOf(client: pg.Client): { ref?: () => void; unref?: () => void } | undefined {
   return (client as unknown as { connection?: { stream?: { ref?: () => void; unref?: () => void } } })
     .connection?.stream;
+}
+
+/**
+ * The articles of a `folio_views` payload after its project id: "slug slug … @version =count
+ * =count …" (migration 0030), each slug with its count; slugs alone before it (0011), or one slug
+ * (0003), without counts.
+ */
+export function viewedArticles(tokens: string[]): Array<[string, NotifiedViewCount | undefined]> {
+  const slugs: string[] = [];
+  const counts: number[] = [];
+  let contentVersion: string | undefined;
+  for (const token of tokens) {
+    if (token.startsWith('=')) counts.push(Number(token.slice(1)));
+    else if (token.startsWith('@')) contentVersion = token.slice(1);
+    else if (token !== '') slugs.push(token);
+  }
+  const counted =
+    contentVersion !== undefined && counts.length === slugs.length && counts.every(Number.isSafeInteger);
+  return slugs.map((slug, i) => [
+    slug,
+    counted ? { count: counts[i], contentVersion: contentVersion! } : undefined,
+  ]);
 }

@@ -68,7 +68,10 @@ export interface Db {
    * PostgreSQL: null; `onViews` tells of page views committed anywhere instead.
    */
   foreignStamp(): string | null;
-  /** PostgreSQL: calls back for each article with new page views, (null, null) for "maybe any". */
+  /**
+   * PostgreSQL: calls back for each article with new page views, with its new count where the
+   * notification carries it; (null, null) for "maybe any".
+   */
   onViews(listener: ViewsListener): () => void;
   /** Resolves once every change committed before the call is reflected in keysStamp/onViews. */
   changesSeen(): Promise<void>;

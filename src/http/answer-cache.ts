@@ -9,10 +9,12 @@
 // ('project') grew after they were built: told by the roll-up of this instance that summed the
 // page views (analytics/rollups/rollup-queue.ts, within 1 s of them), by PostgreSQL's notifications for
 // the others (db/change-listener.ts), and on SQLite by any commit of another process. So a view
-// count lags by at most that long (2 s by default) after it is summed.
+// count lags by at most that long (2 s by default) after it is summed. An article's answer gets its
+// new count written in: the count PostgreSQL's notification carried, else one read of it.
 //
 // Compressed forms (compression.ts) are kept with the answer, so a hit is never compressed again.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { NotifiedViewCount } from '../db/change-listener.ts';
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { chooseEncoding, compressSync, type Encoding, negotiatesEncoding, weakTag } from './compression.ts';
@@ -132,26 +134,48 @@ export class AnswerCache {
 
 /**
  * Which page views were committed since when: a counter advanced by each touch, with the value of
- * the last touch of each project and article. A touch of (null, null) means "maybe anything".
+ * the last touch of each project and article. A touch of (null, null) means "maybe anything". A
+ * touch that carries the article's new count keeps it, until a touch without one.
  */
 export class ViewClock {
   #seq = 0;
   #all = 0;
   readonly #projects = new Map<string, number>();
   readonly #articles = new Map<string, number>();
+  readonly #counts = new Map<string, NotifiedViewCount>();
 
   get seq(): number {
     return this.#seq;
   }
 
-  touch(projectId: string | null, slug: string | null): void {
+  touch(projectId: string | null, slug: string | null, notified?: NotifiedViewCount): void {
     const seq = ++this.#seq;
     if (projectId === null) {
       this.#all = seq;
+      this.#counts.clear();
       return;
     }
     this.#projects.set(projectId, seq);
-    if (slug !== null) this.#articles.set(`${projectId}\u0000${slug}`, seq);
+    if (slug === null) {
+      for (const key of this.#counts.keys())
+        if (key.startsWith(`${projectId}\u0000`)) this.#counts.delete(key);
+      return;
+    }
+    const key = `${projectId}\u0000${slug}`;
+    this.#articles.set(key, seq);
+    // A touch without a count (this instance's own roll-up, a commit of another process) leaves
+    // the count unknown: the next answer reads it.
+    if (notified === undefined) this.#counts.delete(key);
+    else this.#counts.set(key, notified);
+  }
+
+  /**
+   * The view count of the article last notified, if the slug named it at `contentVersion` (a slug
+   * deleted and taken again since names another article, whose count must be read).
+   */
+  countOf(projectId: string, slug: string, contentVersion: string): number | undefined {
+    const notified = this.#counts.get(`${projectId}\u0000${slug}`);
+    return notified?.contentVersion === contentVersion ? notified.count : undefined;
   }
 
   changedSince(seq: number, projectId: string, slug: string | null, slugs?: string[]): boolean {
@@ -192,7 +216,7 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
   app.decorateRequest('answerViewsSeq', 0);
   app.decorateRequest('answerViewedSlugs', null);
   app.decorateRequest('compressedAnswer', null);
-  const unsubscribe = db.onViews((projectId, slug) => clock.touch(projectId, slug));
+  const unsubscribe = db.onViews((projectId, slug, notified) => clock.touch(projectId, slug, notified));
   app.addHook('onClose', async () => unsubscribe());
   const viewsChanged = viewsCheck(db, clock, viewCountLagMs);
 
@@ -218,7 +242,7 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
       sendHit(request, reply, hit, keepEncoded);
       return done();
     }
-    recounted(hit, clock, viewCountOf).then(
+    recounted(hit, clock, viewCountOf, String(project.content_version)).then(
       (fresh) => {
         if (fresh === null) return miss();
         cache.set(key, fresh);
@@ -285,19 +309,23 @@ export function viewCountPosition(body: Buffer): { start: number; end: number } 
 }
 
 /**
- * An article's cached answer with its current view count written in, or null when it cannot be
- * (not one article's answer, no such article now): then it is built again.
+ * An article's cached answer with its current view count written in (the count its notification
+ * carried for this content version, else one read), or null when it cannot be (not one article's
+ * answer, no such article now): then it is built again.
  */
 async function recounted(
   hit: CachedAnswer,
   clock: ViewClock,
   viewCountOf: AnswerCacheOptions['viewCountOf'],
+  contentVersion: string,
 ): Promise<CachedAnswer | null> {
   const { views, viewCountAt: at } = hit;
   if (viewCountOf === undefined || !views || views.slug === null || views.slugs || !at) return null;
   // The clock before the count is read: a view counted meanwhile makes the next read look again.
   const seq = clock.seq;
-  const count = await viewCountOf(views.projectId, views.slug);
+  const count =
+    clock.countOf(views.projectId, views.slug, contentVersion) ??
+    (await viewCountOf(views.projectId, views.slug));
   if (count === null) return null;
   const digits = Buffer.from(String(count));
   const body = Buffer.concat([hit.body.subarray(0, at.start), digits, hit.body.subarray(at.end)]);

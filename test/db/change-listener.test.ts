@@ -1,13 +1,18 @@
 // PostgreSQL's view notifications (migration 0011): a roll-up adding views to many articles'
 // counts in one statement notifies each article's slug once, in as many notifications per project as its slugs
-// need to stay under PostgreSQL's 8,000-byte payload, and the listener hands each slug on.
+// need to stay under PostgreSQL's 8,000-byte payload, and the listener hands each slug on, with its
+// new count (migration 0030).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
-import { PostgresChangeListener } from '../../src/db/change-listener.ts';
+import {
+  type NotifiedViewCount,
+  PostgresChangeListener,
+  viewedArticles,
+} from '../../src/db/change-listener.ts';
 import { factoryRow } from '../analytics/support.ts';
 import {
   articleInput,
@@ -37,8 +42,11 @@ test(
       await importArticles(database.db, other.project, [articleInput({ slug: 'elsewhere' })]);
 
       const handed: string[] = [];
-      listener.onViews((projectId, slug) => {
-        if (projectId !== null) handed.push(`${projectId} ${slug}`);
+      const counts = new Map<string, NotifiedViewCount | undefined>();
+      listener.onViews((projectId, slug, notified) => {
+        if (projectId === null) return;
+        handed.push(`${projectId} ${slug}`);
+        counts.set(`${projectId} ${slug}`, notified);
       });
       const payloads: string[] = [];
       await raw.connect();
@@ -73,6 +81,15 @@ test(
       assert.equal(handed.length, expected.length);
       assert.ok([...handed].sort().every((entry, index) => entry === expected[index]));
       for (const payload of payloads) assert.ok(Buffer.byteLength(payload) < 8000, `${payload.length} bytes`);
+      // Each with its new count, and the content version of its project when it was counted.
+      const versions = new Map(
+        (await database.db.kysely.selectFrom('projects').select(['id', 'content_version']).execute()).map(
+          (row) => [row.id, String(row.content_version)],
+        ),
+      );
+      for (const entry of expected) {
+        assert.deepEqual(counts.get(entry), { count: 2, contentVersion: versions.get(entry.split(' ')[0]) });
+      }
     } finally {
       await raw.end().catch(() => {});
       await listener.close();
@@ -80,3 +97,22 @@ test(
     }
   },
 );
+
+test('a payload is read as slugs with their counts, or as slugs alone in the formats before counts', () => {
+  assert.deepEqual(viewedArticles(['one', 'two', '@7', '=3', '=12']), [
+    ['one', { count: 3, contentVersion: '7' }],
+    ['two', { count: 12, contentVersion: '7' }],
+  ]);
+  // Before migration 0030 (slugs alone), and 0011 (one slug).
+  assert.deepEqual(viewedArticles(['one', 'two']), [
+    ['one', undefined],
+    ['two', undefined],
+  ]);
+  assert.deepEqual(viewedArticles(['one']), [['one', undefined]]);
+  // Counts that do not pair with the slugs, or no version: no count is trusted.
+  assert.deepEqual(viewedArticles(['one', 'two', '@7', '=3']), [
+    ['one', undefined],
+    ['two', undefined],
+  ]);
+  assert.deepEqual(viewedArticles(['one', '=3']), [['one', undefined]]);
+});

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { buildApp } from '../../src/app.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
@@ -240,6 +241,40 @@ for (const dialect of configuredDialects()) {
       await database.db.changesSeen();
       assert.equal((await getJson(app, '/v1/articles', headers)).status, 401);
     });
+
+    test(
+      "an article's count carried by a notification is written into its cached answer without a read; one of another content version, or none, is read",
+      { skip: dialect !== 'postgres' },
+      async () => {
+        const { project, headers } = await createTestProject(database.db);
+        await importArticles(database.db, project, [articleInput({ slug: 'told' })]);
+        const viewCount = async () => (await getJson(app, '/v1/articles/told', headers)).body.data.viewCount;
+        // Twice: the first request may come before the instance listens.
+        for (let round = 0; round < 2; round++) assert.equal(await viewCount(), 0);
+        const version = await contentVersion(database.db, project.id);
+        // Sent as a roll-up's trigger sends them (migration 0030), through another instance's pool.
+        const notify = async (payload: string) => {
+          await sql`select pg_notify('folio_views', ${payload})`.execute(otherDb.kysely);
+          await database.db.changesSeen();
+        };
+        // The database holds no page view of it: a count shown can only come from the notification.
+        await notify(`${project.id} told @${version} =41`);
+        assert.equal(await viewCount(), 41);
+        // Counted at another content version: the slug may have named another article then.
+        await notify(`${project.id} told @${version - 1} =42`);
+        assert.equal(await viewCount(), 0);
+        await notify(`${project.id} told @${version} =43`);
+        assert.equal(await viewCount(), 43);
+        // Without a count (the payload before migration 0030): read again.
+        await notify(`${project.id} told`);
+        assert.equal(await viewCount(), 0);
+        // A real page view, rolled up by the other instance: its notified count is the database's.
+        assert.equal((await track(otherApp, { slug: 'told' }, { headers })).statusCode, 201);
+        await rollUpQueued(otherDb);
+        await database.db.changesSeen();
+        assert.equal(await viewCount(), 1);
+      },
+    );
   });
 }
 

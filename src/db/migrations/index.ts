@@ -53,6 +53,7 @@ export const migrations: Record<string, DialectMigration> = {
     () => import('./0023-page-view-string-sweep.ts'),
     'pageViewStringSweep',
   ),
+  '0030-view-counts-notified': lazy(() => import('./0030-view-counts-notified.ts'), 'viewCountsNotified'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
