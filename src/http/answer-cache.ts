@@ -163,8 +163,8 @@ export class ViewClock {
     }
     const key = `${projectId}\u0000${slug}`;
     this.#articles.set(key, seq);
-    // A touch without a count (this instance's own roll-up, a commit of another process) leaves
-    // the count unknown: the next answer reads it.
+    // A touch without a count (a notification without one, this instance's own roll-up, whose
+    // notification may come before or after) leaves it unknown: the next answer reads it.
     if (notified === undefined) this.#counts.delete(key);
     else this.#counts.set(key, notified);
   }
@@ -242,7 +242,9 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
       sendHit(request, reply, hit, keepEncoded);
       return done();
     }
-    recounted(hit, clock, viewCountOf, String(project.content_version)).then(
+    // Notified counts only while notifications are heard: one missed meanwhile would leave a count behind.
+    const countsHeard = db.hearsChanges() === true;
+    recounted(hit, clock, viewCountOf, countsHeard ? String(project.content_version) : null).then(
       (fresh) => {
         if (fresh === null) return miss();
         cache.set(key, fresh);
@@ -310,21 +312,21 @@ export function viewCountPosition(body: Buffer): { start: number; end: number } 
 
 /**
  * An article's cached answer with its current view count written in (the count its notification
- * carried for this content version, else one read), or null when it cannot be (not one article's
+ * carried for `contentVersion`, null: none is trusted, else one read), or null when it cannot be (not one article's
  * answer, no such article now): then it is built again.
  */
 async function recounted(
   hit: CachedAnswer,
   clock: ViewClock,
   viewCountOf: AnswerCacheOptions['viewCountOf'],
-  contentVersion: string,
+  contentVersion: string | null,
 ): Promise<CachedAnswer | null> {
   const { views, viewCountAt: at } = hit;
   if (viewCountOf === undefined || !views || views.slug === null || views.slugs || !at) return null;
   // The clock before the count is read: a view counted meanwhile makes the next read look again.
   const seq = clock.seq;
   const count =
-    clock.countOf(views.projectId, views.slug, contentVersion) ??
+    (contentVersion === null ? undefined : clock.countOf(views.projectId, views.slug, contentVersion)) ??
     (await viewCountOf(views.projectId, views.slug));
   if (count === null) return null;
   const digits = Buffer.from(String(count));

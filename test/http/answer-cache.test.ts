@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { buildApp } from '../../src/app.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
-import { AnswerCache } from '../../src/http/answer-cache.ts';
+import { AnswerCache, ViewClock } from '../../src/http/answer-cache.ts';
 import { revokeApiKey } from '../../src/projects/service.ts';
 import { track } from '../analytics/support.ts';
 import {
@@ -467,4 +467,23 @@ describeEachDialect('a cache hit answers as the hooks do', (ctx) => {
       await cached.close();
     }
   });
+});
+
+test("the view clock keeps an article's notified count for its content version, until a touch without one or a loss", () => {
+  const clock = new ViewClock();
+  clock.touch('p', 'a', { count: 5, contentVersion: '3' });
+  assert.equal(clock.countOf('p', 'a', '3'), 5);
+  assert.equal(clock.countOf('p', 'a', '4'), undefined);
+  assert.equal(clock.countOf('p', 'b', '3'), undefined);
+  clock.touch('p', 'a', { count: 6, contentVersion: '3' });
+  assert.equal(clock.countOf('p', 'a', '3'), 6);
+  clock.touch('p', 'a');
+  assert.equal(clock.countOf('p', 'a', '3'), undefined);
+  clock.touch('p', 'a', { count: 7, contentVersion: '3' });
+  clock.touch('q', 'a', { count: 1, contentVersion: '3' });
+  clock.touch('p', null);
+  assert.equal(clock.countOf('p', 'a', '3'), undefined);
+  assert.equal(clock.countOf('q', 'a', '3'), 1);
+  clock.touch(null, null);
+  assert.equal(clock.countOf('q', 'a', '3'), undefined);
 });
