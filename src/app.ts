@@ -132,7 +132,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     geoipDatabase: options.geoipDatabase,
     retentionDays: options.analyticsRetentionDays,
     rollupDelayMs: options.rollupDelayMs,
-    onViews: (projectId, slug) => viewClock.touch(projectId, slug),
+    // On PostgreSQL, while notifications are heard, the roll-up's own notification brings the count.
+    onViews: (projectId, slug) =>
+      options.db.hearsChanges() === true
+        ? viewClock.rolledUp(projectId, slug)
+        : viewClock.touch(projectId, slug),
   });
   seoRoutes(app, options.db, { sitemapPageSize: options.sitemapPageSize });
   trackerRoutes(app);

@@ -170,6 +170,18 @@ export class ViewClock {
   }
 
   /**
+   * This instance's own roll-up committed page views of the article, and its notification, which
+   * carries the new count, is on its way (PostgreSQL, while notifications are heard): a count
+   * notified before is kept, since that notification often comes first. Until it comes, an answer
+   * may show the count before this roll-up, as view counts' lag allows.
+   */
+  rolledUp(projectId: string, slug: string): void {
+    const seq = ++this.#seq;
+    this.#projects.set(projectId, seq);
+    this.#articles.set(`${projectId}\u0000${slug}`, seq);
+  }
+
+  /**
    * The view count of the article last notified, if the slug named it at `contentVersion` (a slug
    * deleted and taken again since names another article, whose count must be read).
    */

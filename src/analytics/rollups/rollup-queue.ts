@@ -146,9 +146,11 @@ class Roller {
   }
 
   #start(): Promise<number> {
+    let viewedAny = false;
     // Here, on this handle, even when the pass ran in the worker thread with a handle of its own.
     const committed = ({ viewed, closedDayProjects }: Committed) => {
       for (const projectId of closedDayProjects) forgetClosedDays(this.#db, projectId);
+      if (viewed.length > 0) viewedAny = true;
       for (const { projectId, slug } of viewed)
         for (const listener of this.#listeners) listener(projectId, slug);
     };
@@ -161,7 +163,14 @@ class Roller {
             committed(changed);
             return rolled;
           });
-    const pass = run.finally(() => {
+    // PostgreSQL: the pass ends once its notifications, which carry the new view counts, were
+    // heard here, so that a read after it finds the counts without reading them. A lost
+    // connection is the listener's to report; the pass committed all the same.
+    const heard = run.then(async (rolled) => {
+      if (viewedAny && this.#db.hearsChanges() === true) await this.#db.changesSeen().catch(() => {});
+      return rolled;
+    });
+    const pass = heard.finally(() => {
       if (this.#running === pass) this.#running = null;
     });
     this.#running = pass;
