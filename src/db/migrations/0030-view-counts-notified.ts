@@ -8,6 +8,7 @@
 // bytes: slugs and counts are cut into chunks of about 7,000 bytes.
 import { type Kysely, type Migration, sql } from 'kysely';
 import type { DialectName } from '../database.ts';
+import { batchedViewNotifications } from './0011-batched-view-notifications.ts';
 
 export function viewCountsNotified(dialect: DialectName): Migration {
   return {
@@ -29,19 +30,7 @@ export function viewCountsNotified(dialect: DialectName): Migration {
           return null;
         end $$`.execute(db);
     },
-    async down(db: Kysely<any>) {
-      if (dialect !== 'postgres') return;
-      await sql`create or replace function folio_notify_views() returns trigger language plpgsql as $$
-        begin
-          perform pg_notify('folio_views', project_id || ' ' || string_agg(slug, ' '))
-          from (
-            select a.project_id, a.slug,
-              sum(length(a.slug) + 1) over (partition by a.project_id order by a.slug) / 7000 as chunk
-            from (select distinct article_id from inserted) as p join articles as a on a.id = p.article_id
-          ) as viewed
-          group by project_id, chunk;
-          return null;
-        end $$`.execute(db);
-    },
+    // The function as migration 0011 made it.
+    down: batchedViewNotifications(dialect).up,
   };
 }
