@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { findMatches, type MatchLimits, type Run } from '../../src/content/article-matches.ts';
-import { readArticlePage } from '../../src/content/article-page.ts';
+import { readArticlePage, readSearchPageOnSqlite } from '../../src/content/article-page.ts';
 import type { ArticleFilter, ArticleOrder } from '../../src/content/article-queries.ts';
 import { rebuildArticleSets } from '../../src/content/article-set-queries.ts';
 import { termSetsOf } from '../../src/content/search-cache.ts';
@@ -170,6 +170,76 @@ describeEachDialect('search matches and deep pages', (ctx) => {
         }
       }
     }
+  });
+
+  test('search on SQLite: a page is found by the ordinals of the matches when nothing was committed meanwhile, else read again checking each text', async (t) => {
+    if (ctx.db.dialect !== 'sqlite') {
+      t.skip('a search on PostgreSQL reads one snapshot (repeatable read)');
+      return;
+    }
+    const p = await createTestProject(ctx.db);
+    const inputs = articles();
+    await importArticles(ctx.db, p.project, inputs, []);
+    const read = {
+      filter: {
+        projectId: p.project.id,
+        now: new Date().toISOString(),
+        searchTerms: ['word'],
+        anyTagIds: null,
+        allTagIds: null,
+        excludeTagIds: [],
+      },
+      order: { sort: 'createdAt', order: 'desc' } as ArticleOrder,
+      page: { offset: 56, limit: 7 },
+      columns: { content: false, html: false },
+      project: p.project,
+    };
+    const pages: string[] = [];
+    let duringSearch: (() => Promise<void>) | null = null;
+    const run: Run = async (compiled) => {
+      const rows = await ctx.db.readOffThread(compiled, 'search');
+      // The queries that find the page (not the one reading its rows by their ids).
+      if (
+        /from "articles"/.test(compiled.sql) &&
+        /order by/.test(compiled.sql) &&
+        !/"id" in \(/.test(compiled.sql)
+      )
+        pages.push(compiled.sql);
+      if (compiled.sql.includes('article_sets') && duringSearch !== null) {
+        const write = duringSearch;
+        duringSearch = null;
+        await write();
+      }
+      return rows as never;
+    };
+    const slugsByCreation = [...inputs]
+      .sort((a, b) => b.createdAt!.localeCompare(a.createdAt!))
+      .map((a) => a.slug);
+    const quiet = await readSearchPageOnSqlite(ctx.db, read, run, 0);
+    assert.equal(quiet.total, count);
+    assert.deepEqual(
+      quiet.rows.map((row) => row.slug),
+      slugsByCreation.slice(56, 63),
+    );
+    assert.equal(pages.length, 1);
+    assert.doesNotMatch(pages[0], /instr\(/, 'found by ordinals, no text checked');
+    // An import commits between the read of the sets and the page: the page is read again, each
+    // article checked by its text.
+    pages.length = 0;
+    duringSearch = async () => {
+      await importArticles(ctx.db, p.project, [
+        ...inputs,
+        articleInput({ slug: 'one-more', content: 'no match' }),
+      ]);
+    };
+    const busy = await readSearchPageOnSqlite(ctx.db, read, run, 0);
+    assert.equal(pages.length, 2);
+    assert.match(pages[1], /instr\(/);
+    assert.equal(busy.total, count);
+    assert.deepEqual(
+      busy.rows.map((row) => row.slug),
+      slugsByCreation.slice(56, 63),
+    );
   });
 
   test('search: a term held by many words is counted exactly, whether its words are read with the other sets, read alone, or its candidates checked in their texts', async () => {
