@@ -31,10 +31,12 @@ export interface SetRow {
 export const termChunksFirst = 2_000;
 /**
  * Articles left by the rest of a filter that are checked in their texts rather than a large
- * term's sets read: a text is checked in 2-10 µs, a chunk of a set read in about 10 µs, and `tion`
- * in 100,000 articles has 43,000 chunks (0.5 s on a busy machine).
+ * term's sets read: on SQLite a text is checked in 2-10 µs, a chunk of a set read in about 2 µs,
+ * and `tion` in 100,000 articles has 43,000 chunks (70-150 ms). PostgreSQL reads a text from its
+ * row in 15-30 µs (10,000 texts: 150-300 ms, where the sets of `tion` took 70-180 ms): there the
+ * texts are checked only when far fewer are left.
  */
-export const checkedInTexts = 20_000;
+export const checkedInTexts = { sqlite: 20_000, postgres: 3_000 } as const;
 /**
  * Chunks of one term's sets read at most (about 100 ms to read and combine): a term held by more
  * words than that (a fragment of nearly every word of a project of unique tokens) is counted in
@@ -56,12 +58,10 @@ export interface MatchLimits {
   laterCheckedInTexts: number;
 }
 
-export const matchLimits: MatchLimits = {
-  termChunksFirst,
-  checkedInTexts,
-  termChunksMost,
-  laterCheckedInTexts,
-};
+/** The limits above for a database. */
+export function matchLimitsOf(dialect: DialectName): MatchLimits {
+  return { termChunksFirst, checkedInTexts: checkedInTexts[dialect], termChunksMost, laterCheckedInTexts };
+}
 
 /** Rows combined between two turns of the event loop (about a millisecond), so that other requests go on. */
 const rowsPerTurn = 2_000;
@@ -92,7 +92,7 @@ export async function findMatches(
   filter: ArticleFilter,
   run: Run,
   known: TermSets | null,
-  limits: MatchLimits = matchLimits,
+  limits: MatchLimits = matchLimitsOf(dialect),
 ): Promise<Matches | null> {
   const terms = planTerms(filter.searchTerms, known);
   const words = terms.filter((term): term is TokensTerm => term.kind === 'tokens');
