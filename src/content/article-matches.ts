@@ -280,10 +280,13 @@ async function readTerm(
   run: Run,
   most: number,
 ): Promise<OrdinalSet | null> {
+  // SQLite's group_concat appends a blob's bytes as they are (NULs included) and the cast gives
+  // them back as a blob: half the bytes and none of the work of joining them as hexadecimal text
+  // (`tion` in 100,000 articles: 100 ms instead of 250 on a busy machine).
   const joined =
     dialect === 'postgres'
       ? sql`string_agg(w.members, ''::bytea)`
-      : sql`unhex(group_concat(hex(w.members), ''))`;
+      : sql`cast(group_concat(w.members, '') as blob)`;
   const rows = await run(
     sql<JoinedRow>`select w.chunk, length(w.members) = ${sql.lit(bitmapBytes)} as bitmaps, count(*) as stored, ${joined} as members
       from (${termBranch(dialect, projectId, term, most)}) as w group by 1, 2`.compile(executor),
