@@ -20,6 +20,7 @@ import {
   pageWindow,
   shortWalk,
 } from './article-queries.ts';
+import { markBefore, markEvery, marksApply } from './page-marks.ts';
 import { termSetsOf } from './search-cache.ts';
 
 /**
@@ -39,8 +40,8 @@ export interface PageRead {
 /**
  * `oneSnapshot`: every query given to `run` reads the same snapshot (a PostgreSQL transaction of
  * repeatable read, or SQLite statements between which nothing was committed), so the matches are
- * exact for the page too. `shortWalkRows`: see pagePlan
- * (tests lower it).
+ * exact for the page too. `shortWalkRows`: see pagePlan; `markStep`: see page-marks.ts (tests
+ * lower both).
  */
 export async function readArticlePage(
   db: Db,
@@ -48,6 +49,7 @@ export async function readArticlePage(
   run: Run,
   oneSnapshot = false,
   shortWalkRows = shortWalk,
+  markStep = markEvery,
 ): Promise<{ rows: ArticleRow[]; total: number }> {
   const known =
     filter.searchTerms.length > 0 ? termSetsOf(db, project.id, Number(project.content_version)) : null;
@@ -77,13 +79,20 @@ export async function readArticlePage(
         columns.html,
       ),
     );
+  // A deep page of a list without search or tags: a seek from the nearest mark (page-marks.ts).
+  const mark =
+    plan === 'driven' && marksApply(filter, order)
+      ? await markBefore(db, run, { filter, order, project }, window, markStep)
+      : null;
+  const from =
+    mark === null ? window : { ...window, offset: window.offset - mark.skipped, after: mark.after };
   let rows: ArticleRow[];
-  if (window.offset < idsFirstFrom) {
+  if (from.offset < idsFirstFrom) {
     rows = await run(
-      articlePageQuery(db.kysely, db.dialect, filter, order, window, columns.content, plan, columns.html),
+      articlePageQuery(db.kysely, db.dialect, filter, order, from, columns.content, plan, columns.html),
     );
   } else {
-    const ids = await run(articlePageIdsQuery(db.kysely, db.dialect, filter, order, window, plan));
+    const ids = await run(articlePageIdsQuery(db.kysely, db.dialect, filter, order, from, plan));
     rows = ids.length === 0 ? [] : await rowsOf(ids.map((row) => row.id));
   }
   return { rows: window.reverse ? rows.reverse() : rows, total };

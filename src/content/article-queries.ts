@@ -228,7 +228,7 @@ export function articlePageQuery(
   dialect: DialectName,
   filter: ArticleFilter,
   order: ArticleOrder,
-  page: { offset: number; limit: number; reverse?: boolean },
+  page: { offset: number; limit: number; reverse?: boolean; after?: ListMark },
   withContent: boolean,
   plan: PagePlan,
   withHtml = false,
@@ -249,20 +249,69 @@ export function articlePageIdsQuery(
   dialect: DialectName,
   filter: ArticleFilter,
   order: ArticleOrder,
-  page: { offset: number; limit: number; reverse?: boolean },
+  page: { offset: number; limit: number; reverse?: boolean; after?: ListMark },
   plan: PagePlan,
 ): CompiledQuery<{ id: string }> {
   const query = filtered(executor.selectFrom('articles').select('articles.id'), dialect, filter, plan);
   return ordered(query, order, page).compile();
 }
 
+/**
+ * Sorts that a list's marks (page-marks.ts) can seek in: columns of a sort index that are never
+ * null and change only with the content (view counts change without it).
+ */
+export const markedSorts = { createdAt: 'created_at', updatedAt: 'updated_at', title: 'title_key' } as const;
+
+export type MarkedSort = keyof typeof markedSorts;
+
+/** An article's place in a list sorted by a marked sort: its sort value and id. */
+export interface ListMark {
+  value: string;
+  id: string;
+}
+
+/**
+ * The place of the list's article `step` articles after `after` (or the `step`th of the list), with
+ * the project's content version read in the same statement: what page-marks.ts keeps.
+ */
+export function articleListMarkQuery(
+  executor: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+  order: { sort: MarkedSort; order: 'asc' | 'desc' },
+  page: { reverse: boolean; after: ListMark | undefined },
+  step: number,
+): CompiledQuery<ListMark & { version: number | string }> {
+  const query = filtered(
+    executor
+      .selectFrom('articles')
+      .select([
+        sql<string>`${sql.ref(`articles.${markedSorts[order.sort]}`)}`.as('value'),
+        'articles.id',
+        sql<number>`(select content_version from projects where projects.id = ${filter.projectId})`.as(
+          'version',
+        ),
+      ]),
+    dialect,
+    filter,
+  );
+  return ordered(query, order, { offset: step - 1, limit: 1, ...page }).compile();
+}
+
 function ordered<O>(
   query: SelectQueryBuilder<Database, 'articles', O>,
   order: ArticleOrder,
-  page: { offset: number; limit: number; reverse?: boolean },
+  page: { offset: number; limit: number; reverse?: boolean; after?: ListMark },
 ): SelectQueryBuilder<Database, 'articles', O> {
   const flip = (direction: 'asc' | 'desc') => (direction === 'asc' ? 'desc' : 'asc');
   const direction = page.reverse ? flip(order.order) : order.order;
+  if (page.after !== undefined) {
+    // A seek along the sort index: the articles after the mark in the order read (only for a
+    // marked sort, or the column named is unknown).
+    const column = sql.ref(`articles.${markedSorts[order.sort as MarkedSort]}`);
+    const after = sql<boolean>`(${column}, articles.id) ${sql.raw(direction === 'asc' ? '>' : '<')} (${page.after.value}, ${page.after.id})`;
+    query = query.where(after);
+  }
   // Null publishedAt sorts last in both orders: first when read from the end.
   if (order.sort === 'publishedAt')
     query = query.orderBy(sql`articles.published_at is null`, page.reverse ? 'desc' : 'asc');
