@@ -1,7 +1,13 @@
 // SQL of articles: the filtered, sorted page of the list and its count (from the article sets, or
 // the articles themselves), one article by slug, and the relations (tags, variants) of a set of
 // articles.
-import { type CompiledQuery, type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import {
+  type CompiledQuery,
+  type ExpressionBuilder,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  sql,
+} from 'kysely';
 import type { DialectName } from '../db/database.ts';
 import { articleContainsTerm, articleTextContains, ordinalAmong } from '../db/dialect-sql.ts';
 import type { ArticleTable, ArticleVariantTable, Database, Executor } from '../db/schema.ts';
@@ -271,37 +277,57 @@ export interface ListMark {
 }
 
 /**
- * The place of the list's article `step` articles after `after` (or the `step`th of the list), with
- * the project's content version read in the same statement: what page-marks.ts keeps.
+ * The places of the list's articles `step`, 2 × `step` … `count` × `step` articles after `after`
+ * (or from the list's start), in one statement: each found by a seek from the one before and a
+ * walk of `step` index entries. With the project's content version read in the same statement:
+ * what page-marks.ts keeps.
  */
-export function articleListMarkQuery(
+export function articleListMarksQuery(
   executor: Executor,
   dialect: DialectName,
   filter: ArticleFilter,
   order: { sort: MarkedSort; order: 'asc' | 'desc' },
   page: { reverse: boolean; after: ListMark | undefined },
   step: number,
+  count: number,
 ): CompiledQuery<ListMark & { version: number | string }> {
-  const query = filtered(
-    executor
-      .selectFrom('articles')
-      .select([
-        sql<string>`${sql.ref(`articles.${markedSorts[order.sort]}`)}`.as('value'),
-        'articles.id',
-        sql<number>`(select content_version from projects where projects.id = ${filter.projectId})`.as(
-          'version',
-        ),
-      ]),
-    dialect,
-    filter,
-  );
-  return ordered(query, order, { offset: step - 1, limit: 1, ...page }).compile();
+  const column = markedSorts[order.sort];
+  const next = (after: ListMark | { value: RawBuilder<unknown>; id: RawBuilder<unknown> } | undefined) =>
+    ordered(
+      filtered(
+        executor
+          .selectFrom('articles')
+          .select(['articles.id', sql<string>`${sql.ref(`articles.${column}`)}`.as('value')]),
+        dialect,
+        filter,
+      ),
+      order,
+      { offset: step - 1, limit: 1, reverse: page.reverse, after },
+    );
+  const fromPrevious = next({ value: sql.ref('m.value'), id: sql.ref('m.id') })
+    .clearSelect()
+    .select('articles.id');
+  return sql<ListMark & { version: number | string }>`with recursive marks (n, id, value) as (
+      select 1, first.id, first.value from ${next(page.after)} as first
+      union all
+      select m.n + 1, x.id, ${sql.ref(`x.${column}`)} from marks as m
+        join articles as x on x.id = ${fromPrevious}
+      where m.n < ${count}
+    )
+    select id, value, (select content_version from projects where projects.id = ${filter.projectId}) as version
+    from marks order by n`.compile(executor);
 }
 
 function ordered<O>(
   query: SelectQueryBuilder<Database, 'articles', O>,
   order: ArticleOrder,
-  page: { offset: number; limit: number; reverse?: boolean; after?: ListMark },
+  page: {
+    offset: number;
+    limit: number;
+    reverse?: boolean;
+    /** A mark's place, or (for a mark found by the statement) expressions of it. */
+    after?: ListMark | { value: RawBuilder<unknown>; id: RawBuilder<unknown> };
+  },
 ): SelectQueryBuilder<Database, 'articles', O> {
   const flip = (direction: 'asc' | 'desc') => (direction === 'asc' ? 'desc' : 'asc');
   const direction = page.reverse ? flip(order.order) : order.order;

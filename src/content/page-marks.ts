@@ -3,7 +3,7 @@
 // `markEvery`th article in the order read, kept per database handle and project content version
 // (a content change makes them unreachable). Page 5,000 of 100,000 articles then walks at most
 // `markEvery` index entries from its mark instead of 50,000 from the start of the list; the first
-// deep page of a version finds the marks it needs by walking as far, a mark per statement.
+// deep page of a version finds the marks it needs by walking as far, in one statement.
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { nextPublication } from '../projects/next-publication.ts';
@@ -11,7 +11,7 @@ import type { Run } from './article-matches.ts';
 import {
   type ArticleFilter,
   type ArticleOrder,
-  articleListMarkQuery,
+  articleListMarksQuery,
   type ListMark,
   type MarkedSort,
   markedSorts,
@@ -84,20 +84,22 @@ export async function markBefore(
   const marks = usable(found) ? [...found.marks] : [];
   if (marks.length < wanted) {
     const until = byStatus ? await nextPublication(db, project, filter.now) : null;
-    while (marks.length < wanted) {
-      const [row] = await run(
-        articleListMarkQuery(
-          db.kysely,
-          db.dialect,
-          filter,
-          order,
-          { reverse: page.reverse, after: marks.at(-1) },
-          step,
-        ),
-      );
-      if (row === undefined || Number(row.version) !== version) return null;
+    const rows = await run(
+      articleListMarksQuery(
+        db.kysely,
+        db.dialect,
+        filter,
+        order,
+        { reverse: page.reverse, after: marks.at(-1) },
+        step,
+        wanted - marks.length,
+      ),
+    );
+    for (const row of rows) {
+      if (Number(row.version) !== version) return null;
       marks.push({ value: row.value, id: row.id });
     }
+    if (marks.length < wanted) return null;
     // Kept unless a request meanwhile kept more of them (or the content changed).
     const current = entry.lists.get(key);
     if (projects.get(project.id) === entry && (!usable(current) || current.marks.length < marks.length))
