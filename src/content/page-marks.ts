@@ -72,7 +72,9 @@ export async function markBefore(
   let projects = kept.get(db);
   if (projects === undefined) kept.set(db, (projects = new Map()));
   let entry = projects.get(project.id);
-  if (entry === undefined || entry.version !== version) {
+  // A request that read the project before a content change finds its marks without keeping them.
+  if (entry !== undefined && entry.version > version) entry = { version, lists: new Map() };
+  else if (entry === undefined || entry.version !== version) {
     if (projects.size >= maxProjects) projects.clear();
     projects.set(project.id, (entry = { version, lists: new Map() }));
   }

@@ -116,7 +116,12 @@ describeEachDialect('list pages found from marks', (ctx) => {
         .selectAll()
         .where('id', '=', p.project.id)
         .executeTakeFirstOrThrow();
-    const run: Run = async (compiled) => (await ctx.db.readOffThread(compiled)) as never;
+    let marksFound = 0;
+    const run: Run = async (compiled) => {
+      if (compiled.sql.startsWith('with recursive')) marksFound++;
+      return (await ctx.db.readOffThread(compiled)) as never;
+    };
+    let stale: Awaited<ReturnType<typeof current>> | null = null;
     const read = async (status: ArticleFilter['status'], at: number, page: number, markStep: number) =>
       (
         await readArticlePage(
@@ -135,7 +140,7 @@ describeEachDialect('list pages found from marks', (ctx) => {
             order: { sort: 'createdAt', order: 'asc' },
             page: { offset: (page - 1) * limit, limit },
             columns: { content: false, html: false },
-            project: await current(),
+            project: stale ?? (await current()),
           },
           run,
           false,
@@ -163,5 +168,13 @@ describeEachDialect('list pages found from marks', (ctx) => {
     assert.deepEqual(changed, await read(undefined, now, page, Infinity));
     // One article more before the page: it starts one article earlier.
     assert.deepEqual(changed.slice(1), all.slice(0, limit - 1));
+    // A request that read the project before that change: its answer is found from the old
+    // content's version without replacing the marks kept for the new one.
+    stale = { ...(await current()), content_version: (await current()).content_version - 1 };
+    assert.deepEqual(await read(undefined, now, page, step), changed);
+    stale = null;
+    const found = marksFound;
+    assert.deepEqual(await read(undefined, now, page, step), changed);
+    assert.equal(marksFound, found, 'the marks kept for the new content are used');
   });
 });
