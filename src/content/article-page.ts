@@ -126,6 +126,9 @@ export async function readSearchPageOnSqlite(
   };
   const before = await version();
   const exact = await readArticlePage(db, read, run, true, shortWalkRows);
+  // No page was read (no match, or a page past the last): the total stands as the sets counted it,
+  // and a second look at the commits would only cost a trip to the reading thread.
+  if (read.page.offset >= exact.total) return exact;
   if ((await version()) === before) return exact;
   return readArticlePage(db, read, run, false, shortWalkRows);
 }

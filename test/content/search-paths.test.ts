@@ -240,6 +240,20 @@ describeEachDialect('search matches and deep pages', (ctx) => {
       busy.rows.map((row) => row.slug),
       slugsByCreation.slice(56, 63),
     );
+    // No match: no page is read, and the commits are looked at once only.
+    let looks = 0;
+    const counting: Run = async (compiled) => {
+      if (compiled.sql.includes('pragma_data_version')) looks++;
+      return run(compiled);
+    };
+    const none = await readSearchPageOnSqlite(
+      ctx.db,
+      { ...read, filter: { ...read.filter, searchTerms: ['nowhere'] } },
+      counting,
+      0,
+    );
+    assert.equal(none.total, 0);
+    assert.equal(looks, 1);
   });
 
   test('search: a term held by many words is counted exactly, whether its words are read with the other sets, read alone, or its candidates checked in their texts', async () => {
