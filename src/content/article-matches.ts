@@ -99,7 +99,11 @@ export async function findMatches(
   // Of many terms (a pasted sentence), the longest, likely the rarest, are read first, then the
   // next longest a few at a time while many articles are left: the rest are checked in the texts
   // of the few articles left.
-  const byLength = [...words].sort((a, b) => b.tokens.length - a.tokens.length);
+  // A term found large before (at any content version) is not read with the other sets.
+  const large = words.filter((term) => known?.isLarge(term.tokens) === true);
+  const byLength = words
+    .filter((term) => !large.includes(term))
+    .sort((a, b) => b.tokens.length - a.tokens.length);
   const early = new Set(byLength.slice(0, earlyTerms));
   let later = byLength.slice(earlyTerms);
   const share = shareOf(limits, early.size);
@@ -113,7 +117,7 @@ export async function findMatches(
     else if (term.kind === 'known') set = set.and(term.set);
     else if (term.kind === 'piece') set = set.and(first.parts.get(term.part) ?? new OrdinalSet());
   }
-  const found = { set, toCheck: [] as string[], large: [] as TokensTerm[] };
+  const found = { set, toCheck: [] as string[], large };
   takeTerms(found, [...early], first, share, known);
   while (later.length > 0 && found.set.size > limits.laterCheckedInTexts) {
     const round = later.slice(0, earlyTerms);
@@ -173,6 +177,7 @@ function takeTerms(
   for (const term of terms) {
     if ((read.counts.get(term.part) ?? 0) > share) {
       found.large.push(term);
+      known?.setLarge(term.tokens);
       continue;
     }
     const words = read.parts.get(term.part) ?? new OrdinalSet();

@@ -413,6 +413,61 @@ describeEachDialect('search matches and deep pages', (ctx) => {
   });
 });
 
+describeEachDialect('search of a large term', (ctx) => {
+  test('search: a term found large is read alone at the next content version, without a first share of its sets, and counted the same', async () => {
+    const p = await createTestProject(ctx.db);
+    await importArticles(ctx.db, p.project, articles(), []);
+    // `word` is held by a word set per article: past a share of 3 chunks, it is large.
+    const limits: MatchLimits = {
+      termChunksFirst: 3,
+      checkedInTexts: 0,
+      termChunksMost: 1000,
+      laterCheckedInTexts: 0,
+    };
+    const statements: string[] = [];
+    const run: Run = async (query) => {
+      statements.push(query.sql);
+      return (await ctx.db.kysely.executeQuery(query)).rows;
+    };
+    const filter: ArticleFilter = {
+      projectId: p.project.id,
+      now: new Date().toISOString(),
+      searchTerms: ['word', 'plain'],
+      anyTagIds: null,
+      allTagIds: null,
+      excludeTagIds: [],
+    };
+    const expected = articles().filter((a) => a.content.includes('plain')).length;
+    const first = await findMatches(
+      ctx.db.kysely,
+      ctx.db.dialect,
+      filter,
+      run,
+      termSetsOf(ctx.db, p.project.id, 1),
+      limits,
+    );
+    assert.equal(first?.set.size, expected);
+    // The first statement read a share of the sets of both terms.
+    assert.equal(statements[0].match(/search_tokens/g)?.length, 2);
+    statements.length = 0;
+    // The next content version: `plain` is read with the other sets again, `word` alone.
+    const next = await findMatches(
+      ctx.db.kysely,
+      ctx.db.dialect,
+      filter,
+      run,
+      termSetsOf(ctx.db, p.project.id, 2),
+      limits,
+    );
+    assert.equal(next?.set.size, expected);
+    assert.equal(statements[0].match(/search_tokens/g)?.length, 1);
+    assert.ok(
+      statements.some((text) => /string_agg|group_concat/.test(text)),
+      'word read alone',
+    );
+  });
+});
+
 describeEachDialect(
   'search slots',
   (ctx) => {
