@@ -215,7 +215,13 @@ describeEachDialect('search matches and deep pages', (ctx) => {
     const slugsByCreation = [...inputs]
       .sort((a, b) => b.createdAt!.localeCompare(a.createdAt!))
       .map((a) => a.slug);
-    const quiet = await readSearchPageOnSqlite(ctx.db, read, run, 0);
+    // Background work of the app (announcements, roll-ups) may commit during a read on a busy
+    // machine, which then reads the page again: a few tries for one that saw no commit.
+    let quiet = await readSearchPageOnSqlite(ctx.db, read, run, 0);
+    for (let tries = 1; pages.length > 1 && tries < 5; tries++) {
+      pages.length = 0;
+      quiet = await readSearchPageOnSqlite(ctx.db, read, run, 0);
+    }
     assert.equal(quiet.total, count);
     assert.deepEqual(
       quiet.rows.map((row) => row.slug),
