@@ -474,6 +474,58 @@ describeEachDialect('search of a large term', (ctx) => {
   });
 });
 
+describeEachDialect('search of a large term read alone', (ctx) => {
+  test('search: a large term read alone has every member of its sets, lists and bitmaps, whatever their chunk numbers', async () => {
+    const p = await createTestProject(ctx.db);
+    await importArticles(
+      ctx.db,
+      p.project,
+      Array.from({ length: 400 }, (_, i) =>
+        articleInput({
+          slug: `c-${i}`,
+          content: `common word${i}`,
+          createdAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+        }),
+      ),
+    );
+    // One article in five far away (chunk 70,000: a list), the others in chunk 0 (a bitmap).
+    await ctx.db.kysely
+      .updateTable('articles')
+      .set((eb) => ({ ordinal: eb('ordinal', '+', 70_000 * 4096) }))
+      .where('project_id', '=', p.project.id)
+      .where(sql<boolean>`ordinal % 5 = 0`)
+      .execute();
+    await ctx.db.kysely.transaction().execute((trx) => rebuildArticleSets(trx, p.project.id));
+    const ordinals = (
+      await ctx.db.kysely
+        .selectFrom('articles')
+        .select('ordinal')
+        .where('project_id', '=', p.project.id)
+        .execute()
+    )
+      .map((row) => Number(row.ordinal))
+      .sort((a, b) => a - b);
+    assert.ok(ordinals.at(-1)! >= 70_000 * 4096);
+    let readAlone = 0;
+    const run: Run = async (query) => {
+      if (/string_agg|group_concat/.test(query.sql)) readAlone++;
+      return (await ctx.db.kysely.executeQuery(query)).rows;
+    };
+    const filter: ArticleFilter = {
+      projectId: p.project.id,
+      now: new Date().toISOString(),
+      searchTerms: ['ommo'],
+      anyTagIds: null,
+      allTagIds: null,
+      excludeTagIds: [],
+    };
+    const limits = { termChunksFirst: 0, checkedInTexts: 0, termChunksMost: 1000, laterCheckedInTexts: 0 };
+    const found = await findMatches(ctx.db.kysely, ctx.db.dialect, filter, run, null, limits);
+    assert.equal(readAlone, 1);
+    assert.deepEqual(found?.set.ordinals(), ordinals);
+  });
+});
+
 describeEachDialect(
   'search slots',
   (ctx) => {
