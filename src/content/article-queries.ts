@@ -1,7 +1,13 @@
 // SQL of articles: the filtered, sorted page of the list and its count (from the article sets, or
 // the articles themselves), one article by slug, and the relations (tags, variants) of a set of
 // articles.
-import { type CompiledQuery, type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import {
+  type CompiledQuery,
+  type ExpressionBuilder,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  sql,
+} from 'kysely';
 import type { DialectName } from '../db/database.ts';
 import { articleContainsTerm, articleTextContains, ordinalAmong } from '../db/dialect-sql.ts';
 import type { ArticleTable, ArticleVariantTable, Database, Executor } from '../db/schema.ts';
@@ -228,7 +234,7 @@ export function articlePageQuery(
   dialect: DialectName,
   filter: ArticleFilter,
   order: ArticleOrder,
-  page: { offset: number; limit: number; reverse?: boolean },
+  page: { offset: number; limit: number; reverse?: boolean; after?: ListMark },
   withContent: boolean,
   plan: PagePlan,
   withHtml = false,
@@ -249,20 +255,89 @@ export function articlePageIdsQuery(
   dialect: DialectName,
   filter: ArticleFilter,
   order: ArticleOrder,
-  page: { offset: number; limit: number; reverse?: boolean },
+  page: { offset: number; limit: number; reverse?: boolean; after?: ListMark },
   plan: PagePlan,
 ): CompiledQuery<{ id: string }> {
   const query = filtered(executor.selectFrom('articles').select('articles.id'), dialect, filter, plan);
   return ordered(query, order, page).compile();
 }
 
+/**
+ * Sorts that a list's marks (page-marks.ts) can seek in: columns of a sort index that are never
+ * null and change only with the content (view counts change without it).
+ */
+export const markedSorts = { createdAt: 'created_at', updatedAt: 'updated_at', title: 'title_key' } as const;
+
+export type MarkedSort = keyof typeof markedSorts;
+
+/** An article's place in a list sorted by a marked sort: its sort value and id. */
+export interface ListMark {
+  value: string;
+  id: string;
+}
+
+/**
+ * The places of the list's articles `step`, 2 × `step` … `count` × `step` articles after `after`
+ * (or from the list's start), in one statement: each found by a seek from the one before and a
+ * walk of `step` index entries. With the project's content version read in the same statement:
+ * what page-marks.ts keeps.
+ */
+export function articleListMarksQuery(
+  executor: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+  order: { sort: MarkedSort; order: 'asc' | 'desc' },
+  page: { reverse: boolean; after: ListMark | undefined },
+  step: number,
+  count: number,
+): CompiledQuery<ListMark & { version: number | string }> {
+  const column = markedSorts[order.sort];
+  const next = (after: ListMark | { value: RawBuilder<unknown>; id: RawBuilder<unknown> } | undefined) =>
+    ordered(
+      filtered(
+        executor
+          .selectFrom('articles')
+          .select(['articles.id', sql<string>`${sql.ref(`articles.${column}`)}`.as('value')]),
+        dialect,
+        filter,
+      ),
+      order,
+      { offset: step - 1, limit: 1, reverse: page.reverse, after },
+    );
+  const fromPrevious = next({ value: sql.ref('m.value'), id: sql.ref('m.id') })
+    .clearSelect()
+    .select('articles.id');
+  return sql<ListMark & { version: number | string }>`with recursive marks (n, id, value) as (
+      select 1, first.id, first.value from ${next(page.after)} as first
+      union all
+      select m.n + 1, x.id, ${sql.ref(`x.${column}`)} from marks as m
+        join articles as x on x.id = ${fromPrevious}
+      where m.n < ${count}
+    )
+    select id, value, (select content_version from projects where projects.id = ${filter.projectId}) as version
+    from marks order by n`.compile(executor);
+}
+
 function ordered<O>(
   query: SelectQueryBuilder<Database, 'articles', O>,
   order: ArticleOrder,
-  page: { offset: number; limit: number; reverse?: boolean },
+  page: {
+    offset: number;
+    limit: number;
+    reverse?: boolean;
+    /** A mark's place, or (for a mark found by the statement) expressions of it. */
+    after?: ListMark | { value: RawBuilder<unknown>; id: RawBuilder<unknown> };
+  },
 ): SelectQueryBuilder<Database, 'articles', O> {
   const flip = (direction: 'asc' | 'desc') => (direction === 'asc' ? 'desc' : 'asc');
   const direction = page.reverse ? flip(order.order) : order.order;
+  if (page.after !== undefined) {
+    // A seek along the sort index: the articles after the mark in the order read (only for a
+    // marked sort, or the column named is unknown).
+    const column = sql.ref(`articles.${markedSorts[order.sort as MarkedSort]}`);
+    const after = sql<boolean>`(${column}, articles.id) ${sql.raw(direction === 'asc' ? '>' : '<')} (${page.after.value}, ${page.after.id})`;
+    query = query.where(after);
+  }
   // Null publishedAt sorts last in both orders: first when read from the end.
   if (order.sort === 'publishedAt')
     query = query.orderBy(sql`articles.published_at is null`, page.reverse ? 'desc' : 'asc');

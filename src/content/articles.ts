@@ -12,7 +12,12 @@ import {
   findTagsOfArticles,
   findVariantsOfArticles,
 } from './article-queries.ts';
-import { readArticlePage, type SearchSettings, searchSlotsOf } from './article-page.ts';
+import {
+  readArticlePage,
+  readSearchPageOnSqlite,
+  type SearchSettings,
+  searchSlotsOf,
+} from './article-page.ts';
 import { reportedStatus } from './article-status.ts';
 import { articlePath, articleUrl, usableUrlSettings, type UrlSettings } from './article-url.ts';
 import { groupBy } from './lists.ts';
@@ -158,7 +163,7 @@ export async function listArticles(
   // Searches: off the event loop on SQLite; on PostgreSQL a few at a time, each in a transaction
   // of one snapshot with a statement timeout.
   if (db.dialect === 'sqlite')
-    return finish(await readArticlePage(db, read, (compiled) => db.readOffThread(compiled, 'search')));
+    return finish(await readSearchPageOnSqlite(db, read, (compiled) => db.readOffThread(compiled, 'search')));
   return finish(
     await searchSlotsOf(db, search).run((run, oneSnapshot) => readArticlePage(db, read, run, oneSnapshot)),
   );

@@ -23,6 +23,11 @@ class TermSetCache {
   readonly #reading = new Map<string, Promise<OrdinalSet | null>>();
   /** The content version the entries of each project were built at. */
   readonly #versions = new Map<string, number>();
+  /**
+   * Tokens found held by too many word sets to read with the other sets, by `projectId \0 tokens`
+   * (least recently found first), kept across content versions: a term that was large stays so.
+   */
+  readonly #large = new Set<string>();
   #bytes = 0;
 
   /** The entries of `projectId`, forgetting those of another content version. */
@@ -52,6 +57,16 @@ class TermSetCache {
         for (const oldest of this.#entries.keys()) {
           if (this.#bytes <= searchCacheBytes) break;
           this.#drop(oldest);
+        }
+      },
+      isLarge: (tokens) => this.#large.has(`${projectId}\u0000${tokens}`),
+      setLarge: (tokens) => {
+        const key = `${projectId}\u0000${tokens}`;
+        this.#large.delete(key);
+        this.#large.add(key);
+        for (const oldest of this.#large) {
+          if (this.#large.size <= largeTermsKept) break;
+          this.#large.delete(oldest);
         }
       },
       shared: (tokens, read) => {
@@ -84,7 +99,17 @@ export interface TermSets {
    * clients searching `tion` just after an import) read its thousands of sets once between them.
    */
   shared(tokens: string, read: () => Promise<OrdinalSet | null>): Promise<OrdinalSet | null>;
+  /**
+   * Whether the words holding `tokens` were found too many to read with the other sets, at this
+   * or an earlier content version: such a term is read alone (or checked in the texts) at once,
+   * without a first share of its sets read for nothing.
+   */
+  isLarge(tokens: string): boolean;
+  setLarge(tokens: string): void;
 }
+
+/** Large terms remembered per database handle. */
+const largeTermsKept = 1_000;
 
 const caches = new WeakMap<Db, TermSetCache>();
 

@@ -1,0 +1,180 @@
+// Deep pages of a list without search or tags are found from marks (page-marks.ts): a seek from the
+// nearest kept mark, then a short walk. Every page must be the page the walk from the list's start
+// finds, in every marked sort and direction, with status filters, after a content change, and
+// once a scheduled article has come due (which changes a status filter's list without a content
+// change).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Run } from '../../src/content/article-matches.ts';
+import { readArticlePage } from '../../src/content/article-page.ts';
+import type { ArticleFilter, ArticleOrder } from '../../src/content/article-queries.ts';
+import type { ArticleInput } from '../../src/content/import/records.ts';
+import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
+
+const count = 90;
+const limit = 4;
+/** Marks every 10 articles, so that 90 articles have several. */
+const step = 10;
+const hour = 3_600_000;
+
+function articles(now: number): ArticleInput[] {
+  return Array.from({ length: count }, (_, i) => {
+    const draft = i % 7 === 3;
+    // Two articles due within the hour: published in two hours' time they are not, yet.
+    const scheduled = i === 1 || i === 2;
+    return articleInput({
+      slug: `m-${String(i).padStart(2, '0')}`,
+      title: `${['Pear', 'apple', 'Fig'][i % 3]} ${(i * 31) % count}`,
+      content: `text ${i}`,
+      status: draft ? 'draft' : 'published',
+      publishedAt: draft ? null : new Date(scheduled ? now + hour : now - (i + 1) * hour).toISOString(),
+      createdAt: new Date(Date.UTC(2026, 0, 1) + i * hour).toISOString(),
+      // Some equal: ties are broken by id.
+      updatedAt: new Date(Date.UTC(2026, 2, 1) + ((i * 17) % 30) * hour).toISOString(),
+    });
+  });
+}
+
+describeEachDialect('list pages found from marks', (ctx) => {
+  test('list: a deep page found from the marks is the page of the walk from the start, in every marked sort, both ways, with status filters', async () => {
+    const p = await createTestProject(ctx.db);
+    const now = Date.now();
+    await importArticles(ctx.db, p.project, articles(now));
+    const project = await ctx.db.kysely
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', '=', p.project.id)
+      .executeTakeFirstOrThrow();
+    const statements: string[] = [];
+    const run: Run = async (compiled) => {
+      statements.push(compiled.sql);
+      return (await ctx.db.readOffThread(compiled)) as never;
+    };
+    const read = (order: ArticleOrder, status: ArticleFilter['status'], page: number, markStep: number) =>
+      readArticlePage(
+        ctx.db,
+        {
+          filter: {
+            projectId: project.id,
+            now: new Date(now).toISOString(),
+            status,
+            searchTerms: [],
+            anyTagIds: null,
+            allTagIds: null,
+            excludeTagIds: [],
+          },
+          order,
+          page: { offset: (page - 1) * limit, limit },
+          columns: { content: false, html: false },
+          project,
+        },
+        run,
+        false,
+        undefined,
+        markStep,
+      );
+    const sorts: ArticleOrder[] = [
+      { sort: 'createdAt', order: 'desc' },
+      { sort: 'createdAt', order: 'asc' },
+      { sort: 'updatedAt', order: 'desc' },
+      { sort: 'title', order: 'asc' },
+    ];
+    let seeks = 0;
+    for (const order of sorts) {
+      for (const status of [undefined, 'published', 'draft'] as const) {
+        const label = JSON.stringify({ ...order, status });
+        // Read twice: the first read finds and keeps the marks, the second seeks from them.
+        for (const pass of [1, 2]) {
+          const reference = await read(order, status, 1, Infinity);
+          const pages = Math.ceil(reference.total / limit);
+          for (let page = 1; page <= pages; page++) {
+            const walked = await read(order, status, page, Infinity);
+            statements.length = 0;
+            const marked = await read(order, status, page, step);
+            assert.equal(marked.total, walked.total, label);
+            assert.deepEqual(
+              marked.rows.map((row) => row.slug),
+              walked.rows.map((row) => row.slug),
+              `${label} page ${page}, pass ${pass}`,
+            );
+            if (statements.some((text) => /\) [<>] \(/.test(text))) seeks++;
+          }
+        }
+      }
+    }
+    assert.ok(seeks > 0, 'some pages were found by a seek from a mark');
+  });
+
+  test('list: marks are found again after a content change, and for a status filter once a scheduled article has come due', async () => {
+    const p = await createTestProject(ctx.db);
+    const now = Date.now();
+    const inputs = articles(now);
+    await importArticles(ctx.db, p.project, inputs);
+    const current = () =>
+      ctx.db.kysely
+        .selectFrom('projects')
+        .selectAll()
+        .where('id', '=', p.project.id)
+        .executeTakeFirstOrThrow();
+    let marksFound = 0;
+    const run: Run = async (compiled) => {
+      if (compiled.sql.startsWith('with recursive')) marksFound++;
+      return (await ctx.db.readOffThread(compiled)) as never;
+    };
+    let stale: Awaited<ReturnType<typeof current>> | null = null;
+    const read = async (status: ArticleFilter['status'], at: number, page: number, markStep: number) =>
+      (
+        await readArticlePage(
+          ctx.db,
+          {
+            filter: {
+              projectId: p.project.id,
+              now: new Date(at).toISOString(),
+              status,
+              searchTerms: [],
+              anyTagIds: null,
+              allTagIds: null,
+              excludeTagIds: [],
+            },
+            // Oldest first: the articles due soon (created second and third) come before every mark.
+            order: { sort: 'createdAt', order: 'asc' },
+            page: { offset: (page - 1) * limit, limit },
+            columns: { content: false, html: false },
+            project: stale ?? (await current()),
+          },
+          run,
+          false,
+          undefined,
+          markStep,
+        )
+      ).rows.map((row) => row.slug);
+    // Page 5 starts at offset 16, past the first mark (offset 9).
+    const page = 5;
+    const before = await read('published', now, page, step);
+    assert.deepEqual(before, await read('published', now, page, Infinity));
+    // Two hours later the two scheduled articles are published: the page moves by two.
+    const later = now + 2 * hour;
+    const due = await read('published', later, page, step);
+    assert.deepEqual(due, await read('published', later, page, Infinity));
+    assert.notDeepEqual(due, before);
+    // Without a status filter, then after a new article created first (the content changes).
+    const all = await read(undefined, now, page, step);
+    assert.deepEqual(all, await read(undefined, now, page, Infinity));
+    await importArticles(ctx.db, p.project, [
+      ...inputs,
+      articleInput({ slug: 'm-first', createdAt: '2025-06-01T00:00:00.000Z' }),
+    ]);
+    const changed = await read(undefined, now, page, step);
+    assert.deepEqual(changed, await read(undefined, now, page, Infinity));
+    // One article more before the page: it starts one article earlier.
+    assert.deepEqual(changed.slice(1), all.slice(0, limit - 1));
+    // A request that read the project before that change: its answer is found from the old
+    // content's version without replacing the marks kept for the new one.
+    stale = { ...(await current()), content_version: (await current()).content_version - 1 };
+    assert.deepEqual(await read(undefined, now, page, step), changed);
+    stale = null;
+    const found = marksFound;
+    assert.deepEqual(await read(undefined, now, page, step), changed);
+    assert.equal(marksFound, found, 'the marks kept for the new content are used');
+  });
+});
