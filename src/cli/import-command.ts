@@ -128,7 +128,10 @@ export function importCommand(program: Command, tools: CliTools): void {
             onProgress: (done, total) => progress.update('importing', done, total),
           }),
         )
-        .finally(progress.stop);
+        .finally(() => {
+          progress.stop();
+          if ('close' in source) source.close?.();
+        });
       if (!options.json)
         for (const warning of summary.warnings) process.stderr.write(`warning: ${formatProblem(warning)}\n`);
       tools.print(options, { ...summary, files: source.files ?? [] }, summaryText(summary, source.files));
