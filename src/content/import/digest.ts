@@ -111,7 +111,13 @@ export function digestOf(article: ArticleInput): ArticleDigest {
 /** A copy of `text` that keeps nothing else alive (a string cut from a longer one keeps it whole). */
 export const ownCopy = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 
-export function digester(): (article: ArticleInput) => ArticleDigest {
+export interface Digester {
+  (article: ArticleInput): ArticleDigest;
+  /** A digest made elsewhere (a thread: its strings are its own), its tags shared with the others'. */
+  shared(digest: ArticleDigest): ArticleDigest;
+}
+
+export function digester(): Digester {
   const known = new Map<string, string>();
   const own = (text: string) => {
     let kept = known.get(text);
@@ -121,16 +127,19 @@ export function digester(): (article: ArticleInput) => ArticleDigest {
     }
     return kept;
   };
-  return (article) => {
-    const digest = digestOf(article);
-    // Only tags repeat: slugs and files are copied without being remembered.
-    return {
-      ...digest,
-      file: ownCopy(digest.file),
-      slug: ownCopy(digest.slug),
-      tags: digest.tags.map(own),
-    };
+  const share = (text: string) => {
+    const kept = known.get(text);
+    if (kept !== undefined) return kept;
+    if (known.size < maxShared) known.set(text, text);
+    return text;
   };
+  const digest = (article: ArticleInput) => {
+    const made = digestOf(article);
+    // Only tags repeat: slugs and files are copied without being remembered.
+    return { ...made, file: ownCopy(made.file), slug: ownCopy(made.slug), tags: made.tags.map(own) };
+  };
+  digest.shared = (made: ArticleDigest) => ({ ...made, tags: made.tags.map(share) });
+  return digest;
 }
 
 /** Tag names shared between digests (a blog has far fewer; past this, each is copied). */

@@ -50,7 +50,12 @@ export class ArticleSpool {
   }
 
   append(article: ArticleInput): void {
-    const line = `${JSON.stringify(article)}\n`;
+    this.appendJson(JSON.stringify(article));
+  }
+
+  /** An article already serialised (by a thread) with JSON.stringify. */
+  appendJson(json: string): void {
+    const line = `${json}\n`;
     this.#pending.push(line);
     this.#pendingLength += line.length;
     this.#count++;
