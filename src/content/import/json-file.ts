@@ -88,7 +88,6 @@ function checkElement(
   element: JsonElement,
   warnings: ImportProblem[],
   strict: boolean,
-  withLines = true,
 ): { outcome?: ArticleOutcome; syntax?: ImportProblem } {
   if (element.text === null) return { syntax: { file, line: 1, message: 'file is not valid UTF-8' } };
   const parsed = parseJson(file, element.text, element.firstLine);
@@ -99,7 +98,7 @@ function checkElement(
     problems: [],
     warnings,
     strict,
-    locate: withLines ? elementLocator(element, element.text) : () => element.valueLine,
+    locate: elementLocator(element, element.text),
   };
   if (!isObject(item)) {
     report(ctx, [], `article must be an object, got ${describe(item)}`);
