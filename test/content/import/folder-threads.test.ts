@@ -76,3 +76,31 @@ test('folder checked in two threads: the same problems, lines and order as in on
     );
   }
 });
+
+for (const threads of [false, true]) {
+  test(`folder checked in ${threads ? 'two threads' : 'one thread'}: each file read is reported, 1 … total in order, and timers run meanwhile`, async () => {
+    const folder = await makeContentFolder(posts());
+    const reported: number[] = [];
+    let turns = 0;
+    let turnsAtFirst = 0;
+    let turnsAtLast = 0;
+    const timer = setInterval(() => turns++, 0);
+    const source = await opened(folder, {
+      threads,
+      onProgress: (done, total) => {
+        assert.equal(total, 250);
+        reported.push(done);
+        if (done === 1) turnsAtFirst = turns;
+        if (done === total) turnsAtLast = turns;
+      },
+    });
+    clearInterval(timer);
+    assert.deepEqual(
+      reported,
+      Array.from({ length: 250 }, (_, i) => i + 1),
+    );
+    // A progress bar redraws on a timer: the files are read synchronously, but not all in one turn.
+    assert.ok(turnsAtLast > turnsAtFirst, 'timers ran while the folder was checked');
+    source.close?.();
+  });
+}
