@@ -1,5 +1,5 @@
-// `folio import` at scale, as a user runs it (the CLI in its own process, for its wall time and
-// peak RSS): BENCH_IMPORT_ARTICLES (100,000) varied articles with tags, written as a folder of
+// `folio import` at scale, as a user runs it (the `folio` command in its own process, for its wall
+// time and peak RSS): BENCH_IMPORT_ARTICLES (100,000) varied articles with tags, written as a folder of
 // Markdown files and as one Folio JSON file, each imported into a new project, then the folder
 // imported again into its project (nothing changed). SQLite always; PostgreSQL too with
 // BENCH_POSTGRES_URL (BENCH_IMPORT_SKIP_SQLITE=1: PostgreSQL only).
@@ -12,10 +12,15 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrations/index.ts';
 import { createProject } from '../src/projects/service.ts';
 import type { ArticleInput, TagInput } from '../src/content/import/records.ts';
-import { type CliRun, loadAverage, timedCli, withPostgresDatabase } from './lib.ts';
+import { type CliRun, loadAverage, timedNode, withPostgresDatabase } from './lib.ts';
 import { variedArticles } from './varied-articles.ts';
 
 const articleCount = Number(process.env.BENCH_IMPORT_ARTICLES ?? 100_000);
+/**
+ * The `folio` command as installed (package.json's bin): its entry sets the import's memory
+ * settings (malloc arenas, young generation) and serves src/ stripped from a cache.
+ */
+const folio = new URL('../src/cli/folio.js', import.meta.url).pathname;
 
 /** The article's fields as a source writes them: absent when null or empty, no `file`. */
 function sourceFields({ file: _file, content: _content, ...article }: ArticleInput): Record<string, unknown> {
@@ -78,7 +83,9 @@ async function measure(databaseUrl: string, sources: { folder: string; json: str
   }
   const runs: Run[] = [];
   const importInto = async (name: string, slug: string, path: string) => {
-    const run = await timedCli(databaseUrl, ['import', '--project', slug, path, '--json']);
+    const run = await timedNode([folio, 'import', '--project', slug, path, '--json'], {
+      DATABASE_URL: databaseUrl,
+    });
     const summary = JSON.parse(run.stdout) as Run['summary'];
     runs.push({ name, run, summary });
     console.log(

@@ -116,7 +116,8 @@ export function importCommand(program: Command, tools: CliTools): void {
         strict,
         format: options.format,
         siteUrl: options.siteUrl,
-        onProgress: (done, total) => progress.update('reading', done, total),
+        // Without a bar nothing is counted: a JSON file's articles are counted in a pass of their own.
+        ...(progress.enabled && { onProgress: (done, total) => progress.update('reading', done, total) }),
       }).finally(progress.stop);
       const summary = await tools
         .withDatabase((db) =>
@@ -128,7 +129,10 @@ export function importCommand(program: Command, tools: CliTools): void {
             onProgress: (done, total) => progress.update('importing', done, total),
           }),
         )
-        .finally(progress.stop);
+        .finally(() => {
+          progress.stop();
+          if ('close' in source) source.close?.();
+        });
       if (!options.json)
         for (const warning of summary.warnings) process.stderr.write(`warning: ${formatProblem(warning)}\n`);
       tools.print(options, { ...summary, files: source.files ?? [] }, summaryText(summary, source.files));

@@ -3,6 +3,8 @@
 import cliProgress from 'cli-progress';
 
 export interface Progress {
+  /** Whether a bar is shown: when not, callers need not count what they would report. */
+  enabled: boolean;
   /** `done` of the `total` articles of `phase` (`reading`, `importing`). */
   update: (phase: string, done: number, total: number) => void;
   stop: () => void;
@@ -12,13 +14,14 @@ export interface Progress {
 const fewArticles = 50;
 
 export function createProgress(enabled: boolean): Progress {
-  if (!enabled || !process.stderr.isTTY) return { update: () => {}, stop: () => {} };
+  if (!enabled || !process.stderr.isTTY) return { enabled: false, update: () => {}, stop: () => {} };
   const bar = new cliProgress.SingleBar(
     { stream: process.stderr, format: '{phase} [{bar}] {value}/{total} articles', hideCursor: true },
     cliProgress.Presets.shades_classic,
   );
   let shown: string | null = null;
   return {
+    enabled: true,
     update(phase, done, total) {
       if (total < fewArticles) return;
       if (shown !== phase) {

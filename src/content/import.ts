@@ -25,9 +25,6 @@ import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
 import { storedArticles } from './article-snapshots.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { articleUrl } from './article-url.ts';
-import { isRestricted, teaserContent } from './members-teaser.ts';
-import { sanitizedHtml, sanitizedHtmlOfTokens } from './html.ts';
-import { parseMarkdown } from './markdown.ts';
 import {
   applyImportedSettings,
   authorWarnings,
@@ -47,20 +44,13 @@ import {
   type SiteSettings,
   type TagInput,
 } from './import/records.ts';
-import {
-  articleStorageBytes,
-  type ArticleDigest,
-  contentHash,
-  rereader,
-  type StreamedSource,
-  streamedFromMemory,
-} from './import/digest.ts';
+import { type ArticleDigest, type StreamedSource, streamedFromMemory } from './import/digest.ts';
+import type { PreparedArticle } from './import/render.ts';
+import { RenderAhead } from './import/render-ahead.ts';
 import { compareCodeUnits } from './lists.ts';
 import { type Removed, rememberRemoved, removedBySlug, restoreRemoved } from './removed-articles.ts';
 import { keepRevisions } from './revisions.ts';
-import { searchTextOf } from './search-text.ts';
 import { freeSlug, slugOfTagName } from './tag-slugs.ts';
-import { summarize, textStats, textStatsOfTokens } from './text-stats.ts';
 
 export interface ImportOptions {
   prune?: boolean;
@@ -79,6 +69,11 @@ export interface ImportOptions {
   strict?: boolean;
   /** What the revisions of the articles it changes name as their source (default `import`). */
   revisionSource?: 'import' | 'cli';
+  /**
+   * Render the articles in a thread of their own, beside the writes (default: from
+   * `renderThreadFrom` articles to render on); for tests.
+   */
+  renderInThread?: boolean;
 }
 
 export interface ImportSummary {
@@ -124,26 +119,7 @@ export class StorageLimitError extends HttpError {
 
 class DryRunRollback extends Error {}
 
-export interface PreparedArticle {
-  input: ArticleInput;
-  hash: string;
-  html: string;
-  storageBytes: number;
-  stats: ReturnType<typeof textStats>;
-}
-
-export function prepare(article: ArticleInput, hash = contentHash(article)): PreparedArticle {
-  // Parsed once for both: the statistics read the tokens before rendering writes image alt texts into them.
-  const tokens = parseMarkdown(article.content);
-  const stats = textStatsOfTokens(tokens, { hasCoverImage: article.coverImage !== null });
-  return {
-    input: article,
-    hash,
-    html: sanitizedHtmlOfTokens(tokens),
-    storageBytes: articleStorageBytes(article),
-    stats,
-  };
-}
+export { prepare, type PreparedArticle } from './import/render.ts';
 
 export async function importContent(
   db: Db,
@@ -323,105 +299,112 @@ async function writeContent(
   const ordinals = unusedOrdinals([...existing.values()].map((row) => row.ordinal));
   let done = 0;
   let lastOrdinal: number | null = null;
-  // Only the articles to write are read again: an unchanged one is skipped, unless it was stored
-  // before the html column existed and needs its HTML.
+  // Only the articles to write are read again and rendered: an unchanged one is skipped, unless it
+  // was stored before the html column existed and needs its HTML.
   const unchanged = (digest: ArticleDigest) => existing.get(digest.slug)?.content_hash === digest.hash;
-  const articleAt = rereader(
-    source,
-    (index) =>
-      index < inputs.length &&
-      (!unchanged(inputs[index]) || Boolean(Number(existing.get(inputs[index].slug)?.html_missing))),
-  );
-  // A changed article is rendered (HTML, text statistics, search text) as it is written, and its
-  // rows are dropped with its batch: the rendered articles of a whole source do not fit in memory.
-  for (let first = 0; first < inputs.length; first += articleBatch) {
-    const batch = inputs
-      .slice(first, first + articleBatch)
-      .map((digest, i) => ({ digest, index: first + i }));
-    const inserted: Inserted = { articles: [], tags: [], variants: [] };
-    const changedIds = batch.flatMap(({ digest }) => {
-      const previous = existing.get(digest.slug);
-      return previous && previous.content_hash !== digest.hash ? [previous.id] : [];
-    });
-    const before = await storedSetKeys(trx, changedIds);
-    // The versions these changes replace, kept as revisions.
-    const replaced = await storedArticles(trx, changedIds);
-    for (const { digest, index } of batch) {
-      const previous = existing.get(digest.slug);
-      if (previous && previous.content_hash === digest.hash) {
-        summary.unchanged++;
-        // Stored before the html column existed: fill it in, without counting a change.
-        if (Number(previous.html_missing)) {
-          const input = await articleAt(index);
-          await trx
-            .updateTable('articles')
-            .set({ html: sanitizedHtml(input.content) })
-            .where('id', '=', previous.id)
-            .execute();
-        }
-      } else {
-        // Read again and rendered only now: an unchanged article is not rendered at all.
-        const article = prepare(await articleAt(index), digest.hash);
-        // A slug removed by an earlier --prune brings back the same article (id, dates, views).
-        const restored = previous ? undefined : removed.get(article.input.slug);
-        const ordinal = previous?.ordinal ?? (lastOrdinal = ordinals.next().value!);
-        const row = articleRow(
-          site,
-          article,
-          previous ?? (restored && { ...restored, id: restored.article_id }),
-          ordinal,
-          now,
-        );
-        if (previous) {
-          // created_at is the front matter's createdAt when given (a corrected date applies), else
-          // publishedAt, else the stored one: articleRow falls back to previous.created_at.
-          const { id: _id, project_id: _project, ...changes } = row;
-          // Unpublished: publishing it again is announced again.
-          const unpublished = previous.status === 'published' && row.status !== 'published';
-          await trx
-            .updateTable('articles')
-            .set({
-              ...changes,
-              version: sql`version + 1`,
-              ...(unpublished ? { announced_published_at: null } : {}),
-            })
-            .where('id', '=', previous.id)
-            .execute();
-          events.push(
-            ...changeEvents(project, previous, { ...row, version: Number(previous.version) + 1 }, now),
-          );
-          summary.changes.revised.push(row.slug);
-          await trx.deleteFrom('article_tags').where('article_id', '=', previous.id).execute();
-          await trx.deleteFrom('article_variants').where('article_id', '=', previous.id).execute();
-          summary.updated++;
-          summary.changes.updated.push(row.slug);
+  const wanted = (index: number) =>
+    index < inputs.length &&
+    (!unchanged(inputs[index]) || Boolean(Number(existing.get(inputs[index].slug)?.html_missing)));
+  let toRender = 0;
+  for (let index = 0; index < inputs.length; index++) if (wanted(index)) toRender++;
+  const rendering = new RenderAhead(source, wanted, {
+    thread: options.renderInThread ?? toRender >= renderThreadFrom,
+  });
+  try {
+    // A changed article is rendered (HTML, text statistics, search text) a few batches ahead of its
+    // write, and its rows are dropped with its batch: the rendered articles of a whole source do not
+    // fit in memory.
+    for (let first = 0; first < inputs.length; first += articleBatch) {
+      const batch = inputs
+        .slice(first, first + articleBatch)
+        .map((digest, i) => ({ digest, index: first + i }));
+      const inserted: Inserted = { articles: [], tags: [], variants: [] };
+      const changedIds = batch.flatMap(({ digest }) => {
+        const previous = existing.get(digest.slug);
+        return previous && previous.content_hash !== digest.hash ? [previous.id] : [];
+      });
+      const before = await storedSetKeys(trx, changedIds);
+      // The versions these changes replace, kept as revisions.
+      const replaced = await storedArticles(trx, changedIds);
+      for (const { digest, index } of batch) {
+        const previous = existing.get(digest.slug);
+        if (previous && previous.content_hash === digest.hash) {
+          summary.unchanged++;
+          // Stored before the html column existed: fill it in, without counting a change.
+          if (Number(previous.html_missing)) {
+            const { rendered } = await rendering.article(index);
+            await trx
+              .updateTable('articles')
+              .set({ html: rendered.html })
+              .where('id', '=', previous.id)
+              .execute();
+          }
         } else {
-          inserted.articles.push({ row, restored });
-          summary.created++;
-          summary.changes.created.push(row.slug);
+          // Read again and rendered only now: an unchanged article is not rendered at all.
+          const article = await rendering.article(index);
+          // A slug removed by an earlier --prune brings back the same article (id, dates, views).
+          const restored = previous ? undefined : removed.get(article.input.slug);
+          const ordinal = previous?.ordinal ?? (lastOrdinal = ordinals.next().value!);
+          const row = articleRow(
+            site,
+            article,
+            previous ?? (restored && { ...restored, id: restored.article_id }),
+            ordinal,
+            now,
+          );
+          if (previous) {
+            // created_at is the front matter's createdAt when given (a corrected date applies), else
+            // publishedAt, else the stored one: articleRow falls back to previous.created_at.
+            const { id: _id, project_id: _project, ...changes } = row;
+            // Unpublished: publishing it again is announced again.
+            const unpublished = previous.status === 'published' && row.status !== 'published';
+            await trx
+              .updateTable('articles')
+              .set({
+                ...changes,
+                version: sql`version + 1`,
+                ...(unpublished ? { announced_published_at: null } : {}),
+              })
+              .where('id', '=', previous.id)
+              .execute();
+            events.push(
+              ...changeEvents(project, previous, { ...row, version: Number(previous.version) + 1 }, now),
+            );
+            summary.changes.revised.push(row.slug);
+            await trx.deleteFrom('article_tags').where('article_id', '=', previous.id).execute();
+            await trx.deleteFrom('article_variants').where('article_id', '=', previous.id).execute();
+            summary.updated++;
+            summary.changes.updated.push(row.slug);
+          } else {
+            inserted.articles.push({ row, restored });
+            summary.created++;
+            summary.changes.created.push(row.slug);
+          }
+          const articleTagIds = article.input.tags.map((name) => tagIds.get(name.toLowerCase())!);
+          for (const tagId of articleTagIds) inserted.tags.push({ article_id: row.id, tag_id: tagId });
+          for (const variant of article.input.variants)
+            inserted.variants.push({ id: randomUUID(), article_id: row.id, ...variant });
+          sets.article(
+            row.ordinal,
+            previous ? before.get(previous.id)! : null,
+            articleSetKeys({ status: row.status, tagIds: articleTagIds, searchText: row.search_text }),
+          );
+          if (sets.size >= perWrite) await applySetChanges(trx, dialect, project.id, sets);
         }
-        const articleTagIds = article.input.tags.map((name) => tagIds.get(name.toLowerCase())!);
-        for (const tagId of articleTagIds) inserted.tags.push({ article_id: row.id, tag_id: tagId });
-        for (const variant of article.input.variants)
-          inserted.variants.push({ id: randomUUID(), article_id: row.id, ...variant });
-        sets.article(
-          row.ordinal,
-          previous ? before.get(previous.id)! : null,
-          articleSetKeys({ status: row.status, tagIds: articleTagIds, searchText: row.search_text }),
-        );
-        if (sets.size >= perWrite) await applySetChanges(trx, dialect, project.id, sets);
+        options.onProgress?.(++done, inputs.length);
       }
-      options.onProgress?.(++done, inputs.length);
+      await insertBatch(trx, project.id, inserted);
+      await keepRevisions(trx, project.id, [...replaced.values()], options.revisionSource ?? 'import', now);
+      // New articles take the lowest free ordinals, in order: the chunks of the sets below the last
+      // one taken are complete, written now rather than held (a first import of 100,000 articles
+      // held up to 5,000,000 changes, about 100 MB).
+      if (lastOrdinal !== null) {
+        const complete = sets.takeChunksBefore(lastOrdinal);
+        if (complete.size > 0) await applySetChanges(trx, dialect, project.id, complete);
+      }
     }
-    await insertBatch(trx, project.id, inserted);
-    await keepRevisions(trx, project.id, [...replaced.values()], options.revisionSource ?? 'import', now);
-    // New articles take the lowest free ordinals, in order: the chunks of the sets below the last
-    // one taken are complete, written now rather than held (a first import of 100,000 articles
-    // held up to 5,000,000 changes, about 100 MB).
-    if (lastOrdinal !== null) {
-      const complete = sets.takeChunksBefore(lastOrdinal);
-      if (complete.size > 0) await applySetChanges(trx, dialect, project.id, complete);
-    }
+  } finally {
+    await rendering.close();
   }
 
   if (options.prune) {
@@ -515,6 +498,9 @@ async function removeGone(
   }
 }
 
+/** Articles to render from which they are rendered in a thread: below, starting it costs more than it saves. */
+const renderThreadFrom = 1_000;
+
 /** Articles written (or removed) between two reads of their previous sets. */
 const articleBatch = 500;
 /**
@@ -570,7 +556,7 @@ async function pruneEmptyTags(
 
 export function articleRow(
   { project, author: fallback, guid }: ProjectSite,
-  { input, hash, html, storageBytes, stats }: PreparedArticle,
+  { input, hash, storageBytes, rendered }: PreparedArticle,
   previous: { id: string; created_at: string; published_at: string | null; guid?: string | null } | undefined,
   ordinal: number,
   now: string,
@@ -580,9 +566,6 @@ export function articleRow(
     input.publishedAt ?? (input.status === 'published' ? (previous?.published_at ?? now) : null);
   // The publication date orders an imported blog's posts as they were written, not as imported.
   const createdAt = input.createdAt ?? publishedAt ?? previous?.created_at ?? now;
-  const publicText = isRestricted(input.visibility ?? 'public')
-    ? textStats(teaserContent(input.content)).plainText
-    : stats.plainText;
   const id = previous?.id ?? randomUUID();
   // The first of the authors is the article's author; without any, the project's default author.
   const first = input.authors?.[0];
@@ -597,7 +580,7 @@ export function articleRow(
     cover_image: input.coverImage,
     cover_image_alt: input.coverImageAlt ?? null,
     content: input.content,
-    html,
+    html: rendered.html,
     status: input.status,
     published_at: publishedAt,
     created_at: createdAt,
@@ -605,14 +588,11 @@ export function articleRow(
     // not "modified today" in the sitemap and JSON-LD. A re-import only writes an article whose
     // content changed, and without a source date that edit happened now.
     updated_at: input.updatedAt ?? (previous ? now : (publishedAt ?? createdAt)),
-    word_count: stats.wordCount,
-    character_count: stats.characterCount,
-    read_time_minutes: stats.readTimeMinutes,
-    // The fallback meta description of a members-only article shows no more than its teaser, and
-    // search finds it only by what anyone may read: a match in the members' part would tell a
-    // public key what that part says.
-    summary: summarize(publicText, 160),
-    search_text: searchTextOf(input.title, input.excerpt, publicText),
+    word_count: rendered.wordCount,
+    character_count: rendered.characterCount,
+    read_time_minutes: rendered.readTimeMinutes,
+    summary: rendered.summary,
+    search_text: rendered.searchText,
     author_name: author.name,
     author_image: author.image ?? null,
     last_updated_by_name: input.lastUpdatedBy?.name ?? null,

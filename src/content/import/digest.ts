@@ -1,9 +1,9 @@
 // What an import keeps of each article between reading its source and writing it: enough for the
 // checks over the whole source (slugs, tags, storage, authors, feed ids) and to tell whether an
-// article changed, without its text. A large source is read twice: once to check it whole and
-// keep these, then batch by batch as it is written.
+// article changed, without its text. A large source is checked whole keeping these (its articles
+// spooled to disk, spool.ts), then its articles are read back batch by batch as they are written.
 import { createHash } from 'node:crypto';
-import { type ArticleInput, type ContentSource, ImportValidationError } from './records.ts';
+import type { ArticleInput, ContentSource } from './records.ts';
 
 export interface ArticleDigest {
   file: string;
@@ -18,19 +18,22 @@ export interface ArticleDigest {
   hasNul: boolean;
 }
 
-/** One article read again for its batch: null when it can no longer be read or is no longer valid. */
+/** One article read again for its batch: its index among the source's articles, and the article. */
 export interface RereadArticle {
   index: number;
-  article: ArticleInput | null;
+  article: ArticleInput;
 }
 
 /**
  * A source checked whole, whose articles are read again as they are written: its memory is that
- * of a batch, not of the blog. `reread` yields the articles `wanted` asks for, in order.
+ * of a batch, not of the blog. `reread` yields the articles `wanted` asks for, in order, exactly
+ * as the check read them (a file changed since then changes nothing).
  */
 export interface StreamedSource extends Omit<ContentSource, 'articles'> {
   articles: ArticleDigest[];
   reread(wanted: (index: number) => boolean): AsyncIterable<RereadArticle>;
+  /** Frees what keeps the articles until they are read again (a spool file); the import never reads it after. */
+  close?(): void;
 }
 
 const utf8Bytes = (value: string | null | undefined) => (value ? Buffer.byteLength(value, 'utf8') : 0);
@@ -108,7 +111,13 @@ export function digestOf(article: ArticleInput): ArticleDigest {
 /** A copy of `text` that keeps nothing else alive (a string cut from a longer one keeps it whole). */
 export const ownCopy = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 
-export function digester(): (article: ArticleInput) => ArticleDigest {
+export interface Digester {
+  (article: ArticleInput): ArticleDigest;
+  /** A digest made elsewhere (a thread: its strings are its own), its tags shared with the others'. */
+  shared(digest: ArticleDigest): ArticleDigest;
+}
+
+export function digester(): Digester {
   const known = new Map<string, string>();
   const own = (text: string) => {
     let kept = known.get(text);
@@ -118,16 +127,19 @@ export function digester(): (article: ArticleInput) => ArticleDigest {
     }
     return kept;
   };
-  return (article) => {
-    const digest = digestOf(article);
-    // Only tags repeat: slugs and files are copied without being remembered.
-    return {
-      ...digest,
-      file: ownCopy(digest.file),
-      slug: ownCopy(digest.slug),
-      tags: digest.tags.map(own),
-    };
+  const share = (text: string) => {
+    const kept = known.get(text);
+    if (kept !== undefined) return kept;
+    if (known.size < maxShared) known.set(text, text);
+    return text;
   };
+  const digest = (article: ArticleInput) => {
+    const made = digestOf(article);
+    // Only tags repeat: slugs and files are copied without being remembered.
+    return { ...made, file: ownCopy(made.file), slug: ownCopy(made.slug), tags: made.tags.map(own) };
+  };
+  digest.shared = (made: ArticleDigest) => ({ ...made, tags: made.tags.map(share) });
+  return digest;
 }
 
 /** Tag names shared between digests (a blog has far fewer; past this, each is copied). */
@@ -147,11 +159,7 @@ export function streamedFromMemory(source: ContentSource | StreamedSource): Stre
   };
 }
 
-/**
- * The articles `wanted` asks for, read again from the source one by one, in order: each must be
- * the article the source's check saw (its hash), else the source changed in between and the
- * import stops, writing nothing.
- */
+/** The articles `wanted` asks for, read again from the source one by one, in order. */
 export function rereader(
   source: StreamedSource,
   wanted: (index: number) => boolean,
@@ -159,16 +167,8 @@ export function rereader(
   const reread = source.reread(wanted)[Symbol.asyncIterator]();
   return async (index) => {
     const next = await reread.next();
-    const article = next.done || next.value.index !== index ? null : next.value.article;
-    if (article === null || contentHash(article) !== source.articles[index].hash) {
-      throw new ImportValidationError([
-        {
-          file: source.articles[index].file,
-          line: 1,
-          message: 'the source changed while it was imported (nothing was written): import it again',
-        },
-      ]);
-    }
-    return article;
+    if (next.done || next.value.index !== index)
+      throw new Error(`article ${index} was asked for out of order, or is not in the source`);
+    return next.value.article;
   };
 }

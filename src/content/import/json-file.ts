@@ -20,6 +20,7 @@ import {
 import { type ArticleDigest, digester, ownCopy, type StreamedSource } from './digest.ts';
 import { ghostSource, isGhostExport } from './ghost.ts';
 import { type JsonElement, JsonArticleSplitter } from './json-splitter.ts';
+import { ArticleSpool, spooledSource } from './spool.ts';
 import { validateTagList } from './tag-rules.ts';
 import { lazyJsonLocator, yamlLocator } from './yaml-lines.ts';
 
@@ -87,7 +88,6 @@ function checkElement(
   element: JsonElement,
   warnings: ImportProblem[],
   strict: boolean,
-  withLines = true,
 ): { outcome?: ArticleOutcome; syntax?: ImportProblem } {
   if (element.text === null) return { syntax: { file, line: 1, message: 'file is not valid UTF-8' } };
   const parsed = parseJson(file, element.text, element.firstLine);
@@ -98,7 +98,7 @@ function checkElement(
     problems: [],
     warnings,
     strict,
-    locate: withLines ? elementLocator(element, element.text) : () => element.valueLine,
+    locate: elementLocator(element, element.text),
   };
   if (!isObject(item)) {
     report(ctx, [], `article must be an object, got ${describe(item)}`);
@@ -266,7 +266,7 @@ async function countArticles(path: string): Promise<number> {
 
 /**
  * A JSON file checked whole, keeping of each article its digest (`keep: 'articles'`: the article);
- * a Folio file's articles are read again from it, in order, as they are written.
+ * a Folio file's articles, as checked, wait in a spool file until they are written.
  */
 export async function readJsonFile(
   path: string,
@@ -278,42 +278,26 @@ export async function readJsonFile(
   const articles: ArticleInput[] = [];
   const digests: ArticleDigest[] = [];
   const digest = digester();
-  const check = new JsonSourceCheck(file, options, total, (article) =>
-    keep === 'articles' ? articles.push(article) : digests.push(digest(article)),
-  );
-  await pushFile(path, check.splitter);
-  const result = check.finish();
-  if (result.ghost) return { source: result.ghost, problems: [] };
-  if (!result.source) return { problems: result.problems };
-  if (keep === 'articles') return { source: { ...result.source, articles }, problems: [] };
-  return {
-    source: {
-      ...result.source,
-      articles: digests,
-      reread: (wanted) => rereadJsonFile(path, file, options, wanted),
-    },
-    problems: [],
-  };
-}
-
-/** The articles `wanted` asks for, parsed and checked again from the file, in order. */
-async function* rereadJsonFile(
-  path: string,
-  file: string,
-  options: ReadOptions,
-  wanted: (index: number) => boolean,
-): AsyncGenerator<{ index: number; article: ArticleInput | null }> {
-  const ready: { index: number; article: ArticleInput | null }[] = [];
-  const splitter = new JsonArticleSplitter((element) => {
-    if (!wanted(element.index)) return;
-    // Lines are not needed now: the file was checked, and any change is caught by its hash.
-    const { outcome } = checkElement(file, element, [], options.strict === true, false);
-    ready.push({ index: element.index, article: outcome?.article ?? null });
-  });
-  for await (const chunk of createReadStream(path, { highWaterMark: chunkBytes })) {
-    splitter.push(chunk as Buffer);
-    yield* ready.splice(0);
+  const spool = keep === 'digests' ? new ArticleSpool() : null;
+  try {
+    const check = new JsonSourceCheck(file, options, total, (article) => {
+      if (spool === null) articles.push(article);
+      else {
+        digests.push(digest(article));
+        spool.append(article);
+      }
+    });
+    await pushFile(path, check.splitter);
+    const result = check.finish();
+    if (spool !== null && result.source)
+      return { source: spooledSource(result.source, digests, spool), problems: [] };
+    // A Ghost export is held whole; a refused file keeps nothing.
+    spool?.close();
+    if (result.ghost) return { source: result.ghost, problems: [] };
+    if (!result.source) return { problems: result.problems };
+    return { source: { ...result.source, articles }, problems: [] };
+  } catch (error) {
+    spool?.close();
+    throw error;
   }
-  splitter.end();
-  yield* ready.splice(0);
 }
