@@ -250,7 +250,7 @@ const work = mkdtempSync(join(tmpdir(), 'folio-storage-'));
 try {
   if (process.env.BENCH_STORAGE_SKIP_SQLITE === undefined) await measure('SQLite', join(work, 'bench.db'));
   if (process.env.BENCH_POSTGRES_URL) {
-    await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, 'folio_storage', (url) =>
+    await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, 'store_storage', (url) =>
       measure('PostgreSQL', url),
     );
   }

@@ -149,7 +149,8 @@ async function storedInsights(db: Db, projectId: string) {
   const tables = [
     'analytics_series',
     'analytics_breakdowns',
-    'analytics_reading',
+    // An article's day: its counters, visitors and reach deciles.
+    'analytics_daily_articles',
     'analytics_read_times',
   ] as const;
   const result: Record<string, string[]> = {};

@@ -3,6 +3,7 @@
 // the difference between a page view after and before, so rollups always equal a sum over raw rows.
 import type {
   AnalyticsBreakdownTable,
+  AnalyticsReach,
   AnalyticsReadingTable,
   AnalyticsReadTimeTable,
   AnalyticsSeriesTable,
@@ -56,6 +57,14 @@ export type CreatedView = InsightView &
     PageViewTable,
     'country' | 'screen_width' | 'referrer' | 'page_url' | 'utm_source' | 'utm_medium' | 'utm_campaign'
   >;
+
+/** What a batch adds to the visitors and reach of an article's daily row. */
+export interface ArticleDay extends AnalyticsReach {
+  project_id: string;
+  day: string;
+  article_id: string;
+  visitors: number;
+}
 
 /** A distinct visitor of a rollup row: counted once the set of its scope learns the id. */
 export interface VisitorCandidate {
@@ -155,6 +164,38 @@ export class InsightChanges {
       (row) =>
         row.views !== 0 || row.visitors !== 0 || row.time_on_page_ms !== 0 || row.scroll_depth_centi !== 0,
     );
+  }
+
+  /**
+   * The series rows as stored: the project's hours and days and the articles' hours. An article's
+   * day row is not stored there: its visitors go to the article's daily row (articleDays), and its
+   * other sums are the daily row's counters.
+   */
+  get storedSeries(): AnalyticsSeriesTable[] {
+    return this.series.filter((row) => row.article_id === '' || row.granularity === 'h');
+  }
+
+  /** Per article and day, what the batch adds to its daily row: distinct visitors and reach. */
+  get articleDays(): ArticleDay[] {
+    const days = new Map<string, ArticleDay>();
+    const dayOf = (project_id: string, day: string, article_id: string) => {
+      const key = `${project_id}\u0000${day}\u0000${article_id}`;
+      let row = days.get(key);
+      if (row === undefined) {
+        row = { project_id, day, article_id, visitors: 0, ...emptyReach() };
+        days.set(key, row);
+      }
+      return row;
+    };
+    for (const row of this.#series.values()) {
+      if (row.article_id !== '' && row.granularity === 'd' && row.visitors !== 0)
+        dayOf(row.project_id, row.bucket, row.article_id).visitors += row.visitors;
+    }
+    for (const row of this.reading) {
+      const day = dayOf(row.project_id, row.day, row.article_id);
+      for (const column of reachColumns) day[column] += row[column];
+    }
+    return sorted(days);
   }
 
   get breakdowns(): AnalyticsBreakdownTable[] {

@@ -53,6 +53,7 @@ export const migrations: Record<string, DialectMigration> = {
     () => import('./0023-page-view-string-sweep.ts'),
     'pageViewStringSweep',
   ),
+  '0024-article-days': lazy(() => import('./0024-article-days.ts'), 'articleDays'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -1,5 +1,5 @@
 // Recomputes a project's insights rollups of one day from its raw page views, inside the day's
-// transaction of rebuild-rollups.ts. The series, reading and read-time rollups are sums over the
+// transaction of rebuild-rollups.ts. The series and read-time rollups are sums over the
 // rows, grouped in the database (insight-sql.ts states their rules in SQL), each table written in
 // key order by one INSERT … SELECT. The breakdowns need the rules that parse URLs and event lists,
 // and go through the same InsightChanges as the writes: rows are read in pages, so the day's
@@ -8,9 +8,9 @@
 import { sql } from 'kysely';
 import { withPageViewStrings } from '../../../db/page-view-strings.ts';
 import type { Executor } from '../../../db/schema.ts';
-import { InsightChanges, reachColumns, type VisitorCandidate } from '../insight-changes.ts';
+import { InsightChanges, type VisitorCandidate } from '../insight-changes.ts';
 import { breakdownDimensions } from '../../insight-rules.ts';
-import { deepViewSql, hourSql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
+import { deepViewSql, hourSql, readTimeBucketSql } from './insight-sql.ts';
 import { shiftDay } from '../../days.ts';
 import { addToVisitorSets, writeInsightRollups } from './write-rollups.ts';
 
@@ -56,14 +56,12 @@ async function deleteInsightsOfDay(
     .execute();
   for (let start = 0; start < articleIds.length; start += idsPerStatement) {
     const ids = articleIds.slice(start, start + idsPerStatement);
-    for (const table of ['analytics_reading', 'analytics_read_times'] as const) {
-      await trx
-        .deleteFrom(table)
-        .where('project_id', '=', projectId)
-        .where('article_id', 'in', ids)
-        .where('day', '=', day)
-        .execute();
-    }
+    await trx
+      .deleteFrom('analytics_read_times')
+      .where('project_id', '=', projectId)
+      .where('article_id', 'in', ids)
+      .where('day', '=', day)
+      .execute();
     // The day's bucket and its hours' `YYYY-MM-DDTHH`, which sort between it and the next day;
     // the project's own series ('') with the first group.
     await trx
@@ -132,7 +130,10 @@ async function sumBreakdowns(
   }
 }
 
-/** The series, reading and read-time rollups, and the series' visitor sets of the recent days. */
+/**
+ * The series and read-time rollups, and the series' visitor sets of the recent days (an article's
+ * daily visitors and reach are summed with its daily row, in rebuild-rollups.ts).
+ */
 async function sumInDatabase(
   trx: Executor,
   projectId: string,
@@ -141,29 +142,26 @@ async function sumInDatabase(
 ): Promise<void> {
   // As in rebuild-rollups.ts: a test key's page views count in no rollup.
   const rows = sql`page_views where project_id = ${projectId} and day = ${day} and test = 0`;
-  // Each page view counts in four series: the project's and its article's, by day and by hour.
-  const seriesRows = (where: ReturnType<typeof sql>) => sql`
+  // Each page view counts in four series: the project's and its article's, by day and by hour;
+  // the article's day is not stored in analytics_series (its daily row holds it).
+  const storedSeriesRows = (where: ReturnType<typeof sql>) => sql`
     select project_id, '' as article_id, 'd' as granularity, day as bucket, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${where}
-    union all select project_id, article_id, 'd', day, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${where}
     union all select project_id, '', 'h', ${sql.raw(hourSql)}, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${where}
     union all select project_id, article_id, 'h', ${sql.raw(hourSql)}, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${where}`;
   await sql`insert into analytics_series (project_id, article_id, granularity, bucket, views, visitors, time_on_page_ms, scroll_depth_centi)
     select project_id, article_id, granularity, bucket, count(*), count(distinct visitor_id), sum(time_on_page_ms), sum(scroll_depth_centi)
-    from (${seriesRows(rows)}) as series group by project_id, article_id, granularity, bucket`.execute(trx);
+    from (${storedSeriesRows(rows)}) as series group by project_id, article_id, granularity, bucket`.execute(
+    trx,
+  );
   // The scopes of InsightChanges' series rows, `s:<article>:<granularity>:<bucket>`.
   if (withSets) {
     await sql`insert into analytics_visitor_sets (project_id, day, scope, visitor_id)
       select distinct project_id, day, 's:' || article_id || ':' || granularity || ':' || bucket, visitor_id
-      from (${seriesRows(rows)}) as series`.execute(trx);
+      from (${storedSeriesRows(rows)}
+        union all select project_id, article_id, 'd', day, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${rows}) as series`.execute(
+      trx,
+    );
   }
-
-  const reach = reachColumns.map(
-    (column, decile) => `sum(case when decile = ${decile} then 1 else 0 end) as ${column}`,
-  );
-  await sql`insert into analytics_reading (project_id, article_id, day, ${sql.raw(reachColumns.join(', '))})
-    select project_id, article_id, day, ${sql.raw(reach.join(', '))}
-    from (select project_id, article_id, day, ${sql.raw(reachDecileSql)} as decile from ${rows}) as reached
-    group by project_id, article_id, day`.execute(trx);
   await sql`insert into analytics_read_times (project_id, article_id, day, seconds, views, deep_views)
     select project_id, article_id, day, seconds, count(*), sum(deep)
     from (select project_id, article_id, day, ${sql.raw(readTimeBucketSql)} as seconds, ${sql.raw(deepViewSql)} as deep

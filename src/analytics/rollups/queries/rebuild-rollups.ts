@@ -17,6 +17,8 @@ import { contributionFields } from '../../contribution.ts';
 import { shiftDay } from '../../days.ts';
 import { recountArticleViews } from './article-views.ts';
 import { contributionSums } from './contribution-sql.ts';
+import { reachDecileSql } from './insight-sql.ts';
+import { reachColumns } from '../insight-changes.ts';
 import { rebuildInsightsOfDay } from './rebuild-insights.ts';
 import { lockRollupsForTransaction, rollupLockKey } from './rollup-queue-entries.ts';
 
@@ -138,10 +140,14 @@ async function rebuildDay(trx: Executor, projectId: string, day: string, withSet
   const sums = sql.raw(contributionSums);
   // A test key's page views count in no rollup (the reports sum them from the raw rows when asked).
   const rows = sql`page_views where project_id = ${projectId} and day = ${day} and test = 0`;
-  await sql`insert into analytics_daily_articles (project_id, day, article_id, ${counters})
-    select project_id, day, article_id, ${sums} from ${rows} group by project_id, day, article_id`.execute(
-    trx,
+  // An article's row holds its counters, its distinct visitors and its reach deciles.
+  const reach = reachColumns.map(
+    (column, decile) => `sum(case when decile = ${decile} then 1 else 0 end) as ${column}`,
   );
+  await sql`insert into analytics_daily_articles (project_id, day, article_id, ${counters}, visitors, ${sql.raw(reachColumns.join(', '))})
+    select project_id, day, article_id, ${sums}, count(distinct visitor_id), ${sql.raw(reach.join(', '))}
+    from (select *, ${sql.raw(reachDecileSql)} as decile from ${rows}) as viewed
+    group by project_id, day, article_id`.execute(trx);
   await sql`insert into analytics_daily_totals (project_id, day, visitors, ${counters})
     select project_id, day, count(distinct visitor_id), ${sums} from ${rows} group by project_id, day`.execute(
     trx,

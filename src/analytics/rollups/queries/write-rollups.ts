@@ -120,7 +120,7 @@ export async function writeRollups(
       unknown(candidates, (candidate) => candidate.key),
     ),
   );
-  await writeSums(executor, [...dailyTables(daily), ...insightTables(insights)]);
+  await writeSums(executor, [...dailyTables(daily, insights), ...insightTables(insights)]);
   return stored;
 }
 
@@ -132,7 +132,10 @@ function visitorKey(item: { project_id: string; day: string; visitor_id: string 
   return `${visitorSetKey(item.project_id, item.day, scope)}\u0000${item.visitor_id}`;
 }
 
-/** The insights rollup rows of `changes`, added to those stored (visitors already counted). */
+/**
+ * The insights rollup rows of `changes` but its articles' days (which writeRollups adds to the
+ * daily rows), added to those stored (visitors already counted).
+ */
 export async function writeInsightRollups(executor: Executor, changes: InsightChanges): Promise<void> {
   await writeSums(executor, insightTables(changes));
 }
@@ -217,7 +220,40 @@ interface SummedTable {
   counted: readonly string[];
 }
 
-function dailyTables(changes: RollupChanges): SummedTable[] {
+/**
+ * The daily rows of the batch's articles: the counters of `daily` with the visitors and reach of
+ * `insights`, one row per article and day, in key order.
+ */
+function articleDayRows(daily: RollupChanges, insights: InsightChanges): object[] {
+  const rows = new Map<string, Record<string, string | number>>();
+  const rowOf = (item: { project_id: string; day: string; article_id: string }) => {
+    const key = `${item.project_id}\u0000${item.day}\u0000${item.article_id}`;
+    let row = rows.get(key);
+    if (row === undefined) {
+      row = { project_id: item.project_id, day: item.day, article_id: item.article_id };
+      for (const column of articleDayCounted) row[column] = 0;
+      rows.set(key, row);
+    }
+    return row;
+  };
+  for (const item of daily.articles) {
+    const row = rowOf(item);
+    for (const field of contributionFields) row[field] = item[field];
+  }
+  for (const item of insights.articleDays) {
+    const row = rowOf(item);
+    row.visitors = item.visitors;
+    for (const column of reachColumns) row[column] = item[column];
+  }
+  return [...rows.keys()]
+    .sort()
+    .map((key) => rows.get(key)!)
+    .filter((row) => articleDayCounted.some((column) => row[column] !== 0));
+}
+
+const articleDayCounted = [...contributionFields, 'visitors', ...reachColumns] as const;
+
+function dailyTables(changes: RollupChanges, insights: InsightChanges): SummedTable[] {
   return [
     {
       table: 'analytics_daily_totals',
@@ -227,9 +263,9 @@ function dailyTables(changes: RollupChanges): SummedTable[] {
     },
     {
       table: 'analytics_daily_articles',
-      rows: changes.articles,
+      rows: articleDayRows(changes, insights),
       key: ['project_id', 'day', 'article_id'],
-      counted: contributionFields,
+      counted: articleDayCounted,
     },
     {
       table: 'analytics_daily_countries',
@@ -245,7 +281,7 @@ function insightTables(changes: InsightChanges): SummedTable[] {
   return [
     {
       table: 'analytics_series',
-      rows: changes.series,
+      rows: changes.storedSeries,
       key: ['project_id', 'article_id', 'granularity', 'bucket'],
       counted: ['views', 'visitors', 'time_on_page_ms', 'scroll_depth_centi'],
     },
@@ -254,12 +290,6 @@ function insightTables(changes: InsightChanges): SummedTable[] {
       rows: changes.breakdowns,
       key: ['project_id', 'dimension', 'day', 'value'],
       counted: ['views', 'visitors', 'events'],
-    },
-    {
-      table: 'analytics_reading',
-      rows: changes.reading,
-      key: ['project_id', 'article_id', 'day'],
-      counted: reachColumns,
     },
     {
       table: 'analytics_read_times',

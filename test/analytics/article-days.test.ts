@@ -1,0 +1,209 @@
+// One rollup row per article and day (migration 0024): an article's daily visitors and reach sit in
+// its analytics_daily_articles row, and a database of the former layout (analytics_series 'd' rows
+// of articles, analytics_reading) is converted without losing a figure.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type Kysely, sql } from 'kysely';
+import { articleReach } from '../../src/analytics/reports/queries/article-reach.ts';
+import { seriesPoints } from '../../src/analytics/reports/queries/series-points.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
+import {
+  articleInput,
+  configuredDialects,
+  createTestDatabase,
+  createTestProject,
+  describeEachDialect,
+  importArticles,
+  migrateBefore,
+} from '../helpers.ts';
+import { daysAgo, factoryRow } from './support.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
+
+const counters = {
+  views: 0,
+  sdk_views: 0,
+  time_on_page_ms: 0,
+  scroll_depth_centi: 0,
+  bounced: 0,
+  engaged: 0,
+  reached25: 0,
+  reached50: 0,
+  reached75: 0,
+  reached90: 0,
+};
+const reach = Object.fromEntries(Array.from({ length: 11 }, (_, decile) => [`reach${decile}`, 0]));
+
+for (const dialect of configuredDialects()) {
+  test(`migration 0024 [${dialect}]: articles' day series and reach move into their daily rows`, async () => {
+    const database = await createTestDatabase(dialect, { migrate: false });
+    try {
+      const db = database.db;
+      await migrateBefore(db, '0024');
+      const owner = await createTestProject(db);
+      const projectId = owner.project.id;
+      const executor = db.kysely as unknown as Kysely<any>;
+      await executor
+        .insertInto('analytics_daily_articles')
+        .values([
+          {
+            project_id: projectId,
+            day: '2026-01-01',
+            article_id: 'a1',
+            ...counters,
+            views: 3,
+            time_on_page_ms: 900,
+          },
+          { project_id: projectId, day: '2026-01-02', article_id: 'a1', ...counters, views: 1 },
+        ])
+        .execute();
+      const series = (
+        article_id: string,
+        granularity: string,
+        bucket: string,
+        views: number,
+        visitors: number,
+      ) => ({
+        project_id: projectId,
+        article_id,
+        granularity,
+        bucket,
+        views,
+        visitors,
+        time_on_page_ms: 0,
+        scroll_depth_centi: 0,
+      });
+      await executor
+        .insertInto('analytics_series')
+        .values([
+          series('a1', 'd', '2026-01-01', 3, 2),
+          series('a1', 'd', '2026-01-02', 1, 1),
+          series('a1', 'h', '2026-01-01T10', 3, 2),
+          series('', 'd', '2026-01-01', 3, 2),
+          series('', 'h', '2026-01-01T10', 3, 2),
+        ])
+        .execute();
+      await executor
+        .insertInto('analytics_reading')
+        .values([
+          { project_id: projectId, article_id: 'a1', day: '2026-01-01', ...reach, reach2: 2, reach10: 1 },
+          // A reach without a daily row (none should exist, but none is lost either).
+          { project_id: projectId, article_id: 'a2', day: '2026-01-01', ...reach, reach5: 4 },
+        ])
+        .execute();
+
+      await migrateToLatest(db);
+
+      const rows = await db.kysely
+        .selectFrom('analytics_daily_articles')
+        .select(['article_id', 'day', 'views', 'time_on_page_ms', 'visitors', 'reach2', 'reach5', 'reach10'])
+        .where('project_id', '=', projectId)
+        .orderBy('article_id')
+        .orderBy('day')
+        .execute();
+      assert.deepEqual(
+        rows.map((row) =>
+          Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' ? v : Number(v)])),
+        ),
+        [
+          {
+            article_id: 'a1',
+            day: '2026-01-01',
+            views: 3,
+            time_on_page_ms: 900,
+            visitors: 2,
+            reach2: 2,
+            reach5: 0,
+            reach10: 1,
+          },
+          {
+            article_id: 'a1',
+            day: '2026-01-02',
+            views: 1,
+            time_on_page_ms: 0,
+            visitors: 1,
+            reach2: 0,
+            reach5: 0,
+            reach10: 0,
+          },
+          {
+            article_id: 'a2',
+            day: '2026-01-01',
+            views: 0,
+            time_on_page_ms: 0,
+            visitors: 0,
+            reach2: 0,
+            reach5: 4,
+            reach10: 0,
+          },
+        ],
+      );
+      const left = await db.kysely
+        .selectFrom('analytics_series')
+        .select(['article_id', 'granularity', 'bucket'])
+        .where('project_id', '=', projectId)
+        .orderBy('article_id')
+        .orderBy('granularity')
+        .orderBy('bucket')
+        .execute();
+      assert.deepEqual(
+        left.map((row) => ({ ...row })),
+        [
+          { article_id: '', granularity: 'd', bucket: '2026-01-01' },
+          { article_id: '', granularity: 'h', bucket: '2026-01-01T10' },
+          { article_id: 'a1', granularity: 'h', bucket: '2026-01-01T10' },
+        ],
+      );
+      const points = await seriesPoints(db.kysely, projectId, 'a1', 'd', '2026-01-01', '2026-01-31');
+      assert.deepEqual(
+        points.map((point) => [point.bucket, point.views, point.visitors, point.time_on_page_ms]),
+        [
+          ['2026-01-01', 3, 2, 900],
+          ['2026-01-02', 1, 1, 0],
+        ],
+      );
+      const reached = await articleReach(db.kysely, projectId, 'a1', '2026-01-01', '2026-01-02');
+      assert.deepEqual(reached, [0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1]);
+      await assert.rejects(sql`select 1 from analytics_reading`.execute(db.kysely));
+    } finally {
+      await database.drop();
+    }
+  });
+}
+
+describeEachDialect('one rollup row per article and day', (ctx) => {
+  test("a tracked view adds to its article's daily row, which holds its visitors and reach, and to no article day series row", async () => {
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'alpha' })]);
+    const at = daysAgo(1);
+    const writer = new PageViewWriter(ctx.db);
+    await Promise.all(
+      ['v1', 'v2', 'v1'].map((visitor, index) =>
+        writer.write({
+          kind: 'create',
+          row: factoryRow(owner.project, { slug: 'alpha', at, visitor, scrollDepth: 25 * index }, index),
+          slug: 'alpha',
+        }),
+      ),
+    );
+    await writer.idle();
+    await rollUpQueued(ctx.db);
+    const rows = await ctx.db.kysely
+      .selectFrom('analytics_daily_articles')
+      .selectAll()
+      .where('project_id', '=', owner.project.id)
+      .execute();
+    assert.equal(rows.length, 1);
+    assert.equal(Number(rows[0].views), 3);
+    assert.equal(Number(rows[0].visitors), 2);
+    assert.deepEqual([rows[0].reach0, rows[0].reach2, rows[0].reach5].map(Number), [1, 1, 1]);
+    const articleDays = await ctx.db.kysely
+      .selectFrom('analytics_series')
+      .select('bucket')
+      .where('project_id', '=', owner.project.id)
+      .where('article_id', '<>', '')
+      .where('granularity', '=', 'd')
+      .execute();
+    assert.deepEqual(articleDays, []);
+  });
+});
