@@ -270,14 +270,21 @@ export interface AnalyticsDailyTotalTable extends AnalyticsCounters {
 }
 
 /**
- * One row per article and day (migration 0024): the counters, the day's distinct visitors of the
- * article, and its reach deciles.
+ * One row per article and day (migrations 0024, 0025): the counters, the day's distinct visitors of
+ * the article, its reach deciles, and its counts by hour and by reading time.
  */
 export interface AnalyticsDailyArticleTable extends AnalyticsCounters, AnalyticsReach {
   project_id: string;
   day: string;
   article_id: string;
   visitors: number;
+  /**
+   * By hour of the day (migration 0025): `hour:views:visitors:time_on_page_ms:scroll_depth_centi`
+   * entries joined by commas (analytics/rollups/packed-counts.ts).
+   */
+  hours: string;
+  /** By reading-time bucket (its lower bound in seconds): `seconds:views:deep_views` entries. */
+  read_times: string;
 }
 
 export interface AnalyticsDailyCountryTable {
@@ -411,7 +418,6 @@ export interface Database {
   analytics_daily_countries: AnalyticsDailyCountryTable;
   analytics_series: AnalyticsSeriesTable;
   analytics_breakdowns: AnalyticsBreakdownTable;
-  analytics_read_times: AnalyticsReadTimeTable;
   analytics_visitor_sets: AnalyticsVisitorSetTable;
   rollup_queue: RollupQueueTable;
   article_revisions: ArticleRevisionTable;
@@ -450,8 +456,8 @@ export interface RollupQueueTable {
 }
 
 /**
- * Views, visitors and sums of one hour or day, of a project (`article_id` ''), or one hour of an
- * article (an article's days are its rows of analytics_daily_articles).
+ * Views, visitors and sums of one hour or day of a project (`article_id` ''); in memory, of an
+ * article too (stored in its rows of analytics_daily_articles).
  */
 export interface AnalyticsSeriesTable {
   project_id: string;
@@ -499,6 +505,7 @@ export interface AnalyticsReach {
   reach10: number;
 }
 
+/** Page views of an article and day by reading time, summed in memory (stored in analytics_daily_articles). */
 export interface AnalyticsReadTimeTable {
   project_id: string;
   article_id: string;

@@ -1,10 +1,12 @@
-// One rollup row per article and day (migration 0024): an article's daily visitors and reach sit in
-// its analytics_daily_articles row, and a database of the former layout (analytics_series 'd' rows
-// of articles, analytics_reading) is converted without losing a figure.
+// One rollup row per article and day (migrations 0024, 0025): an article's daily visitors, reach,
+// hours and reading times sit in its analytics_daily_articles row, and a database of the former
+// layout (analytics_series rows of articles, analytics_reading, analytics_read_times) is converted
+// without losing a figure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { articleReach } from '../../src/analytics/reports/queries/article-reach.ts';
+import { articleReadTimes } from '../../src/analytics/reports/queries/article-read-times.ts';
 import { seriesPoints } from '../../src/analytics/reports/queries/series-points.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import {
@@ -35,7 +37,7 @@ const counters = {
 const reach = Object.fromEntries(Array.from({ length: 11 }, (_, decile) => [`reach${decile}`, 0]));
 
 for (const dialect of configuredDialects()) {
-  test(`migration 0024 [${dialect}]: articles' day series and reach move into their daily rows`, async () => {
+  test(`migrations 0024-0025 [${dialect}]: articles' series, reach and reading times move into their daily rows`, async () => {
     const database = await createTestDatabase(dialect, { migrate: false });
     try {
       const db = database.db;
@@ -78,7 +80,11 @@ for (const dialect of configuredDialects()) {
         .values([
           series('a1', 'd', '2026-01-01', 3, 2),
           series('a1', 'd', '2026-01-02', 1, 1),
-          series('a1', 'h', '2026-01-01T10', 3, 2),
+          series('a1', 'h', '2026-01-01T10', 2, 2),
+          series('a1', 'h', '2026-01-01T09', 1, 1),
+          series('a1', 'h', '2026-01-02T23', 1, 1),
+          // An hour an update left at zero is no entry.
+          series('a1', 'h', '2026-01-02T05', 0, 0),
           series('', 'd', '2026-01-01', 3, 2),
           series('', 'h', '2026-01-01T10', 3, 2),
         ])
@@ -92,11 +98,40 @@ for (const dialect of configuredDialects()) {
         ])
         .execute();
 
+      const readTime = (day: string, seconds: number, views: number, deep_views: number) => ({
+        project_id: projectId,
+        article_id: 'a1',
+        day,
+        seconds,
+        views,
+        deep_views,
+      });
+      await executor
+        .insertInto('analytics_read_times')
+        .values([
+          readTime('2026-01-01', 150, 1, 1),
+          readTime('2026-01-01', 7, 2, 0),
+          readTime('2026-01-01', 30, 0, 0),
+          readTime('2026-01-02', 7, 1, 1),
+        ])
+        .execute();
+
       await migrateToLatest(db);
 
       const rows = await db.kysely
         .selectFrom('analytics_daily_articles')
-        .select(['article_id', 'day', 'views', 'time_on_page_ms', 'visitors', 'reach2', 'reach5', 'reach10'])
+        .select([
+          'article_id',
+          'day',
+          'views',
+          'time_on_page_ms',
+          'visitors',
+          'reach2',
+          'reach5',
+          'reach10',
+          'hours',
+          'read_times',
+        ])
         .where('project_id', '=', projectId)
         .orderBy('article_id')
         .orderBy('day')
@@ -115,6 +150,8 @@ for (const dialect of configuredDialects()) {
             reach2: 2,
             reach5: 0,
             reach10: 1,
+            hours: '9:1:1:0:0,10:2:2:0:0',
+            read_times: '7:2:0,150:1:1',
           },
           {
             article_id: 'a1',
@@ -125,6 +162,8 @@ for (const dialect of configuredDialects()) {
             reach2: 0,
             reach5: 0,
             reach10: 0,
+            hours: '23:1:1:0:0',
+            read_times: '7:1:1',
           },
           {
             article_id: 'a2',
@@ -135,6 +174,8 @@ for (const dialect of configuredDialects()) {
             reach2: 0,
             reach5: 4,
             reach10: 0,
+            hours: '',
+            read_times: '',
           },
         ],
       );
@@ -151,9 +192,20 @@ for (const dialect of configuredDialects()) {
         [
           { article_id: '', granularity: 'd', bucket: '2026-01-01' },
           { article_id: '', granularity: 'h', bucket: '2026-01-01T10' },
-          { article_id: 'a1', granularity: 'h', bucket: '2026-01-01T10' },
         ],
       );
+      const hours = await seriesPoints(db.kysely, projectId, 'a1', 'h', '2026-01-01T10', '2026-01-02T23');
+      assert.deepEqual(
+        hours.map((point) => [point.bucket, point.views, point.visitors]),
+        [
+          ['2026-01-01T10', 2, 2],
+          ['2026-01-02T23', 1, 1],
+        ],
+      );
+      assert.deepEqual(await articleReadTimes(db.kysely, projectId, 'a1', '2026-01-01', '2026-01-02'), [
+        { seconds: 7, views: 3, deepViews: 1 },
+        { seconds: 150, views: 1, deepViews: 1 },
+      ]);
       const points = await seriesPoints(db.kysely, projectId, 'a1', 'd', '2026-01-01', '2026-01-31');
       assert.deepEqual(
         points.map((point) => [point.bucket, point.views, point.visitors, point.time_on_page_ms]),
@@ -165,6 +217,7 @@ for (const dialect of configuredDialects()) {
       const reached = await articleReach(db.kysely, projectId, 'a1', '2026-01-01', '2026-01-02');
       assert.deepEqual(reached, [0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1]);
       await assert.rejects(sql`select 1 from analytics_reading`.execute(db.kysely));
+      await assert.rejects(sql`select 1 from analytics_read_times`.execute(db.kysely));
     } finally {
       await database.drop();
     }
@@ -172,7 +225,7 @@ for (const dialect of configuredDialects()) {
 }
 
 describeEachDialect('one rollup row per article and day', (ctx) => {
-  test("a tracked view adds to its article's daily row, which holds its visitors and reach, and to no article day series row", async () => {
+  test("tracked views add to their article's daily row (visitors, reach, hours, reading times) and to no article series row", async () => {
     const owner = await createTestProject(ctx.db);
     await importArticles(ctx.db, owner.project, [articleInput({ slug: 'alpha' })]);
     const at = daysAgo(1);
@@ -181,7 +234,17 @@ describeEachDialect('one rollup row per article and day', (ctx) => {
       ['v1', 'v2', 'v1'].map((visitor, index) =>
         writer.write({
           kind: 'create',
-          row: factoryRow(owner.project, { slug: 'alpha', at, visitor, scrollDepth: 25 * index }, index),
+          row: factoryRow(
+            owner.project,
+            {
+              slug: 'alpha',
+              at: new Date(at.getTime() + index * 3_600_000),
+              visitor,
+              scrollDepth: 25 * index,
+              timeOnPage: 7,
+            },
+            index,
+          ),
           slug: 'alpha',
         }),
       ),
@@ -197,13 +260,15 @@ describeEachDialect('one rollup row per article and day', (ctx) => {
     assert.equal(Number(rows[0].views), 3);
     assert.equal(Number(rows[0].visitors), 2);
     assert.deepEqual([rows[0].reach0, rows[0].reach2, rows[0].reach5].map(Number), [1, 1, 1]);
-    const articleDays = await ctx.db.kysely
+    // daysAgo's views are at 12:00, 13:00 and 14:00.
+    assert.equal(rows[0].hours, '12:1:1:7000:0,13:1:1:7000:2500,14:1:1:7000:5000');
+    assert.equal(rows[0].read_times, '7:3:0');
+    const articleSeries = await ctx.db.kysely
       .selectFrom('analytics_series')
       .select('bucket')
       .where('project_id', '=', owner.project.id)
       .where('article_id', '<>', '')
-      .where('granularity', '=', 'd')
       .execute();
-    assert.deepEqual(articleDays, []);
+    assert.deepEqual(articleSeries, []);
   });
 });

@@ -149,9 +149,8 @@ async function storedInsights(db: Db, projectId: string) {
   const tables = [
     'analytics_series',
     'analytics_breakdowns',
-    // An article's day: its counters, visitors and reach deciles.
+    // An article's day: its counters, visitors, reach deciles, hours and reading times.
     'analytics_daily_articles',
-    'analytics_read_times',
   ] as const;
   const result: Record<string, string[]> = {};
   for (const table of tables) {

@@ -21,6 +21,7 @@ import {
   unknown,
   utmValue,
 } from '../insight-rules.ts';
+import type { CountsByKey } from './packed-counts.ts';
 
 /** The columns of a page view that the insights rollups depend on. */
 export type InsightView = Pick<
@@ -58,12 +59,16 @@ export type CreatedView = InsightView &
     'country' | 'screen_width' | 'referrer' | 'page_url' | 'utm_source' | 'utm_medium' | 'utm_campaign'
   >;
 
-/** What a batch adds to the visitors and reach of an article's daily row. */
+/** What a batch adds to an article's daily row, besides its counters. */
 export interface ArticleDay extends AnalyticsReach {
   project_id: string;
   day: string;
   article_id: string;
   visitors: number;
+  /** By hour of the day: views, visitors, time on page and scroll depth (packed-counts.ts). */
+  hours: CountsByKey;
+  /** By reading-time bucket: views and deep views. */
+  readTimes: CountsByKey;
 }
 
 /** A distinct visitor of a rollup row: counted once the set of its scope learns the id. */
@@ -167,33 +172,52 @@ export class InsightChanges {
   }
 
   /**
-   * The series rows as stored: the project's hours and days and the articles' hours. An article's
-   * day row is not stored there: its visitors go to the article's daily row (articleDays), and its
-   * other sums are the daily row's counters.
+   * The series rows as stored: the project's hours and days. An article's series live in its
+   * daily rows (articleDays): its day's views and sums are the row's counters, its visitors and
+   * hours are columns of the row.
    */
   get storedSeries(): AnalyticsSeriesTable[] {
-    return this.series.filter((row) => row.article_id === '' || row.granularity === 'h');
+    return this.series.filter((row) => row.article_id === '');
   }
 
-  /** Per article and day, what the batch adds to its daily row: distinct visitors and reach. */
+  /**
+   * Per article and day, what the batch adds to its daily row: distinct visitors, reach, and the
+   * counts by hour and by reading-time bucket.
+   */
   get articleDays(): ArticleDay[] {
     const days = new Map<string, ArticleDay>();
     const dayOf = (project_id: string, day: string, article_id: string) => {
       const key = `${project_id}\u0000${day}\u0000${article_id}`;
       let row = days.get(key);
       if (row === undefined) {
-        row = { project_id, day, article_id, visitors: 0, ...emptyReach() };
+        row = {
+          project_id,
+          day,
+          article_id,
+          visitors: 0,
+          ...emptyReach(),
+          hours: new Map(),
+          readTimes: new Map(),
+        };
         days.set(key, row);
       }
       return row;
     };
-    for (const row of this.#series.values()) {
-      if (row.article_id !== '' && row.granularity === 'd' && row.visitors !== 0)
-        dayOf(row.project_id, row.bucket, row.article_id).visitors += row.visitors;
+    for (const row of this.series) {
+      if (row.article_id === '') continue;
+      if (row.granularity === 'd') dayOf(row.project_id, row.bucket, row.article_id).visitors += row.visitors;
+      else
+        dayOf(row.project_id, row.bucket.slice(0, 10), row.article_id).hours.set(
+          Number(row.bucket.slice(11, 13)),
+          [row.views, row.visitors, row.time_on_page_ms, row.scroll_depth_centi],
+        );
     }
     for (const row of this.reading) {
       const day = dayOf(row.project_id, row.day, row.article_id);
       for (const column of reachColumns) day[column] += row[column];
+    }
+    for (const row of this.readTimes) {
+      dayOf(row.project_id, row.day, row.article_id).readTimes.set(row.seconds, [row.views, row.deep_views]);
     }
     return sorted(days);
   }

@@ -54,6 +54,7 @@ export const migrations: Record<string, DialectMigration> = {
     'pageViewStringSweep',
   ),
   '0024-article-days': lazy(() => import('./0024-article-days.ts'), 'articleDays'),
+  '0025-article-day-counts': lazy(() => import('./0025-article-day-counts.ts'), 'articleDayCounts'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
