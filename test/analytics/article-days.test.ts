@@ -272,3 +272,38 @@ describeEachDialect('one rollup row per article and day', (ctx) => {
     assert.deepEqual(articleSeries, []);
   });
 });
+
+describeEachDialect('the article-day rows are narrow', (ctx) => {
+  test("an article's days are found by an index of the article and the day alone", async () => {
+    const columns =
+      ctx.dialect === 'postgres'
+        ? (
+            await sql<{ name: string }>`select a.attname as name
+              from pg_index x join pg_class i on i.oid = x.indexrelid
+              join lateral unnest(x.indkey) with ordinality as k(attnum, position) on true
+              join pg_attribute a on a.attrelid = x.indrelid and a.attnum = k.attnum
+              where i.relname = 'analytics_daily_articles_article' order by k.position`.execute(ctx.db.kysely)
+          ).rows
+        : (
+            await sql<{
+              name: string;
+            }>`select name from pragma_index_info('analytics_daily_articles_article') order by seqno`.execute(
+              ctx.db.kysely,
+            )
+          ).rows;
+    assert.deepEqual(
+      columns.map((column) => column.name),
+      ['article_id', 'day'],
+    );
+  });
+
+  test('PostgreSQL stores the counts of an article day in 4 bytes, its sums of times and depths in 8', async () => {
+    if (ctx.dialect !== 'postgres') return;
+    const { rows } = await sql<{ name: string; type: string }>`select column_name as name, data_type as type
+      from information_schema.columns where table_schema = current_schema() and table_name = 'analytics_daily_articles'
+        and data_type in ('integer', 'bigint') order by column_name`.execute(ctx.db.kysely);
+    const wide = rows.filter((row) => row.type === 'bigint').map((row) => row.name);
+    assert.deepEqual(wide, ['scroll_depth_centi', 'time_on_page_ms']);
+    assert.equal(rows.length, 22);
+  });
+});
