@@ -270,7 +270,7 @@ export interface AnalyticsDailyTotalTable extends AnalyticsCounters {
 }
 
 /**
- * One row per article and day (migrations 0024, 0025): the counters, the day's distinct visitors of
+ * One row per article and day (migration 0024): the counters, the day's distinct visitors of
  * the article, its reach deciles, and its counts by hour and by reading time.
  */
 export interface AnalyticsDailyArticleTable extends AnalyticsCounters, AnalyticsReach {
@@ -279,7 +279,7 @@ export interface AnalyticsDailyArticleTable extends AnalyticsCounters, Analytics
   article_id: string;
   visitors: number;
   /**
-   * By hour of the day (migration 0025): `hour:views:visitors:time_on_page_ms:scroll_depth_centi`
+   * By hour of the day: `hour:views:visitors:time_on_page_ms:scroll_depth_centi`
    * entries joined by commas (analytics/rollups/packed-counts.ts).
    */
   hours: string;

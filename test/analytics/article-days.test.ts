@@ -1,4 +1,4 @@
-// One rollup row per article and day (migrations 0024, 0025): an article's daily visitors, reach,
+// One rollup row per article and day (migration 0024): an article's daily visitors, reach,
 // hours and reading times sit in its analytics_daily_articles row, and a database of the former
 // layout (analytics_series rows of articles, analytics_reading, analytics_read_times) is converted
 // without losing a figure.
@@ -37,7 +37,7 @@ const counters = {
 const reach = Object.fromEntries(Array.from({ length: 11 }, (_, decile) => [`reach${decile}`, 0]));
 
 for (const dialect of configuredDialects()) {
-  test(`migrations 0024-0025 [${dialect}]: articles' series, reach and reading times move into their daily rows`, async () => {
+  test(`migration 0024 [${dialect}]: articles' series, reach and reading times move into their daily rows`, async () => {
     const database = await createTestDatabase(dialect, { migrate: false });
     try {
       const db = database.db;

@@ -54,8 +54,6 @@ export const migrations: Record<string, DialectMigration> = {
     'pageViewStringSweep',
   ),
   '0024-article-days': lazy(() => import('./0024-article-days.ts'), 'articleDays'),
-  '0025-article-day-counts': lazy(() => import('./0025-article-day-counts.ts'), 'articleDayCounts'),
-  '0026-article-day-keys': lazy(() => import('./0026-article-day-keys.ts'), 'articleDayKeys'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
