@@ -269,10 +269,22 @@ export interface AnalyticsDailyTotalTable extends AnalyticsCounters {
   visitors: number;
 }
 
-export interface AnalyticsDailyArticleTable extends AnalyticsCounters {
+/**
+ * One row per article and day (migration 0024): the counters, the day's distinct visitors of
+ * the article, its reach deciles, and its counts by hour and by reading time.
+ */
+export interface AnalyticsDailyArticleTable extends AnalyticsCounters, AnalyticsReach {
   project_id: string;
   day: string;
   article_id: string;
+  visitors: number;
+  /**
+   * By hour of the day: `hour:views:visitors:time_on_page_ms:scroll_depth_centi`
+   * entries joined by commas (analytics/rollups/packed-counts.ts).
+   */
+  hours: string;
+  /** By reading-time bucket (its lower bound in seconds): `seconds:views:deep_views` entries. */
+  read_times: string;
 }
 
 export interface AnalyticsDailyCountryTable {
@@ -406,8 +418,6 @@ export interface Database {
   analytics_daily_countries: AnalyticsDailyCountryTable;
   analytics_series: AnalyticsSeriesTable;
   analytics_breakdowns: AnalyticsBreakdownTable;
-  analytics_reading: AnalyticsReadingTable;
-  analytics_read_times: AnalyticsReadTimeTable;
   analytics_visitor_sets: AnalyticsVisitorSetTable;
   rollup_queue: RollupQueueTable;
   article_revisions: ArticleRevisionTable;
@@ -445,7 +455,10 @@ export interface RollupQueueTable {
   was_event_count: number | null;
 }
 
-/** Views, visitors and sums of one hour or day, of a project (`article_id` '') or one article. */
+/**
+ * Views, visitors and sums of one hour or day of a project (`article_id` ''); in memory, of an
+ * article too (stored in its rows of analytics_daily_articles).
+ */
 export interface AnalyticsSeriesTable {
   project_id: string;
   article_id: string;
@@ -467,10 +480,18 @@ export interface AnalyticsBreakdownTable {
   events: number;
 }
 
-export interface AnalyticsReadingTable {
+/** The reach of an article's page views on one day, summed in memory (stored in analytics_daily_articles). */
+export interface AnalyticsReadingTable extends AnalyticsReach {
   project_id: string;
   article_id: string;
   day: string;
+}
+
+/**
+ * Page views whose furthest point (max of scroll depth and exit position) lies in [10·N, 10·N + 10)
+ * percent of the text, as reachN, 100 in reach10.
+ */
+export interface AnalyticsReach {
   reach0: number;
   reach1: number;
   reach2: number;
@@ -484,6 +505,7 @@ export interface AnalyticsReadingTable {
   reach10: number;
 }
 
+/** Page views of an article and day by reading time, summed in memory (stored in analytics_daily_articles). */
 export interface AnalyticsReadTimeTable {
   project_id: string;
   article_id: string;

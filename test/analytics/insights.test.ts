@@ -149,8 +149,8 @@ async function storedInsights(db: Db, projectId: string) {
   const tables = [
     'analytics_series',
     'analytics_breakdowns',
-    'analytics_reading',
-    'analytics_read_times',
+    // An article's day: its counters, visitors, reach deciles, hours and reading times.
+    'analytics_daily_articles',
   ] as const;
   const result: Record<string, string[]> = {};
   for (const table of tables) {

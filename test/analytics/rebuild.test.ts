@@ -38,8 +38,6 @@ const derivedTables = [
   'analytics_daily_visitors',
   'analytics_series',
   'analytics_breakdowns',
-  'analytics_reading',
-  'analytics_read_times',
   'analytics_visitor_sets',
   'article_views',
   'rollup_queue',
@@ -173,10 +171,13 @@ describeEachDialect('rebuild', (ctx) => {
       assert.ok(built[table].length > 0, `${table} holds rows to compare`);
     }
 
-    // Rollups in doubt: view counts, series, reading rows, a visitor set, all wrong.
+    // Rollups in doubt: view counts, series, articles' visitors and reach, a visitor set, all wrong.
     await ctx.db.kysely.updateTable('article_views').set({ view_count: 1000 }).execute();
     await ctx.db.kysely.updateTable('analytics_series').set({ views: 99 }).execute();
-    await ctx.db.kysely.deleteFrom('analytics_reading').execute();
+    await ctx.db.kysely
+      .updateTable('analytics_daily_articles')
+      .set({ visitors: 99, reach3: 7, hours: '1:2:3:4:5', read_times: '' })
+      .execute();
     await ctx.db.kysely.deleteFrom('analytics_visitor_sets').execute();
     const summary = await rebuildRollups(ctx.db.kysely, owner.project.id, utcDay(Date.now()));
     assert.equal(summary.firstDay, utcDay(daysAgo(5)));

@@ -3,6 +3,7 @@
 // the difference between a page view after and before, so rollups always equal a sum over raw rows.
 import type {
   AnalyticsBreakdownTable,
+  AnalyticsReach,
   AnalyticsReadingTable,
   AnalyticsReadTimeTable,
   AnalyticsSeriesTable,
@@ -20,6 +21,7 @@ import {
   unknown,
   utmValue,
 } from '../insight-rules.ts';
+import type { CountsByKey } from './packed-counts.ts';
 
 /** The columns of a page view that the insights rollups depend on. */
 export type InsightView = Pick<
@@ -56,6 +58,18 @@ export type CreatedView = InsightView &
     PageViewTable,
     'country' | 'screen_width' | 'referrer' | 'page_url' | 'utm_source' | 'utm_medium' | 'utm_campaign'
   >;
+
+/** What a batch adds to an article's daily row, besides its counters. */
+export interface ArticleDay extends AnalyticsReach {
+  project_id: string;
+  day: string;
+  article_id: string;
+  visitors: number;
+  /** By hour of the day: views, visitors, time on page and scroll depth (packed-counts.ts). */
+  hours: CountsByKey;
+  /** By reading-time bucket: views and deep views. */
+  readTimes: CountsByKey;
+}
 
 /** A distinct visitor of a rollup row: counted once the set of its scope learns the id. */
 export interface VisitorCandidate {
@@ -155,6 +169,57 @@ export class InsightChanges {
       (row) =>
         row.views !== 0 || row.visitors !== 0 || row.time_on_page_ms !== 0 || row.scroll_depth_centi !== 0,
     );
+  }
+
+  /**
+   * The series rows as stored: the project's hours and days. An article's series live in its
+   * daily rows (articleDays): its day's views and sums are the row's counters, its visitors and
+   * hours are columns of the row.
+   */
+  get storedSeries(): AnalyticsSeriesTable[] {
+    return this.series.filter((row) => row.article_id === '');
+  }
+
+  /**
+   * Per article and day, what the batch adds to its daily row: distinct visitors, reach, and the
+   * counts by hour and by reading-time bucket.
+   */
+  get articleDays(): ArticleDay[] {
+    const days = new Map<string, ArticleDay>();
+    const dayOf = (project_id: string, day: string, article_id: string) => {
+      const key = `${project_id}\u0000${day}\u0000${article_id}`;
+      let row = days.get(key);
+      if (row === undefined) {
+        row = {
+          project_id,
+          day,
+          article_id,
+          visitors: 0,
+          ...emptyReach(),
+          hours: new Map(),
+          readTimes: new Map(),
+        };
+        days.set(key, row);
+      }
+      return row;
+    };
+    for (const row of this.series) {
+      if (row.article_id === '') continue;
+      if (row.granularity === 'd') dayOf(row.project_id, row.bucket, row.article_id).visitors += row.visitors;
+      else
+        dayOf(row.project_id, row.bucket.slice(0, 10), row.article_id).hours.set(
+          Number(row.bucket.slice(11, 13)),
+          [row.views, row.visitors, row.time_on_page_ms, row.scroll_depth_centi],
+        );
+    }
+    for (const row of this.reading) {
+      const day = dayOf(row.project_id, row.day, row.article_id);
+      for (const column of reachColumns) day[column] += row[column];
+    }
+    for (const row of this.readTimes) {
+      dayOf(row.project_id, row.day, row.article_id).readTimes.set(row.seconds, [row.views, row.deep_views]);
+    }
+    return sorted(days);
   }
 
   get breakdowns(): AnalyticsBreakdownTable[] {

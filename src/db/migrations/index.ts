@@ -53,6 +53,7 @@ export const migrations: Record<string, DialectMigration> = {
     () => import('./0023-page-view-string-sweep.ts'),
     'pageViewStringSweep',
   ),
+  '0024-article-days': lazy(() => import('./0024-article-days.ts'), 'articleDays'),
   '0028-search-reads': lazy(() => import('./0028-search-reads.ts'), 'searchReads'),
   '0030-view-counts-notified': lazy(() => import('./0030-view-counts-notified.ts'), 'viewCountsNotified'),
 };

@@ -1,5 +1,5 @@
 // How many page views of an article reached each decile of its text (the furthest point of each
-// view, in [10·N, 10·N + 10) percent, 100 in the last), over a range of days.
+// view, in [10·N, 10·N + 10) percent, 100 in the last), over a range of days: sums of its daily rows.
 import type { Executor } from '../../../db/schema.ts';
 import { reachColumns } from '../../rollups/insight-changes.ts';
 
@@ -11,7 +11,7 @@ export async function articleReach(
   lastDay: string,
 ): Promise<number[]> {
   const row = await executor
-    .selectFrom('analytics_reading')
+    .selectFrom('analytics_daily_articles')
     .where('project_id', '=', projectId)
     .where('article_id', '=', articleId)
     .where('day', '>=', firstDay)

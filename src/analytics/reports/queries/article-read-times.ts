@@ -1,6 +1,8 @@
 // An article's page views by time on page (buckets named by their lower bound in seconds, see
-// readTimeBucket), with those that also reached 90% of the text, over a range of days, shortest first.
+// readTimeBucket), with those that also reached 90% of the text, over a range of days, shortest
+// first: the sums of the counts by reading time of its daily rows.
 import type { Executor } from '../../../db/schema.ts';
+import { addCounts, type CountsByKey, readTimeWidth, unpackCounts } from '../../rollups/packed-counts.ts';
 
 export interface ReadTimeBucket {
   seconds: number;
@@ -16,22 +18,19 @@ export async function articleReadTimes(
   lastDay: string,
 ): Promise<ReadTimeBucket[]> {
   const rows = await executor
-    .selectFrom('analytics_read_times')
+    .selectFrom('analytics_daily_articles')
+    .select('read_times')
     .where('project_id', '=', projectId)
     .where('article_id', '=', articleId)
     .where('day', '>=', firstDay)
     .where('day', '<=', lastDay)
-    .groupBy('seconds')
-    .select((eb) => [
-      'seconds',
-      eb.fn.sum<number>('views').as('views'),
-      eb.fn.sum<number>('deep_views').as('deep_views'),
-    ])
-    .orderBy('seconds')
     .execute();
-  return rows.map((row) => ({
-    seconds: Number(row.seconds),
-    views: Number(row.views),
-    deepViews: Number(row.deep_views),
-  }));
+  const sums: CountsByKey = new Map();
+  for (const row of rows) addCounts(sums, unpackCounts(row.read_times), readTimeWidth);
+  return [...sums.keys()]
+    .sort((a, b) => a - b)
+    .map((seconds) => {
+      const [views, deepViews] = sums.get(seconds)!;
+      return { seconds, views, deepViews };
+    });
 }

@@ -17,6 +17,8 @@ import { contributionFields } from '../../contribution.ts';
 import { shiftDay } from '../../days.ts';
 import { recountArticleViews } from './article-views.ts';
 import { contributionSums } from './contribution-sql.ts';
+import { deepViewSql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
+import { reachColumns } from '../insight-changes.ts';
 import { rebuildInsightsOfDay } from './rebuild-insights.ts';
 import { lockRollupsForTransaction, rollupLockKey } from './rollup-queue-entries.ts';
 
@@ -123,12 +125,6 @@ async function dayRange(
 
 /** One day: its queued writes go, its rollups are summed again from its page views. */
 async function rebuildDay(trx: Executor, projectId: string, day: string, withSets: boolean): Promise<void> {
-  // Every article with rows of the day: in the rollups (before they are deleted) or the page views.
-  const articleIds = await sql<{ article_id: string }>`
-    select article_id from analytics_daily_articles where project_id = ${projectId} and day = ${day}
-    union select distinct article_id from page_views where project_id = ${projectId} and day = ${day}`.execute(
-    trx,
-  );
   // The page views summed below already hold what these queued writes changed.
   await trx.deleteFrom('rollup_queue').where('project_id', '=', projectId).where('day', '=', day).execute();
   for (const table of dailyTables) {
@@ -138,10 +134,7 @@ async function rebuildDay(trx: Executor, projectId: string, day: string, withSet
   const sums = sql.raw(contributionSums);
   // A test key's page views count in no rollup (the reports sum them from the raw rows when asked).
   const rows = sql`page_views where project_id = ${projectId} and day = ${day} and test = 0`;
-  await sql`insert into analytics_daily_articles (project_id, day, article_id, ${counters})
-    select project_id, day, article_id, ${sums} from ${rows} group by project_id, day, article_id`.execute(
-    trx,
-  );
+  await sumArticleDays(trx, projectId, day);
   await sql`insert into analytics_daily_totals (project_id, day, visitors, ${counters})
     select project_id, day, count(distinct visitor_id), ${sums} from ${rows} group by project_id, day`.execute(
     trx,
@@ -153,13 +146,43 @@ async function rebuildDay(trx: Executor, projectId: string, day: string, withSet
     await sql`insert into analytics_daily_visitors (project_id, day, visitor_id)
       select distinct project_id, day, visitor_id from ${rows}`.execute(trx);
   }
-  await rebuildInsightsOfDay(
-    trx,
-    projectId,
-    day,
-    articleIds.rows.map((row) => row.article_id),
-    withSets,
+  await rebuildInsightsOfDay(trx, projectId, day, withSets);
+}
+
+/**
+ * The day's row of each article: its counters, distinct visitors and reach deciles, and its counts
+ * by hour and by reading time packed as packed-counts.ts writes them (entries in key order; none
+ * is zero, as each counts at least one view).
+ */
+async function sumArticleDays(trx: Executor, projectId: string, day: string): Promise<void> {
+  const counters = sql.raw(contributionFields.join(', '));
+  const sums = sql.raw(contributionSums);
+  const reach = reachColumns.map(
+    (column, decile) => `sum(case when decile = ${decile} then 1 else 0 end) as ${column}`,
   );
+  const text = (expression: string) => `cast(${expression} as text)`;
+  const joined = (parts: string[], order: string) =>
+    sql.raw(`string_agg(${parts.map(text).join(` || ':' || `)}, ',' order by ${order})`);
+  await sql`with viewed as (
+      select *, ${sql.raw(reachDecileSql)} as decile, ${sql.raw(readTimeBucketSql)} as seconds,
+        ${sql.raw(deepViewSql)} as deep, cast(substr(created_at, 12, 2) as integer) as hour
+      from page_views where project_id = ${projectId} and day = ${day} and test = 0),
+    timed as (select article_id, seconds, count(*) as timed_views, sum(deep) as deep_views
+      from viewed group by article_id, seconds),
+    hourly as (select article_id, hour, count(*) as hour_views, count(distinct visitor_id) as hour_visitors,
+        sum(time_on_page_ms) as hour_time, sum(scroll_depth_centi) as hour_depth
+      from viewed group by article_id, hour),
+    packed_times as (select article_id, ${joined(['seconds', 'timed_views', 'deep_views'], 'seconds')} as packed_read_times
+      from timed group by article_id),
+    packed_hours as (select article_id, ${joined(['hour', 'hour_views', 'hour_visitors', 'hour_time', 'hour_depth'], 'hour')} as packed_hours
+      from hourly group by article_id)
+    insert into analytics_daily_articles (project_id, day, article_id, ${counters}, visitors, ${sql.raw(reachColumns.join(', '))}, hours, read_times)
+    select project_id, day, viewed.article_id, ${sums}, count(distinct visitor_id), ${sql.raw(reach.join(', '))},
+      max(packed_hours), max(packed_read_times)
+    from viewed
+      join packed_hours on packed_hours.article_id = viewed.article_id
+      join packed_times on packed_times.article_id = viewed.article_id
+    group by project_id, day, viewed.article_id`.execute(trx);
 }
 
 function isPostgres(executor: Executor): boolean {

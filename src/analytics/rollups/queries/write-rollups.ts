@@ -8,12 +8,14 @@ import { preparedOnPostgres } from '../../../db/database.ts';
 import { columnArrays, unnestArrays } from '../../../db/dialect-sql.ts';
 import { contributionFields } from '../../contribution.ts';
 import {
+  type ArticleDay,
   type InsightChanges,
   reachColumns,
   type VisitorCandidate,
   visitorSetKey,
 } from '../insight-changes.ts';
 import type { KnownVisitors } from '../known-visitors.ts';
+import { addToPacked, hourWidth, readTimeWidth } from '../packed-counts.ts';
 import type { RollupChanges, VisitorKey } from '../rollup-changes.ts';
 
 /** The candidates whose visitor id was not yet in the set of their scope and day; adds them. */
@@ -120,7 +122,8 @@ export async function writeRollups(
       unknown(candidates, (candidate) => candidate.key),
     ),
   );
-  await writeSums(executor, [...dailyTables(daily), ...insightTables(insights)]);
+  const articleDays = await articleDayRows(executor, daily, insights);
+  await writeSums(executor, [...dailyTables(daily, articleDays), ...insightTables(insights)]);
   return stored;
 }
 
@@ -132,7 +135,10 @@ function visitorKey(item: { project_id: string; day: string; visitor_id: string 
   return `${visitorSetKey(item.project_id, item.day, scope)}\u0000${item.visitor_id}`;
 }
 
-/** The insights rollup rows of `changes`, added to those stored (visitors already counted). */
+/**
+ * The insights rollup rows of `changes` but its articles' days (which writeRollups adds to the
+ * daily rows), added to those stored (visitors already counted).
+ */
 export async function writeInsightRollups(executor: Executor, changes: InsightChanges): Promise<void> {
   await writeSums(executor, insightTables(changes));
 }
@@ -147,12 +153,12 @@ export async function writeInsightRollups(executor: Executor, changes: InsightCh
  */
 async function writeSums(executor: Executor, tables: SummedTable[]): Promise<void> {
   if (!isPostgres(executor)) {
-    for (const { table, rows, key, counted } of tables) {
+    for (const { table, rows, key, counted, replaced } of tables) {
       if (rows.length === 0) continue;
       const columns = Object.keys(rows[0]);
       let start = 0;
       for (const size of [rowsPerSqliteStatement, 1]) {
-        const text = upsertText(table, columns, key, counted, size);
+        const text = upsertText(table, columns, key, updates(table, counted, replaced), size);
         for (; start + size <= rows.length; start += size) {
           const parameters: unknown[] = [];
           for (const row of rows.slice(start, start + size)) {
@@ -167,14 +173,14 @@ async function writeSums(executor: Executor, tables: SummedTable[]): Promise<voi
   }
   const clauses: string[] = [];
   const parameters: unknown[] = [];
-  for (const { table, rows, key, counted } of tables) {
+  for (const { table, rows, key, counted, replaced } of tables) {
     if (rows.length === 0) continue;
     const values = rows as Array<Record<string, unknown>>;
     const columns = Object.keys(values[0]);
     // Every summed column is an integer, every other one text.
     const types = columns.map((column) => (typeof values[0][column] === 'string' ? 'text' : 'bigint'));
     clauses.push(
-      `insert into ${table} (${columns.join(', ')}) select * from ${unnestArrays(types, columns, parameters.length)} on conflict (${key.join(', ')}) do update set ${counted.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')}`,
+      `insert into ${table} (${columns.join(', ')}) select * from ${unnestArrays(types, columns, parameters.length)} on conflict (${key.join(', ')}) do update set ${updates(table, counted, replaced)}`,
     );
     parameters.push(...columnArrays(values, columns));
   }
@@ -192,18 +198,26 @@ async function writeSums(executor: Executor, tables: SummedTable[]): Promise<voi
 const rowsPerSqliteStatement = 32;
 const upsertTexts = new Map<string, string>();
 
+/** The SET list of an upsert: the counted columns added, the replaced ones replaced. */
+function updates(table: string, counted: readonly string[], replaced: readonly string[] = []): string {
+  return [
+    ...counted.map((column) => `${column} = ${table}.${column} + excluded.${column}`),
+    ...replaced.map((column) => `${column} = excluded.${column}`),
+  ].join(', ');
+}
+
 function upsertText(
   table: string,
   columns: string[],
   key: readonly string[],
-  counted: readonly string[],
+  update: string,
   rows: number,
 ): string {
   const id = `${table}(${columns.join(',')})×${rows}`;
   let text = upsertTexts.get(id);
   if (text === undefined) {
     const tuple = `(${columns.map(() => '?').join(', ')})`;
-    text = `insert into ${table} (${columns.join(', ')}) values ${Array.from({ length: rows }, () => tuple).join(', ')} on conflict (${key.join(', ')}) do update set ${counted.map((column) => `${column} = ${table}.${column} + excluded.${column}`).join(', ')}`;
+    text = `insert into ${table} (${columns.join(', ')}) values ${Array.from({ length: rows }, () => tuple).join(', ')} on conflict (${key.join(', ')}) do update set ${update}`;
     upsertTexts.set(id, text);
   }
   return text;
@@ -215,9 +229,109 @@ interface SummedTable {
   /** The primary key: a row with the same key adds its other columns to the stored ones. */
   key: readonly string[];
   counted: readonly string[];
+  /** Columns whose new value replaces the stored one. */
+  replaced?: readonly string[];
 }
 
-function dailyTables(changes: RollupChanges): SummedTable[] {
+/**
+ * The daily rows of the batch's articles: the counters of `daily` with the visitors and reach of
+ * `insights` to add, and the counts by hour and reading time to store (the stored ones with the
+ * batch's added: text is not added by an upsert). One row per article and day, in key order. The
+ * stored counts are read under the roll-up lock, which every writer of these rows holds.
+ */
+async function articleDayRows(
+  executor: Executor,
+  daily: RollupChanges,
+  insights: InsightChanges,
+): Promise<object[]> {
+  const rows = new Map<string, ArticleDayRow>();
+  const rowOf = (item: { project_id: string; day: string; article_id: string }) => {
+    const key = `${item.project_id}\u0000${item.day}\u0000${item.article_id}`;
+    let row = rows.get(key);
+    if (row === undefined) {
+      row = {
+        project_id: item.project_id,
+        day: item.day,
+        article_id: item.article_id,
+        hours: '',
+        read_times: '',
+      };
+      for (const column of articleDayCounted) row[column] = 0;
+      rows.set(key, row);
+    }
+    return row;
+  };
+  for (const item of daily.articles) {
+    const row = rowOf(item);
+    for (const field of contributionFields) row[field] = item[field];
+  }
+  const packed = new Map<ArticleDayRow, ArticleDay>();
+  for (const item of insights.articleDays) {
+    const row = rowOf(item);
+    row.visitors = item.visitors;
+    for (const column of reachColumns) row[column] = item[column];
+    if (item.hours.size > 0 || item.readTimes.size > 0) packed.set(row, item);
+  }
+  const keys = [...rows.keys()].sort();
+  const stored = await storedArticleDayCounts(executor, [...rows.values()]);
+  for (const key of keys) {
+    const row = rows.get(key)!;
+    const before = stored.get(key) ?? { hours: '', read_times: '' };
+    const change = packed.get(row);
+    row.hours = change === undefined ? before.hours : addToPacked(before.hours, change.hours, hourWidth);
+    row.read_times =
+      change === undefined
+        ? before.read_times
+        : addToPacked(before.read_times, change.readTimes, readTimeWidth);
+  }
+  return keys
+    .map((key) => rows.get(key)!)
+    .filter((row) => packed.has(row) || articleDayCounted.some((column) => row[column] !== 0));
+}
+
+type ArticleDayRow = Record<string, string | number> & {
+  project_id: string;
+  day: string;
+  article_id: string;
+  hours: string;
+  read_times: string;
+};
+
+const articleDayCounted = [...contributionFields, 'visitors', ...reachColumns] as const;
+
+/** The stored counts by hour and reading time of the rows' article days, by their key. */
+async function storedArticleDayCounts(
+  executor: Executor,
+  rows: ArticleDayRow[],
+): Promise<Map<string, { hours: string; read_times: string }>> {
+  type Stored = { project_id: string; day: string; article_id: string; hours: string; read_times: string };
+  let found: Stored[] = [];
+  if (rows.length === 0) return new Map();
+  if (isPostgres(executor)) {
+    const text = preparedOnPostgres(
+      `select d.project_id, d.day, d.article_id, d.hours, d.read_times from analytics_daily_articles as d
+        join ${unnestArrays(['text', 'text', 'text'], ['project_id', 'day', 'article_id'])}
+        on d.project_id = u.project_id and d.day = u.day and d.article_id = u.article_id`,
+    );
+    const result = await executor.executeQuery<Stored>(
+      CompiledQuery.raw(text, columnArrays(rows, ['project_id', 'day', 'article_id'])),
+    );
+    found = result.rows;
+  } else {
+    for (const row of rows) {
+      const result = await executor.executeQuery<Stored>(
+        CompiledQuery.raw(storedCountsSelect, [row.project_id, row.day, row.article_id]),
+      );
+      found.push(...result.rows);
+    }
+  }
+  return new Map(found.map((row) => [`${row.project_id}\u0000${row.day}\u0000${row.article_id}`, row]));
+}
+
+const storedCountsSelect =
+  'select project_id, day, article_id, hours, read_times from analytics_daily_articles where project_id = ? and day = ? and article_id = ?';
+
+function dailyTables(changes: RollupChanges, articleDays: object[]): SummedTable[] {
   return [
     {
       table: 'analytics_daily_totals',
@@ -227,9 +341,10 @@ function dailyTables(changes: RollupChanges): SummedTable[] {
     },
     {
       table: 'analytics_daily_articles',
-      rows: changes.articles,
+      rows: articleDays,
       key: ['project_id', 'day', 'article_id'],
-      counted: contributionFields,
+      counted: articleDayCounted,
+      replaced: ['hours', 'read_times'],
     },
     {
       table: 'analytics_daily_countries',
@@ -245,7 +360,7 @@ function insightTables(changes: InsightChanges): SummedTable[] {
   return [
     {
       table: 'analytics_series',
-      rows: changes.series,
+      rows: changes.storedSeries,
       key: ['project_id', 'article_id', 'granularity', 'bucket'],
       counted: ['views', 'visitors', 'time_on_page_ms', 'scroll_depth_centi'],
     },
@@ -254,18 +369,6 @@ function insightTables(changes: InsightChanges): SummedTable[] {
       rows: changes.breakdowns,
       key: ['project_id', 'dimension', 'day', 'value'],
       counted: ['views', 'visitors', 'events'],
-    },
-    {
-      table: 'analytics_reading',
-      rows: changes.reading,
-      key: ['project_id', 'article_id', 'day'],
-      counted: reachColumns,
-    },
-    {
-      table: 'analytics_read_times',
-      rows: changes.readTimes,
-      key: ['project_id', 'article_id', 'day', 'seconds'],
-      counted: ['views', 'deep_views'],
     },
   ];
 }

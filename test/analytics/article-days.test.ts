@@ -1,0 +1,309 @@
+// One rollup row per article and day (migration 0024): an article's daily visitors, reach,
+// hours and reading times sit in its analytics_daily_articles row, and a database of the former
+// layout (analytics_series rows of articles, analytics_reading, analytics_read_times) is converted
+// without losing a figure.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type Kysely, sql } from 'kysely';
+import { articleReach } from '../../src/analytics/reports/queries/article-reach.ts';
+import { articleReadTimes } from '../../src/analytics/reports/queries/article-read-times.ts';
+import { seriesPoints } from '../../src/analytics/reports/queries/series-points.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
+import {
+  articleInput,
+  configuredDialects,
+  createTestDatabase,
+  createTestProject,
+  describeEachDialect,
+  importArticles,
+  migrateBefore,
+} from '../helpers.ts';
+import { daysAgo, factoryRow } from './support.ts';
+import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
+
+const counters = {
+  views: 0,
+  sdk_views: 0,
+  time_on_page_ms: 0,
+  scroll_depth_centi: 0,
+  bounced: 0,
+  engaged: 0,
+  reached25: 0,
+  reached50: 0,
+  reached75: 0,
+  reached90: 0,
+};
+const reach = Object.fromEntries(Array.from({ length: 11 }, (_, decile) => [`reach${decile}`, 0]));
+
+for (const dialect of configuredDialects()) {
+  test(`migration 0024 [${dialect}]: articles' series, reach and reading times move into their daily rows`, async () => {
+    const database = await createTestDatabase(dialect, { migrate: false });
+    try {
+      const db = database.db;
+      await migrateBefore(db, '0024');
+      const owner = await createTestProject(db);
+      const projectId = owner.project.id;
+      const executor = db.kysely as unknown as Kysely<any>;
+      await executor
+        .insertInto('analytics_daily_articles')
+        .values([
+          {
+            project_id: projectId,
+            day: '2026-01-01',
+            article_id: 'a1',
+            ...counters,
+            views: 3,
+            time_on_page_ms: 900,
+          },
+          { project_id: projectId, day: '2026-01-02', article_id: 'a1', ...counters, views: 1 },
+        ])
+        .execute();
+      const series = (
+        article_id: string,
+        granularity: string,
+        bucket: string,
+        views: number,
+        visitors: number,
+      ) => ({
+        project_id: projectId,
+        article_id,
+        granularity,
+        bucket,
+        views,
+        visitors,
+        time_on_page_ms: 0,
+        scroll_depth_centi: 0,
+      });
+      await executor
+        .insertInto('analytics_series')
+        .values([
+          series('a1', 'd', '2026-01-01', 3, 2),
+          series('a1', 'd', '2026-01-02', 1, 1),
+          series('a1', 'h', '2026-01-01T10', 2, 2),
+          series('a1', 'h', '2026-01-01T09', 1, 1),
+          series('a1', 'h', '2026-01-02T23', 1, 1),
+          // An hour an update left at zero is no entry.
+          series('a1', 'h', '2026-01-02T05', 0, 0),
+          series('', 'd', '2026-01-01', 3, 2),
+          series('', 'h', '2026-01-01T10', 3, 2),
+        ])
+        .execute();
+      await executor
+        .insertInto('analytics_reading')
+        .values([
+          { project_id: projectId, article_id: 'a1', day: '2026-01-01', ...reach, reach2: 2, reach10: 1 },
+          // A reach without a daily row (none should exist, but none is lost either).
+          { project_id: projectId, article_id: 'a2', day: '2026-01-01', ...reach, reach5: 4 },
+        ])
+        .execute();
+
+      const readTime = (day: string, seconds: number, views: number, deep_views: number) => ({
+        project_id: projectId,
+        article_id: 'a1',
+        day,
+        seconds,
+        views,
+        deep_views,
+      });
+      await executor
+        .insertInto('analytics_read_times')
+        .values([
+          readTime('2026-01-01', 150, 1, 1),
+          readTime('2026-01-01', 7, 2, 0),
+          readTime('2026-01-01', 30, 0, 0),
+          readTime('2026-01-02', 7, 1, 1),
+        ])
+        .execute();
+
+      await migrateToLatest(db);
+
+      const rows = await db.kysely
+        .selectFrom('analytics_daily_articles')
+        .select([
+          'article_id',
+          'day',
+          'views',
+          'time_on_page_ms',
+          'visitors',
+          'reach2',
+          'reach5',
+          'reach10',
+          'hours',
+          'read_times',
+        ])
+        .where('project_id', '=', projectId)
+        .orderBy('article_id')
+        .orderBy('day')
+        .execute();
+      assert.deepEqual(
+        rows.map((row) =>
+          Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' ? v : Number(v)])),
+        ),
+        [
+          {
+            article_id: 'a1',
+            day: '2026-01-01',
+            views: 3,
+            time_on_page_ms: 900,
+            visitors: 2,
+            reach2: 2,
+            reach5: 0,
+            reach10: 1,
+            hours: '9:1:1:0:0,10:2:2:0:0',
+            read_times: '7:2:0,150:1:1',
+          },
+          {
+            article_id: 'a1',
+            day: '2026-01-02',
+            views: 1,
+            time_on_page_ms: 0,
+            visitors: 1,
+            reach2: 0,
+            reach5: 0,
+            reach10: 0,
+            hours: '23:1:1:0:0',
+            read_times: '7:1:1',
+          },
+          {
+            article_id: 'a2',
+            day: '2026-01-01',
+            views: 0,
+            time_on_page_ms: 0,
+            visitors: 0,
+            reach2: 0,
+            reach5: 4,
+            reach10: 0,
+            hours: '',
+            read_times: '',
+          },
+        ],
+      );
+      const left = await db.kysely
+        .selectFrom('analytics_series')
+        .select(['article_id', 'granularity', 'bucket'])
+        .where('project_id', '=', projectId)
+        .orderBy('article_id')
+        .orderBy('granularity')
+        .orderBy('bucket')
+        .execute();
+      assert.deepEqual(
+        left.map((row) => ({ ...row })),
+        [
+          { article_id: '', granularity: 'd', bucket: '2026-01-01' },
+          { article_id: '', granularity: 'h', bucket: '2026-01-01T10' },
+        ],
+      );
+      const hours = await seriesPoints(db.kysely, projectId, 'a1', 'h', '2026-01-01T10', '2026-01-02T23');
+      assert.deepEqual(
+        hours.map((point) => [point.bucket, point.views, point.visitors]),
+        [
+          ['2026-01-01T10', 2, 2],
+          ['2026-01-02T23', 1, 1],
+        ],
+      );
+      assert.deepEqual(await articleReadTimes(db.kysely, projectId, 'a1', '2026-01-01', '2026-01-02'), [
+        { seconds: 7, views: 3, deepViews: 1 },
+        { seconds: 150, views: 1, deepViews: 1 },
+      ]);
+      const points = await seriesPoints(db.kysely, projectId, 'a1', 'd', '2026-01-01', '2026-01-31');
+      assert.deepEqual(
+        points.map((point) => [point.bucket, point.views, point.visitors, point.time_on_page_ms]),
+        [
+          ['2026-01-01', 3, 2, 900],
+          ['2026-01-02', 1, 1, 0],
+        ],
+      );
+      const reached = await articleReach(db.kysely, projectId, 'a1', '2026-01-01', '2026-01-02');
+      assert.deepEqual(reached, [0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1]);
+      await assert.rejects(sql`select 1 from analytics_reading`.execute(db.kysely));
+      await assert.rejects(sql`select 1 from analytics_read_times`.execute(db.kysely));
+    } finally {
+      await database.drop();
+    }
+  });
+}
+
+describeEachDialect('one rollup row per article and day', (ctx) => {
+  test("tracked views add to their article's daily row (visitors, reach, hours, reading times) and to no article series row", async () => {
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'alpha' })]);
+    const at = daysAgo(1);
+    const writer = new PageViewWriter(ctx.db);
+    await Promise.all(
+      ['v1', 'v2', 'v1'].map((visitor, index) =>
+        writer.write({
+          kind: 'create',
+          row: factoryRow(
+            owner.project,
+            {
+              slug: 'alpha',
+              at: new Date(at.getTime() + index * 3_600_000),
+              visitor,
+              scrollDepth: 25 * index,
+              timeOnPage: 7,
+            },
+            index,
+          ),
+          slug: 'alpha',
+        }),
+      ),
+    );
+    await writer.idle();
+    await rollUpQueued(ctx.db);
+    const rows = await ctx.db.kysely
+      .selectFrom('analytics_daily_articles')
+      .selectAll()
+      .where('project_id', '=', owner.project.id)
+      .execute();
+    assert.equal(rows.length, 1);
+    assert.equal(Number(rows[0].views), 3);
+    assert.equal(Number(rows[0].visitors), 2);
+    assert.deepEqual([rows[0].reach0, rows[0].reach2, rows[0].reach5].map(Number), [1, 1, 1]);
+    // daysAgo's views are at 12:00, 13:00 and 14:00.
+    assert.equal(rows[0].hours, '12:1:1:7000:0,13:1:1:7000:2500,14:1:1:7000:5000');
+    assert.equal(rows[0].read_times, '7:3:0');
+    const articleSeries = await ctx.db.kysely
+      .selectFrom('analytics_series')
+      .select('bucket')
+      .where('project_id', '=', owner.project.id)
+      .where('article_id', '<>', '')
+      .execute();
+    assert.deepEqual(articleSeries, []);
+  });
+});
+
+describeEachDialect('the article-day rows are narrow', (ctx) => {
+  test("an article's days are found by an index of the article and the day alone", async () => {
+    const columns =
+      ctx.dialect === 'postgres'
+        ? (
+            await sql<{ name: string }>`select a.attname as name
+              from pg_index x join pg_class i on i.oid = x.indexrelid
+              join lateral unnest(x.indkey) with ordinality as k(attnum, position) on true
+              join pg_attribute a on a.attrelid = x.indrelid and a.attnum = k.attnum
+              where i.relname = 'analytics_daily_articles_article' order by k.position`.execute(ctx.db.kysely)
+          ).rows
+        : (
+            await sql<{
+              name: string;
+            }>`select name from pragma_index_info('analytics_daily_articles_article') order by seqno`.execute(
+              ctx.db.kysely,
+            )
+          ).rows;
+    assert.deepEqual(
+      columns.map((column) => column.name),
+      ['article_id', 'day'],
+    );
+  });
+
+  test('PostgreSQL stores the counts of an article day in 4 bytes, its sums of times and depths in 8', async () => {
+    if (ctx.dialect !== 'postgres') return;
+    const { rows } = await sql<{ name: string; type: string }>`select column_name as name, data_type as type
+      from information_schema.columns where table_schema = current_schema() and table_name = 'analytics_daily_articles'
+        and data_type in ('integer', 'bigint') order by column_name`.execute(ctx.db.kysely);
+    const wide = rows.filter((row) => row.type === 'bigint').map((row) => row.name);
+    assert.deepEqual(wide, ['scroll_depth_centi', 'time_on_page_ms']);
+    assert.equal(rows.length, 22);
+  });
+});
