@@ -19,21 +19,11 @@ import {
   migrateBefore,
 } from '../helpers.ts';
 import { daysAgo, factoryRow } from './support.ts';
+import { emptyContribution } from '../../src/analytics/contribution.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 
-const counters = {
-  views: 0,
-  sdk_views: 0,
-  time_on_page_ms: 0,
-  scroll_depth_centi: 0,
-  bounced: 0,
-  engaged: 0,
-  reached25: 0,
-  reached50: 0,
-  reached75: 0,
-  reached90: 0,
-};
+const counters = emptyContribution();
 const reach = Object.fromEntries(Array.from({ length: 11 }, (_, decile) => [`reach${decile}`, 0]));
 
 for (const dialect of configuredDialects()) {
