@@ -88,7 +88,7 @@ for (const dialect of configuredDialects()) {
       };
       const before = await answers();
       assert.equal(before[1].meta.total, 14);
-      assert.deepEqual(await migrateToLatest(db), ['0028-search-reads']);
+      assert.equal((await migrateToLatest(db))[0], '0028-search-reads');
       assert.deepEqual(await setRows(), sets);
       assert.deepEqual(await answers(), before);
     } finally {
