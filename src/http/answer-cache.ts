@@ -149,22 +149,20 @@ export class ViewClock {
   }
 
   touch(projectId: string | null, slug: string | null, notified?: NotifiedViewCount): void {
-    const seq = ++this.#seq;
     if (projectId === null) {
-      this.#all = seq;
+      this.#all = ++this.#seq;
       this.#counts.clear();
       return;
     }
-    this.#projects.set(projectId, seq);
     if (slug === null) {
+      this.#projects.set(projectId, ++this.#seq);
       for (const key of this.#counts.keys())
         if (key.startsWith(`${projectId}\u0000`)) this.#counts.delete(key);
       return;
     }
-    const key = `${projectId}\u0000${slug}`;
-    this.#articles.set(key, seq);
-    // A touch without a count (a notification without one, this instance's own roll-up, whose
-    // notification may come before or after) leaves it unknown: the next answer reads it.
+    const key = this.#mark(projectId, slug);
+    // A touch without a count (a notification without one, this instance's own roll-up while
+    // notifications are not heard) leaves it unknown: the next answer reads it.
     if (notified === undefined) this.#counts.delete(key);
     else this.#counts.set(key, notified);
   }
@@ -176,9 +174,16 @@ export class ViewClock {
    * may show the count before this roll-up, as view counts' lag allows.
    */
   rolledUp(projectId: string, slug: string): void {
+    this.#mark(projectId, slug);
+  }
+
+  /** Advances the clock for the article and its project; returns the article's key. */
+  #mark(projectId: string, slug: string): string {
     const seq = ++this.#seq;
+    const key = `${projectId}\u0000${slug}`;
     this.#projects.set(projectId, seq);
-    this.#articles.set(`${projectId}\u0000${slug}`, seq);
+    this.#articles.set(key, seq);
+    return key;
   }
 
   /**
