@@ -444,27 +444,23 @@ describeEachDialect('search of a large term', (ctx) => {
       excludeTagIds: [],
     };
     const expected = articles().filter((a) => a.content.includes('plain')).length;
-    const first = await findMatches(
-      ctx.db.kysely,
-      ctx.db.dialect,
-      filter,
-      run,
-      termSetsOf(ctx.db, p.project.id, 1),
-      limits,
-    );
+    // The matches at a content version (its term sets cached apart from the other's).
+    const matchesAt = (version: number) =>
+      findMatches(
+        ctx.db.kysely,
+        ctx.db.dialect,
+        filter,
+        run,
+        termSetsOf(ctx.db, p.project.id, version),
+        limits,
+      );
+    const first = await matchesAt(1);
     assert.equal(first?.set.size, expected);
     // The first statement read a share of the sets of both terms.
     assert.equal(statements[0].match(/search_tokens/g)?.length, 2);
     statements.length = 0;
     // The next content version: `plain` is read with the other sets again, `word` alone.
-    const next = await findMatches(
-      ctx.db.kysely,
-      ctx.db.dialect,
-      filter,
-      run,
-      termSetsOf(ctx.db, p.project.id, 2),
-      limits,
-    );
+    const next = await matchesAt(2);
     assert.equal(next?.set.size, expected);
     assert.equal(statements[0].match(/search_tokens/g)?.length, 1);
     assert.ok(
