@@ -77,3 +77,28 @@ test("the demo's import runs in SQLite's task thread: the main thread never load
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('migrating a new database loads no markdown-it: migration 0004 reads Markdown only where articles exist', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'folio-lazy-'));
+  try {
+    const script = `
+      import { registerHooks } from 'node:module';
+      const loaded = [];
+      registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+      const { openDatabase } = await import(${source('src/db/database.ts')});
+      const { migrateToLatest } = await import(${source('src/db/migrations/index.ts')});
+      const db = openDatabase(${JSON.stringify(join(dir, 'folio.db'))}, {});
+      const applied = await migrateToLatest(db);
+      await db.close();
+      console.log(JSON.stringify({
+        searchText: applied.includes('0004-search-text'),
+        markdownIt: loaded.filter((url) => /markdown-it/.test(url)),
+      }));
+    `;
+    writeFileSync(join(dir, 'check.mjs'), script);
+    const { stdout } = await run(process.execPath, ['--no-warnings', join(dir, 'check.mjs')]);
+    assert.deepEqual(JSON.parse(stdout), { searchText: true, markdownIt: [] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -5,7 +5,6 @@
 // index for the counts of a status.
 import { type Kysely, type Migration, sql } from 'kysely';
 import type { DialectName } from '../database.ts';
-import { plainTextOf, searchTextOf } from './frozen/0004-search-text.ts';
 
 const batchSize = 500;
 
@@ -27,6 +26,9 @@ export function searchText(dialect: DialectName): Migration {
           .limit(batchSize)
           .execute();
         if (rows.length === 0) break;
+        // markdown-it is loaded only when there is Markdown to read: a new database has none, and
+        // a module once loaded stays in the server's heap for good.
+        const { plainTextOf, searchTextOf } = await import('./frozen/0004-search-text.ts');
         for (const row of rows) {
           await db
             .updateTable('articles')
