@@ -45,11 +45,14 @@ export async function countProjectContents(executor: Executor, projectId: string
 
 /**
  * Deletes the project's row, which removes its articles, tags, keys, page views and rollups (their
- * foreign keys cascade), and its roll-up queue entries, which have no foreign key. The strings its
- * page views named are swept by a later cleanup, which the request left here asks for.
+ * foreign keys cascade), and the rows of the tables that have no foreign key to it: its roll-up
+ * queue entries and, on PostgreSQL, its visitor ids. The strings its page views named are swept by
+ * a later cleanup, which the request left here asks for.
  */
 export async function deleteProjectRows(executor: Executor, projectId: string): Promise<void> {
-  await executor.deleteFrom('rollup_queue').where('project_id', '=', projectId).execute();
+  for (const table of ['rollup_queue', 'analytics_visitor_sets', 'analytics_daily_visitors'] as const) {
+    await executor.deleteFrom(table).where('project_id', '=', projectId).execute();
+  }
   await executor.deleteFrom('projects').where('id', '=', projectId).execute();
   await requestStringSweep(executor);
 }
