@@ -12,93 +12,91 @@ const run = promisify(execFile);
 const root = new URL('..', import.meta.url);
 const source = (path: string) => JSON.stringify(new URL(path, root).href);
 
-test('a started app loads no migration, markdown-it or sanitize-html until something renders Markdown', async () => {
+/** The start of a module that records every module loaded after it, and opens and migrates databases. */
+const recordingLoads = `
+  import { registerHooks } from 'node:module';
+  const loaded = [];
+  registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+  const { openDatabase } = await import(${source('src/db/database.ts')});
+  const { migrateToLatest } = await import(${source('src/db/migrations/index.ts')});
+`;
+
+/** Runs the module `script(dir)` builds, in a new Node process and a new folder; its output's JSON. */
+async function runInFolder(script: (dir: string) => string): Promise<unknown> {
   const dir = mkdtempSync(join(tmpdir(), 'folio-lazy-'));
   try {
-    const path = JSON.stringify(join(dir, 'folio.db'));
-    const script = `
-      import { registerHooks } from 'node:module';
-      const { openDatabase } = await import(${source('src/db/database.ts')});
-      const { migrateToLatest } = await import(${source('src/db/migrations/index.ts')});
-      const migrating = openDatabase(${path}, {});
-      await migrateToLatest(migrating);
-      await migrating.close();
-      const loaded = [];
-      registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
-      const lazy = /markdown-it|sanitize-html|\\/migrations\\/0/;
-      const db = openDatabase(${path}, {});
-      const applied = await migrateToLatest(db);
-      const { buildApp } = await import(${source('src/app.ts')});
-      const app = await buildApp({ db, logLevel: false, webhooks: { dispatch: false } });
-      await app.ready();
-      const atStart = loaded.filter((url) => lazy.test(url));
-      const { sanitizedHtml } = await import(${source('src/content/html.ts')});
-      const html = sanitizedHtml('*hi* <script>x</script>');
-      const afterRendering = loaded.filter((url) => lazy.test(url)).length > 0;
-      await app.close();
-      await db.close();
-      console.log(JSON.stringify({ applied, atStart, html, afterRendering }));
-    `;
-    writeFileSync(join(dir, 'check.mjs'), script);
+    writeFileSync(join(dir, 'check.mjs'), script(dir));
     const { stdout } = await run(process.execPath, ['--no-warnings', join(dir, 'check.mjs')]);
-    assert.deepEqual(JSON.parse(stdout), {
-      applied: [],
-      atStart: [],
-      html: '<p><em>hi</em> </p>\n',
-      afterRendering: true,
-    });
+    return JSON.parse(stdout);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+test('a started app loads no migration, markdown-it or sanitize-html until something renders Markdown', async () => {
+  const output = await runInFolder((dir) => {
+    const path = JSON.stringify(join(dir, 'folio.db'));
+    return `
+    import { registerHooks } from 'node:module';
+    const { openDatabase } = await import(${source('src/db/database.ts')});
+    const { migrateToLatest } = await import(${source('src/db/migrations/index.ts')});
+    const migrating = openDatabase(${path}, {});
+    await migrateToLatest(migrating);
+    await migrating.close();
+    const loaded = [];
+    registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+    const lazy = /markdown-it|sanitize-html|\\/migrations\\/0/;
+    const db = openDatabase(${path}, {});
+    const applied = await migrateToLatest(db);
+    const { buildApp } = await import(${source('src/app.ts')});
+    const app = await buildApp({ db, logLevel: false, webhooks: { dispatch: false } });
+    await app.ready();
+    const atStart = loaded.filter((url) => lazy.test(url));
+    const { sanitizedHtml } = await import(${source('src/content/html.ts')});
+    const html = sanitizedHtml('*hi* <script>x</script>');
+    const afterRendering = loaded.filter((url) => lazy.test(url)).length > 0;
+    await app.close();
+    await db.close();
+    console.log(JSON.stringify({ applied, atStart, html, afterRendering }));
+    `;
+  });
+  assert.deepEqual(output, {
+    applied: [],
+    atStart: [],
+    html: '<p><em>hi</em> </p>\n',
+    afterRendering: true,
+  });
 });
 
 test("the demo's import runs in SQLite's task thread: the main thread never loads the import pipeline", async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'folio-lazy-'));
-  try {
-    const script = `
-      import { registerHooks } from 'node:module';
-      const loaded = [];
-      registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
-      const { openDatabase } = await import(${source('src/db/database.ts')});
-      const { migrateToLatest } = await import(${source('src/db/migrations/index.ts')});
-      const { createDemoProjectIfEmpty } = await import(${source('src/demo.ts')});
-      const db = openDatabase(${JSON.stringify(join(dir, 'folio.db'))}, {});
-      await migrateToLatest(db);
-      const demo = await createDemoProjectIfEmpty(db, 'http://localhost:3000', { withKey: false });
-      const { count } = await db.kysely.selectFrom('articles').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
-      await db.close();
-      const importModules = loaded.filter((url) => /\\/content\\/import|yaml/.test(url));
-      console.log(JSON.stringify({ demo, articles: Number(count) > 0, importModules }));
-    `;
-    writeFileSync(join(dir, 'check.mjs'), script);
-    const { stdout } = await run(process.execPath, ['--no-warnings', join(dir, 'check.mjs')]);
-    assert.deepEqual(JSON.parse(stdout), { demo: { key: null }, articles: true, importModules: [] });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const output = await runInFolder(
+    (dir) => `
+    ${recordingLoads}
+    const { createDemoProjectIfEmpty } = await import(${source('src/demo.ts')});
+    const db = openDatabase(${JSON.stringify(join(dir, 'folio.db'))}, {});
+    await migrateToLatest(db);
+    const demo = await createDemoProjectIfEmpty(db, 'http://localhost:3000', { withKey: false });
+    const { count } = await db.kysely.selectFrom('articles').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+    await db.close();
+    const importModules = loaded.filter((url) => /\\/content\\/import|yaml/.test(url));
+    console.log(JSON.stringify({ demo, articles: Number(count) > 0, importModules }));
+    `,
+  );
+  assert.deepEqual(output, { demo: { key: null }, articles: true, importModules: [] });
 });
 
 test('migrating a new database loads no markdown-it: migration 0004 reads Markdown only where articles exist', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'folio-lazy-'));
-  try {
-    const script = `
-      import { registerHooks } from 'node:module';
-      const loaded = [];
-      registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
-      const { openDatabase } = await import(${source('src/db/database.ts')});
-      const { migrateToLatest } = await import(${source('src/db/migrations/index.ts')});
-      const db = openDatabase(${JSON.stringify(join(dir, 'folio.db'))}, {});
-      const applied = await migrateToLatest(db);
-      await db.close();
-      console.log(JSON.stringify({
-        searchText: applied.includes('0004-search-text'),
-        markdownIt: loaded.filter((url) => /markdown-it/.test(url)),
-      }));
-    `;
-    writeFileSync(join(dir, 'check.mjs'), script);
-    const { stdout } = await run(process.execPath, ['--no-warnings', join(dir, 'check.mjs')]);
-    assert.deepEqual(JSON.parse(stdout), { searchText: true, markdownIt: [] });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const output = await runInFolder(
+    (dir) => `
+    ${recordingLoads}
+    const db = openDatabase(${JSON.stringify(join(dir, 'folio.db'))}, {});
+    const applied = await migrateToLatest(db);
+    await db.close();
+    console.log(JSON.stringify({
+      searchText: applied.includes('0004-search-text'),
+      markdownIt: loaded.filter((url) => /markdown-it/.test(url)),
+    }));
+    `,
+  );
+  assert.deepEqual(output, { searchText: true, markdownIt: [] });
 });
