@@ -24,7 +24,7 @@ import {
   hasCompactLayout,
   swapInCompactTable,
 } from './migrations/frozen/0031-compact-page-views.ts';
-import { movePageViewStrings } from './page-view-string-conversion.ts';
+import { legacyStringColumns, movePageViewStrings } from './page-view-string-conversion.ts';
 import type { Executor } from './schema.ts';
 
 export interface ConversionOptions {
@@ -83,8 +83,12 @@ export async function compactPageViews(
 ): Promise<CompactionResult> {
   const executor = db.kysely as Executor;
   if (await hasCompactLayout(executor, db.dialect)) return { compacted: false, copied: 0 };
-  if (!(await hasKeyedLayout(executor, db.dialect))) {
-    throw new Error('the page views need the keyed layout first (convertPageViews)');
+  // The compact table has no column for a string not moved yet: it would be lost.
+  if (
+    !(await hasKeyedLayout(executor, db.dialect)) ||
+    (await legacyStringColumns(executor, db.dialect)).length > 0
+  ) {
+    throw new Error('the page views need the keyed layout and their strings moved first (convertPageViews)');
   }
   await prepareCompactTable(db);
   const copied = await copyCompactBatches(db, options);

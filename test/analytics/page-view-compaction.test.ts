@@ -10,7 +10,11 @@ import { utcDay } from '../../src/analytics/days.ts';
 import type { Db } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { hasCompactLayout } from '../../src/db/migrations/frozen/0031-compact-page-views.ts';
-import { compactPageViews, UnconvertibleValueError } from '../../src/db/page-view-conversion.ts';
+import {
+  compactPageViews,
+  convertPageViews,
+  UnconvertibleValueError,
+} from '../../src/db/page-view-conversion.ts';
 import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
 import {
   articleInput,
@@ -32,6 +36,7 @@ import {
   storedRollups,
   track,
   update,
+  writeLegacyPageViews,
   writePageViews,
 } from './support.ts';
 
@@ -284,6 +289,39 @@ for (const dialect of configuredDialects()) {
       const rollups = await storedRollups(db, owner.project.id);
       await rebuildRollups(db.kysely, owner.project.id, utcDay(Date.now()));
       assert.deepEqual(await storedRollups(db, owner.project.id), rollups);
+    });
+
+    test('waits for the strings stored before migration 0022 to move, then keeps them', async (t) => {
+      if (dialect !== 'postgres') return t.skip('SQLite keeps its layout');
+      const fresh = await createTestDatabase(dialect, { migrate: false });
+      try {
+        const { db } = fresh;
+        await migrateBefore(db, '0022');
+        const other = await createTestProject(db);
+        await importArticles(db, other.project, [articleInput({ slug: 'alpha' })]);
+        await writeLegacyPageViews(
+          db,
+          Array.from({ length: 12 }, (_, i) => ({
+            slug: 'alpha',
+            row: {
+              ...factoryRow(other.project, { slug: 'alpha', at: daysAgo(1 + (i % 3)) }, i),
+              page_url: `https://blog.example.com/alpha?page=${i % 4}`,
+              page_title: 'Alpha, ünïcødé',
+              referrer: i % 2 === 0 ? 'https://news.ycombinator.com/' : null,
+            },
+          })),
+        );
+        await migrateToLatest(db);
+        const before = await rawPageViews(db, other.project.id);
+        assert.equal(before.length, 12);
+        await assert.rejects(compactPageViews(db), /strings moved first/);
+        assert.equal((await convertPageViews(db)).moved, 12);
+        assert.equal((await compactPageViews(db, { batchSize: 5 })).compacted, true);
+        assert.equal(await hasCompactLayout(db.kysely as Kysely<any>, dialect), true);
+        assert.deepEqual(await rawPageViews(db, other.project.id), before);
+      } finally {
+        await fresh.drop();
+      }
     });
 
     test('refuses a table holding a time the layout would not give back as stored, and leaves it as it is', async (t) => {
