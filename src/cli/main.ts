@@ -13,7 +13,7 @@ import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { ImportValidationError } from '../content/import/records.ts';
 import { type Db, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
-import { convertPageViews } from '../db/page-view-conversion.ts';
+import { compactPageViews, convertPageViews } from '../db/page-view-conversion.ts';
 import { HttpError } from '../errors.ts';
 import { requireProject } from '../projects/service.ts';
 import { startServer } from '../server.ts';
@@ -154,14 +154,16 @@ function databaseCommands(program: Command): void {
     database
       .command('convert-page-views')
       .description(
-        'give the page views of a database made before migration 0020 their keyed layout (PostgreSQL: partitioned by month), online: copied in batches while tracking goes on, then swapped in; then move the strings of those made before migration 0022 to their table, stored once, in batches; started again after a stop, it goes on',
+        'give the page views of a database made before migration 0020 their keyed layout (PostgreSQL: partitioned by month), online: copied in batches while tracking goes on, then swapped in; then move the strings of those made before migration 0022 to their table, stored once, in batches; then (PostgreSQL) copy them the same way into the compact layout of migration 0031 (typed days and times); started again after a stop, it goes on',
       ),
   )
     .option('--batch-size <rows>', 'rows copied per transaction', (value) => Number.parseInt(value, 10))
     .action(async (options: Output & { batchSize?: number }) => {
       const result = await withDatabase(async (db) => {
         await migrateToLatest(db);
-        return convertPageViews(db, { batchSize: options.batchSize });
+        const converted = await convertPageViews(db, { batchSize: options.batchSize });
+        const compaction = await compactPageViews(db, { batchSize: options.batchSize });
+        return { ...converted, compacted: compaction.compacted, compactedCopied: compaction.copied };
       });
       print(
         options,
@@ -170,7 +172,9 @@ function databaseCommands(program: Command): void {
           result.converted
             ? `Converted the page views (${result.copied} copied in batches).`
             : 'The page views have the keyed layout already.'
-        } ${result.moved} page views had their strings moved.`,
+        } ${result.moved} page views had their strings moved.${
+          result.compacted ? ` Compacted the page views (${result.compactedCopied} copied in batches).` : ''
+        }`,
       );
     });
 }

@@ -5,8 +5,10 @@
 // between them; then one short transaction puts the new table in the old one's place. Stopped at any
 // point, it starts again where the tables are: a row copied twice is kept once, a row the triggers
 // copied is newer than the batch's copy and kept. Then the strings of the page views stored before
-// migration 0022 move to page_view_strings (page-view-string-conversion.ts).
-import { sql } from 'kysely';
+// migration 0022 move to page_view_strings (page-view-string-conversion.ts). compactPageViews, run
+// by the command next, copies a PostgreSQL table the same way into the compact layout of migration
+// 0031 (frozen/0031-compact-page-views.ts), its days and times typed.
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './database.ts';
 import {
   createMonthPartitions,
@@ -16,7 +18,13 @@ import {
   nextTableName,
   swapInNextTable,
 } from './migrations/frozen/0020-keyed-page-views.ts';
-import { movePageViewStrings } from './page-view-string-conversion.ts';
+import {
+  compactColumns,
+  createCompactTable,
+  hasCompactLayout,
+  swapInCompactTable,
+} from './migrations/frozen/0031-compact-page-views.ts';
+import { legacyStringColumns, movePageViewStrings } from './page-view-string-conversion.ts';
 import type { Executor } from './schema.ts';
 
 export interface ConversionOptions {
@@ -55,6 +63,163 @@ export async function convertPageViews(db: Db, options: ConversionOptions = {}):
     onBatch: options.onStringBatch,
   });
   return { converted, copied, moved };
+}
+
+export interface CompactionResult {
+  /** false: the table had the compact layout already (always so on SQLite). */
+  compacted: boolean;
+  /** Rows copied by the batches (not those the triggers copied). */
+  copied: number;
+}
+
+/**
+ * PostgreSQL: gives the keyed page views, their strings moved (convertPageViews), the compact
+ * layout of migration 0031 online, as convertPageViews gives the keyed one. Refused, the table left
+ * as it is, if a stored day or time would not read back the same (UnconvertibleValueError).
+ */
+export async function compactPageViews(
+  db: Db,
+  options: Pick<ConversionOptions, 'batchSize' | 'onBatch'> = {},
+): Promise<CompactionResult> {
+  const executor = db.kysely as Executor;
+  if (await hasCompactLayout(executor, db.dialect)) return { compacted: false, copied: 0 };
+  // The compact table has no column for a string not moved yet: it would be lost.
+  if (
+    !(await hasKeyedLayout(executor, db.dialect)) ||
+    (await legacyStringColumns(executor, db.dialect)).length > 0
+  ) {
+    throw new Error('the page views need the keyed layout and their strings moved first (convertPageViews)');
+  }
+  await prepareCompactTable(db);
+  const copied = await copyCompactBatches(db, options);
+  await swapCompact(db);
+  return { compacted: true, copied };
+}
+
+/** A stored value the compact layout would not give back as it is: the conversion refuses it. */
+export class UnconvertibleValueError extends Error {}
+
+/**
+ * PostgreSQL: the compact table with its triggers, made once (a conversion started again finds
+ * them), after a check that every day and time stored reads back the same from its typed column.
+ */
+async function prepareCompactTable(db: Db): Promise<void> {
+  const executor = db.kysely as Executor;
+  const day = String.raw`^\d{4}-\d{2}-\d{2}$`;
+  const time = String.raw`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`;
+  const { rows: odd } = await sql<{ id: string; day: string; created_at: string; updated_at: string }>`
+    select id, day, created_at, updated_at from page_views
+    where not (day ~ ${day} and created_at ~ ${time} and updated_at ~ ${time}) limit 1`.execute(executor);
+  if (odd.length > 0) {
+    const row = odd[0];
+    throw new UnconvertibleValueError(
+      `page view ${row.id} has a day or time the compact layout would not keep as it is (day ${JSON.stringify(row.day)}, created_at ${JSON.stringify(row.created_at)}, updated_at ${JSON.stringify(row.updated_at)}); the table was left as it is`,
+    );
+  }
+  await executor.transaction().execute(async (trx) => {
+    const { rows } = await sql<{
+      made: boolean;
+    }>`select to_regclass(${nextTableName}) is not null as made`.execute(trx);
+    if (rows[0].made) return;
+    const { rows: bounds } = await sql<{ first: string | null }>`
+      select cast(min(day) as text) as first from page_views`.execute(trx);
+    const today = new Date().toISOString().slice(0, 10);
+    const ahead = new Date(Date.UTC(Number(today.slice(0, 4)), Number(today.slice(5, 7)) + 1, 1));
+    const first = bounds[0].first !== null && bounds[0].first < today ? bounds[0].first : today;
+    await createCompactTable(trx, monthsBetween(first, ahead.toISOString().slice(0, 10)).slice(-240));
+    // Each row written is copied with its values as the compact table's types: the same text read
+    // by each column's type.
+    const names = compactColumns.map(([name]) => name);
+    const list = names.join(', ');
+    const typed = names.map((name) => `r.${name}`).join(', ');
+    const updates = names.map((name) => `${name} = excluded.${name}`).join(', ');
+    await sql`create function page_views_copy() returns trigger language plpgsql as ${sql.lit(`begin
+      if tg_op = 'DELETE' then
+        delete from page_views_next as p using json_populate_record(null::page_views_next, to_json(old)) as r
+          where p.project_id = r.project_id and p.day = r.day and p.id = r.id;
+        return null;
+      end if;
+      insert into page_views_next (${list})
+        select ${typed} from json_populate_record(null::page_views_next, to_json(new)) as r
+        on conflict (project_id, day, id) do update set ${updates};
+      return null;
+    end`)}`.execute(trx);
+    await sql`create trigger page_views_copy after insert or update or delete on page_views
+      for each row execute function page_views_copy()`.execute(trx);
+  });
+}
+
+/**
+ * Copies the rows in the order of the key (project_id, day, id), a batch a transaction, each row
+ * locked (FOR SHARE) until its copy commits, as copyBatches does. A row already in the new table
+ * was put there by the triggers, from a later write, and is left as it is. The walk stops at the last
+ * key of the moment the triggers exist: the rows written since are theirs to copy.
+ */
+async function copyCompactBatches(
+  db: Db,
+  options: Pick<ConversionOptions, 'batchSize' | 'onBatch'>,
+): Promise<number> {
+  const executor = db.kysely as Executor;
+  const limit = options.batchSize ?? 10_000;
+  const names = compactColumns.map(([name]) => name);
+  const list = sql.raw(names.join(', '));
+  const typed = sql.raw(names.map((name) => `r.${name}`).join(', '));
+  const { rows: tops } = await sql<ViewKey>`select project_id, cast(day as text) as day, id from page_views
+    order by project_id desc, day desc, id desc limit 1`.execute(executor);
+  if (tops.length === 0) return 0;
+  const top = tops[0];
+  let copied = 0;
+  for (let after: ViewKey | null = null; ;) {
+    const start: RawBuilder<unknown> = sql`where (project_id, day, id) <= (${top.project_id}, ${top.day}, ${top.id})
+      ${after === null ? sql`` : sql`and (project_id, day, id) > (${after.project_id}, ${after.day}, ${after.id})`}`;
+    const { rows }: { rows: CopiedBatch[] } = await sql<CopiedBatch>`
+      with batch as (
+        select * from page_views ${start} order by project_id, day, id limit ${limit} for share
+      ), copied as (
+        insert into page_views_next (${list})
+        select ${typed} from batch cross join lateral json_populate_record(null::page_views_next, to_json(batch)) as r
+        on conflict do nothing
+      ), last as (select project_id, day, id from batch order by project_id desc, day desc, id desc limit 1)
+      select (select count(*) from batch) as n, last.project_id, cast(last.day as text) as day, last.id
+      from (select 1) as one left join last on true`.execute(executor);
+    const n = Number(rows[0].n);
+    if (n === 0) return copied;
+    copied += n;
+    after = { project_id: rows[0].project_id!, day: rows[0].day!, id: rows[0].id! };
+    await options.onBatch?.(copied);
+  }
+}
+
+interface ViewKey {
+  project_id: string;
+  day: string;
+  id: string;
+}
+
+interface CopiedBatch {
+  n: string;
+  project_id: string | null;
+  day: string | null;
+  id: string | null;
+}
+
+/** The compact table takes the old one's place, as swap() does for the keyed one. */
+async function swapCompact(db: Db): Promise<void> {
+  const executor = db.kysely as Executor;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await executor.transaction().execute(async (trx) => {
+        await sql`set local lock_timeout = '5s'`.execute(trx);
+        await sql`lock table page_views in access exclusive mode`.execute(trx);
+        await sql`drop trigger page_views_copy on page_views`.execute(trx);
+        await sql`drop function page_views_copy()`.execute(trx);
+        await swapInCompactTable(trx);
+      });
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55P03' || attempt >= 10) throw error;
+    }
+  }
 }
 
 /** The new table with its triggers, made once (a conversion started again finds them). */

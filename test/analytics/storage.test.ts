@@ -12,6 +12,7 @@ import { runCleanup } from '../../src/analytics/rollups/retention.ts';
 import { makeMonthPartition, preparePageViewPartitions } from '../../src/db/page-view-partitions.ts';
 import { StringIdCache, stringIds } from '../../src/db/page-view-strings.ts';
 import { legacyStringColumns } from '../../src/db/page-view-string-conversion.ts';
+import { nextMonth } from '../../src/db/migrations/frozen/0020-keyed-page-views.ts';
 import { daysAgo, rawPageViews, storedRollups, track, writePageViews } from './support.ts';
 
 test('page-view ids: their text order is the order of their creation times', () => {
@@ -188,7 +189,7 @@ describeEachDialect('page-view storage', (ctx) => {
     const moved = await partitions('page_views');
     assert.ok(moved.includes(`${oldName}:2`), moved.join());
     const { rows } = await sql<{ n: string }>`select count(*) as n from page_views_mdefault
-      where day >= ${oldMonth} and day < ${`${oldMonth.slice(0, 7)}-32`}`.execute(ctx.db.kysely);
+      where day >= ${oldMonth} and day < ${nextMonth(oldMonth)}`.execute(ctx.db.kysely);
     assert.equal(Number(rows[0].n), 0);
 
     const rollupsBefore = await storedRollups(ctx.db, owner.project.id);

@@ -56,6 +56,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0024-article-days': lazy(() => import('./0024-article-days.ts'), 'articleDays'),
   '0028-search-reads': lazy(() => import('./0028-search-reads.ts'), 'searchReads'),
   '0030-view-counts-notified': lazy(() => import('./0030-view-counts-notified.ts'), 'viewCountsNotified'),
+  '0031-compact-page-views': lazy(() => import('./0031-compact-page-views.ts'), 'compactPageViews'),
   '0033-visitor-sets-unbound': lazy(() => import('./0033-visitor-sets-unbound.ts'), 'visitorSetsUnbound'),
 };
 

@@ -50,6 +50,28 @@ const columnTypes: Record<(typeof pageViewColumns)[number], string> = {
   test: 'int4',
 };
 
+/**
+ * The days and times of a row of unnested arrays (alias `u`), as the types of page_views' own
+ * columns: text before the compact layout of migration 0031, date and timestamptz after it. The
+ * statements then run unchanged on either layout, and during the swap of one for the other.
+ */
+function typedAs(alias: string, values: Record<string, string>): string {
+  const members = Object.entries(values).map(([column, value]) => `'${column}', ${value}`);
+  return `cross join lateral json_populate_record(null::page_views, json_build_object(${members.join(', ')})) as ${alias}`;
+}
+const typedColumns = new Set(['day', 'created_at', 'updated_at']);
+/**
+ * A day given as text, as the type of page_views.day. Parameters are typed explicitly, never by the
+ * column they meet: a prepared statement keeps the types of its parameters through the swap.
+ */
+function typedDay(text: string): string {
+  return `(select d.day from json_populate_record(null::page_views, json_build_object('day', ${text})) as d)`;
+}
+/** The days of a text array parameter, as an array of the type of page_views.day. */
+function typedDays(parameter: string): string {
+  return `array(select d.day from unnest(${parameter}::text[]) as x(day) ${typedAs('d', { day: 'x.day' })})`;
+}
+
 // The new page views are `input`; `article_id` comes from the slug (rows without an article are
 // not inserted, and the caller answers 404 for them).
 const inputColumns = [...pageViewColumns.filter((column) => column !== 'article_id'), 'slug'] as const;
@@ -58,12 +80,17 @@ const measures = measureColumns.join(', ');
 const insertSql = preparedOnPostgres(
   `with inserted as (
   insert into page_views (${pageViewColumns.join(', ')})
-  select ${pageViewColumns.map((column) => (column === 'article_id' ? 'a.id' : `u.${column}`)).join(', ')}
+  select ${pageViewColumns
+    .map((column) =>
+      column === 'article_id' ? 'a.id' : typedColumns.has(column) ? `t.${column}` : `u.${column}`,
+    )
+    .join(', ')}
   from ${unnestArrays(
     inputColumns.map((column) => (column === 'slug' ? 'text' : columnTypes[column])),
     inputColumns,
   )}
   join articles as a on a.project_id = u.project_id and a.slug = u.slug
+  ${typedAs('t', { day: 'u.day', created_at: 'u.created_at', updated_at: 'u.updated_at' })}
   returning id, project_id, article_id, day, ${measures}
 ), queued as (
   insert into rollup_queue (page_view_id, project_id, day, created, ${measures})
@@ -107,13 +134,14 @@ const updateSql = preparedOnPostgres(
   `with updated as (
   update page_views as p set ${updateColumns
     .slice(updateKey.length)
-    .map((column) => `${column} = u.${column}`)
+    .map((column) => `${column} = ${typedColumns.has(column) ? 't' : 'u'}.${column}`)
     .join(', ')}
   from ${unnestArrays(
     updateColumns.map((column) => columnTypes[column]),
     updateColumns,
   )}
-  where p.project_id = u.project_id and p.day = u.day and p.id = u.id
+  ${typedAs('t', { day: 'u.day', updated_at: 'u.updated_at' })}
+  where p.project_id = u.project_id and p.day = t.day and p.id = u.id
 )
 insert into rollup_queue (${queueColumns.join(', ')})
 select * from ${unnestArrays(
@@ -123,10 +151,13 @@ select * from ${unnestArrays(
   )}`,
 );
 
-// Within the first and last day too, so that the other month partitions are pruned (as above).
+// Within the first and last day too, so that the other month partitions are pruned (as above). The
+// days are given as an array of the column's own type (text or date, by layout); the days and times
+// read are of one type on both layouts, since a prepared statement's columns may not change type.
 const lockSql = preparedOnPostgres(
-  `select ${storedColumns.join(', ')} from page_views
-  where day between $4 and $5 and project_id = any($1::text[]) and day = any($2::text[]) and id = any($3::text[])
+  `select ${storedColumns.map((column) => (column === 'day' ? 'cast(day as text) as day' : column === 'created_at' || column === 'updated_at' ? `cast(${column} as timestamptz) as ${column}` : column)).join(', ')} from page_views
+  where day between ${typedDay('$4::text')} and ${typedDay('$5::text')}
+    and project_id = any($1::text[]) and day = any(${typedDays('$2')}) and id = any($3::text[])
   order by id for update`,
 );
 
@@ -174,15 +205,16 @@ const updateAloneSql = preparedOnPostgres(
 old as (
   select p.id, p.project_id, p.day, p.created_at, p.events, ${soleMeasures.map((column) => `p.${column}`).join(', ')}
   from page_views as p
-  where p.day between $${soleColumns.length + 2} and $${soleColumns.length + 3}
-    and p.project_id = any($2::text[]) and p.day = any($3::text[]) and p.id = any($1::text[])
+  where p.day between ${typedDay(`$${soleColumns.length + 2}::text`)} and ${typedDay(`$${soleColumns.length + 3}::text`)}
+    and p.project_id = any($2::text[]) and p.day = any(${typedDays('$3')})
+    and p.id = any($1::text[])
   order by p.id for update
 ), matched as (
-  select u.*, ${['created_at', 'events', ...soleMeasures].map((column) => `o.${column} as was_${column}`).join(', ')}
-  from u join old as o on o.id = u.id and o.project_id = u.project_id and o.day = u.day
+  select u.*, o.day as stored_day, ${['created_at', 'events', ...soleMeasures].map((column) => `o.${column} as was_${column}`).join(', ')}
+  from u join old as o on o.id = u.id and o.project_id = u.project_id and cast(o.day as text) = u.day
 ), updated as (
   update page_views as p set
-    updated_at = m.now,
+    updated_at = t.updated_at,
     time_on_page_ms = greatest(m.was_time_on_page_ms, coalesce(m.time_on_page_ms, 0)),
     scroll_depth_centi = greatest(m.was_scroll_depth_centi, coalesce(m.scroll_depth_centi, 0)),
     exit_position = coalesce(m.exit_position, m.was_exit_position),
@@ -190,9 +222,9 @@ old as (
     event_count = m.was_event_count + m.added,
     events = case when m.added = 0 then m.was_events when m.was_events = '[]' then m.events
       else left(m.was_events, -1) || ',' || substr(m.events, 2) end
-  from matched as m
-  where p.day between $${soleColumns.length + 2} and $${soleColumns.length + 3}
-    and p.project_id = m.project_id and p.day = m.day and p.id = m.id
+  from matched as m ${typedAs('t', { updated_at: 'm.now' })}
+  where p.day between ${typedDay(`$${soleColumns.length + 2}::text`)} and ${typedDay(`$${soleColumns.length + 3}::text`)}
+    and p.project_id = m.project_id and p.day = m.stored_day and p.id = m.id
     and m.was_created_at::timestamptz >= m.oldest::timestamptz
     and m.was_event_count + m.added <= $${soleColumns.length + 1}
   returning p.id, p.project_id, p.day, ${soleMeasures.map((column) => `p.${column}`).join(', ')}

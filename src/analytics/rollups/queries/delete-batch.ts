@@ -80,6 +80,8 @@ async function deletePostgresBatch(
 ): Promise<DayBatch> {
   const name = sql.table(table);
   const columns = sql.raw(indexKeys[table].join(', '));
+  // As text: page views' day is a date in the compact layout (migration 0031), its id text.
+  const texts = sql.raw(indexKeys[table].map((column) => `cast(${column} as text)`).join(', '));
   const descending = sql.raw(indexKeys[table].map((column) => `${column} desc`).join(', '));
   const start = after === null ? sql`` : sql`and (${columns}) > (${sql.join(after)})`;
   return executor.transaction().execute(async (trx) => {
@@ -92,7 +94,7 @@ async function deletePostgresBatch(
         order by project_id, ${columns} limit ${limit}
       ), gone as (delete from ${name} where ctid = any(array(select ctid from batch))
         and (tableoid, ctid) in (select tableoid, ctid from batch) returning 1)
-      select (select count(*) from gone) as deleted, array[${columns}] as last
+      select (select count(*) from gone) as deleted, array[${texts}] as last
       from (select ${columns} from batch order by ${descending} limit 1) as last_row`.execute(trx);
     return rows.length === 0
       ? { deleted: 0, after: null }

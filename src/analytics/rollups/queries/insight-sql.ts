@@ -15,5 +15,22 @@ export const readTimeBucketSql = `case when ${seconds} < 120 then ${seconds}
 
 export const deepViewSql = `case when scroll_depth_centi >= ${deepFromCenti} then 1 else 0 end`;
 
-/** hourOf: the `YYYY-MM-DDTHH` prefix of the ISO timestamp. */
-export const hourSql = 'substr(created_at, 1, 13)';
+/**
+ * hourOf: the `YYYY-MM-DDTHH` prefix of the ISO timestamp. PostgreSQL: of `created_at` as text
+ * (before the compact layout of migration 0031) or as timestamptz (after it), alike.
+ */
+export function hourSql(postgres: boolean): string {
+  return postgres ? `to_char(${utcCreatedAt}, 'YYYY-MM-DD"T"HH24')` : 'substr(created_at, 1, 13)';
+}
+
+/** The hour of the day (0 to 23) of `created_at`, on either PostgreSQL layout as hourSql. */
+export function hourOfDaySql(postgres: boolean): string {
+  return postgres
+    ? `cast(extract(hour from ${utcCreatedAt}) as integer)`
+    : 'cast(substr(created_at, 12, 2) as integer)';
+}
+
+const utcCreatedAt = "cast(created_at as timestamptz) at time zone 'UTC'";
+
+/** `day` as `YYYY-MM-DD` text, on either PostgreSQL layout (text, or date after migration 0031). */
+export const dayTextSql = 'cast(day as text)';

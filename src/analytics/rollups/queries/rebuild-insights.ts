@@ -5,12 +5,12 @@
 // and go through the same InsightChanges as the writes: rows are read in pages, so the day's
 // distinct visitors are counted in memory and the memory used stays bounded. The visitor sets are
 // written again for the days whose ids can still arrive (yesterday, today).
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import { withPageViewStrings } from '../../../db/page-view-strings.ts';
 import type { Executor } from '../../../db/schema.ts';
 import { InsightChanges, type VisitorCandidate } from '../insight-changes.ts';
 import { breakdownDimensions } from '../../insight-rules.ts';
-import { hourSql } from './insight-sql.ts';
+import { dayTextSql, hourSql } from './insight-sql.ts';
 import { shiftDay } from '../../days.ts';
 import { addToVisitorSets, writeInsightRollups } from './write-rollups.ts';
 
@@ -112,13 +112,15 @@ async function sumInDatabase(
   const rows = sql`page_views where project_id = ${projectId} and day = ${day} and test = 0`;
   // Each page view counts in four series: the project's and its article's, by day and by hour.
   // The article's are stored in its daily row (rebuild-rollups.ts); their visitor sets are here.
+  const hour = sql.raw(hourSql(trx.getExecutor().adapter instanceof PostgresAdapter));
+  const dayText = sql.raw(dayTextSql);
   const seriesRows = (articles: boolean) => sql`
-    select project_id, '' as article_id, 'd' as granularity, day as bucket, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${rows}
-    union all select project_id, '', 'h', ${sql.raw(hourSql)}, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${rows}
+    select project_id, '' as article_id, 'd' as granularity, ${dayText} as bucket, ${dayText} as day, visitor_id, time_on_page_ms, scroll_depth_centi from ${rows}
+    union all select project_id, '', 'h', ${hour}, ${dayText}, visitor_id, time_on_page_ms, scroll_depth_centi from ${rows}
     ${
       articles
-        ? sql`union all select project_id, article_id, 'd', day, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${rows}
-    union all select project_id, article_id, 'h', ${sql.raw(hourSql)}, day, visitor_id, time_on_page_ms, scroll_depth_centi from ${rows}`
+        ? sql`union all select project_id, article_id, 'd', ${dayText}, ${dayText}, visitor_id, time_on_page_ms, scroll_depth_centi from ${rows}
+    union all select project_id, article_id, 'h', ${hour}, ${dayText}, visitor_id, time_on_page_ms, scroll_depth_centi from ${rows}`
         : sql``
     }`;
   await sql`insert into analytics_series (project_id, article_id, granularity, bucket, views, visitors, time_on_page_ms, scroll_depth_centi)

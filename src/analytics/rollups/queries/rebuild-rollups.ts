@@ -17,7 +17,7 @@ import { contributionFields } from '../../contribution.ts';
 import { shiftDay } from '../../days.ts';
 import { recountArticleViews } from './article-views.ts';
 import { contributionSums } from './contribution-sql.ts';
-import { deepViewSql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
+import { deepViewSql, hourOfDaySql, reachDecileSql, readTimeBucketSql } from './insight-sql.ts';
 import { reachColumns } from '../insight-changes.ts';
 import { rebuildInsightsOfDay } from './rebuild-insights.ts';
 import { lockRollupsForTransaction, rollupLockKey } from './rollup-queue-entries.ts';
@@ -53,7 +53,7 @@ export async function rebuildRollups(
   executor: Executor,
   projectId: string,
   today: string,
-  fromDay = '0000-00-00',
+  fromDay = '0001-01-01',
 ): Promise<RebuildSummary> {
   const [firstDay, lastDay] = await dayRange(executor, projectId, today, fromDay);
   // The visitor ids of a day can only be recounted into its sets while its salt lives.
@@ -111,7 +111,7 @@ async function dayRange(
 ): Promise<[string | null, string | null]> {
   const bounds = await sql<{ first: string | null; last: string | null }>`
     select min(first) as first, max(last) as last from (
-      select min(day) as first, max(day) as last from page_views where project_id = ${projectId} and day >= ${fromDay}
+      select cast(min(day) as text) as first, cast(max(day) as text) as last from page_views where project_id = ${projectId} and day >= ${fromDay}
       union all select min(day), max(day) from analytics_daily_totals where project_id = ${projectId} and day >= ${fromDay}
       union all select min(day), max(day) from analytics_daily_articles where project_id = ${projectId} and day >= ${fromDay}
       union all select min(substr(bucket, 1, 10)), max(substr(bucket, 1, 10)) from analytics_series
@@ -165,7 +165,7 @@ async function sumArticleDays(trx: Executor, projectId: string, day: string): Pr
     sql.raw(`string_agg(${parts.map(text).join(` || ':' || `)}, ',' order by ${order})`);
   await sql`with viewed as (
       select *, ${sql.raw(reachDecileSql)} as decile, ${sql.raw(readTimeBucketSql)} as seconds,
-        ${sql.raw(deepViewSql)} as deep, cast(substr(created_at, 12, 2) as integer) as hour
+        ${sql.raw(deepViewSql)} as deep, ${sql.raw(hourOfDaySql(isPostgres(trx)))} as hour
       from page_views where project_id = ${projectId} and day = ${day} and test = 0),
     timed as (select article_id, seconds, count(*) as timed_views, sum(deep) as deep_views
       from viewed group by article_id, seconds),
