@@ -20,6 +20,7 @@ import {
   pageWindow,
   shortWalk,
 } from './article-queries.ts';
+import { keepFragmentSets } from './fragment-sets.ts';
 import { markBefore, markEvery, marksApply } from './page-marks.ts';
 import { termSetsOf } from './search-cache.ts';
 
@@ -54,6 +55,7 @@ export async function readArticlePage(
   const known =
     filter.searchTerms.length > 0 ? termSetsOf(db, project.id, Number(project.content_version)) : null;
   const matches = await findMatches(db.kysely, db.dialect, filter, run, known);
+  if (matches !== null) keepFragmentSets(db, project.id, Number(project.content_version), matches.readAlone);
   const total =
     matches !== null
       ? matches.set.size
