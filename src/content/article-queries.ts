@@ -263,6 +263,92 @@ export function articlePageIdsQuery(
 }
 
 /**
+ * Sorts read in two parts, each along an index, where the one sort key would be computed for every
+ * article and sorted: by view count, the articles viewed (article_views' index of project, count
+ * and article) and those never viewed (count 0, by id); by publication, the articles with a
+ * publishedAt (its sort index) and those without (by id in the same index), always after. Only
+ * for a filter without search or tags: a status filter is a probe of each article's row.
+ */
+export type SortPart = 'viewed' | 'unviewed' | 'dated' | 'undated';
+
+/** The two parts of a sort in the order read, or null when the sort is one index walk. */
+export function sortParts(order: ArticleOrder, reverse: boolean): [SortPart, SortPart] | null {
+  const direction = reverse ? (order.order === 'asc' ? 'desc' : 'asc') : order.order;
+  if (order.sort === 'viewCount')
+    return direction === 'desc' ? ['viewed', 'unviewed'] : ['unviewed', 'viewed'];
+  if (order.sort === 'publishedAt') return reverse ? ['undated', 'dated'] : ['dated', 'undated'];
+  return null;
+}
+
+function sortPart(
+  executor: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+  part: SortPart,
+  direction: 'asc' | 'desc',
+): SelectQueryBuilder<Database, 'articles', { id: string }> {
+  if (part === 'viewed') {
+    const byStatus = filter.status !== undefined || filter.published !== undefined;
+    const viewed = executor
+      .selectFrom('article_views as v')
+      .select('v.article_id as id')
+      .where('v.project_id', '=', filter.projectId)
+      .where('v.view_count', '>', 0)
+      .orderBy('v.view_count', direction)
+      .orderBy('v.article_id', direction);
+    const article = executor
+      .selectFrom('articles')
+      .select(sql`1`.as('one'))
+      .where(sql<boolean>`articles.id = v.article_id`);
+    // One builder type for every part: they differ by their tables only.
+    return (byStatus ? viewed.where((eb) => eb.exists(filtered(article, dialect, filter))) : viewed) as never;
+  }
+  const articles = filtered(executor.selectFrom('articles').select('articles.id as id'), dialect, filter);
+  if (part === 'dated')
+    return articles
+      .where('articles.published_at', 'is not', null)
+      .orderBy('articles.published_at', direction)
+      .orderBy('articles.id', direction);
+  if (part === 'undated')
+    return articles.where('articles.published_at', 'is', null).orderBy('articles.id', direction);
+  const viewed = executor
+    .selectFrom('article_views as v')
+    .select(sql`1`.as('one'))
+    .where(sql<boolean>`v.article_id = articles.id`)
+    .where('v.view_count', '>', 0);
+  return articles.where((eb) => eb.not(eb.exists(viewed))).orderBy('articles.id', direction);
+}
+
+/** The ids of a window of one part of a sort read in two (see SortPart). */
+export function sortPartIdsQuery(
+  executor: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+  part: SortPart,
+  direction: 'asc' | 'desc',
+  page: { offset: number; limit: number },
+): CompiledQuery<{ id: string }> {
+  return sortPart(executor, dialect, filter, part, direction)
+    .limit(page.limit)
+    .offset(page.offset)
+    .compile() as CompiledQuery<{ id: string }>;
+}
+
+/** The number of articles in one part of a sort read in two. */
+export function sortPartCountQuery(
+  executor: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+  part: SortPart,
+): CompiledQuery<{ count: number | string }> {
+  const rows = sortPart(executor, dialect, filter, part, 'asc').clearOrderBy();
+  return executor
+    .selectFrom(rows.as('part'))
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .compile();
+}
+
+/**
  * Sorts that a list's marks (page-marks.ts) can seek in: columns of a sort index that are never
  * null and change only with the content (view counts change without it).
  */
