@@ -86,9 +86,9 @@ export async function readArticlePage(
         columns.html,
       ),
     );
-  // A deep page of a list without search or tags: a seek from the nearest mark (page-marks.ts).
+  // A deep page of a list without search: a seek from the nearest mark (page-marks.ts).
   const mark =
-    plan === 'driven' && marksApply(filter, order)
+    (plan === 'driven' || plan === 'walk') && marksApply(filter, order)
       ? await markBefore(db, run, { filter, order, project }, window, markStep)
       : null;
   const from =

@@ -380,12 +380,14 @@ export function articleListMarksQuery(
   const column = markedSorts[order.sort];
   const next = (after: ListMark | { value: RawBuilder<unknown>; id: RawBuilder<unknown> } | undefined) =>
     ordered(
+      // Tags probed per article walked, as a page's walk probes them.
       filtered(
         executor
           .selectFrom('articles')
           .select(['articles.id', sql<string>`${sql.ref(`articles.${column}`)}`.as('value')]),
         dialect,
         filter,
+        'walk',
       ),
       order,
       { offset: step - 1, limit: 1, reverse: page.reverse, after },
