@@ -135,6 +135,8 @@ export async function findMatches(
     else if (!unstored(term)) {
       const fragment = stored(term)!;
       known?.set(term.key, fragment);
+      // Its word sets are many: not read with the other sets again (its stored set is).
+      known?.setLarge(term.tokens);
       set = set.and(fragment);
     }
   }

@@ -9,6 +9,7 @@ import type { ArticleFilter } from '../../src/content/article-queries.ts';
 import { projectFragments, rebuildArticleSets } from '../../src/content/article-set-queries.ts';
 import { articleSetKeys } from '../../src/content/article-sets.ts';
 import { fragmentSetsWritten, keepFragmentSets } from '../../src/content/fragment-sets.ts';
+import { termSetsOf } from '../../src/content/search-cache.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
 
 const count = 40;
@@ -151,6 +152,49 @@ describeEachDialect('stored fragment sets', (ctx) => {
     await ctx.db.kysely.transaction().execute((trx) => rebuildArticleSets(trx, projectId));
     assert.deepEqual(await projectFragments(ctx.db.kysely, projectId), ['tion']);
     await check('rebuilt');
+  });
+
+  test('search: a stored fragment found once is not read from its words again, at the next content versions', async () => {
+    const p = await createTestProject(ctx.db);
+    await importArticles(ctx.db, p.project, inputs());
+    const statements: string[] = [];
+    const run: Run = async (query) => {
+      statements.push(query.sql);
+      return (await ctx.db.kysely.executeQuery(query)).rows;
+    };
+    const filter: ArticleFilter = {
+      projectId: p.project.id,
+      now: new Date().toISOString(),
+      searchTerms: ['tion'],
+      anyTagIds: null,
+      allTagIds: null,
+      excludeTagIds: [],
+    };
+    const found = await findMatches(ctx.db.kysely, ctx.db.dialect, filter, run, null, limits);
+    const { content_version: version } = await ctx.db.kysely
+      .selectFrom('projects')
+      .select('content_version')
+      .where('id', '=', p.project.id)
+      .executeTakeFirstOrThrow();
+    keepFragmentSets(ctx.db, p.project.id, Number(version), found!.readAlone);
+    await fragmentSetsWritten(ctx.db);
+    // The search sets of a new process (this handle's, at versions never read): the first search
+    // reads a share of the words with the stored set, the next (another version) the stored set alone.
+    const at = async (version: number) => {
+      statements.length = 0;
+      const matches = await findMatches(
+        ctx.db.kysely,
+        ctx.db.dialect,
+        filter,
+        run,
+        termSetsOf(ctx.db, p.project.id, version),
+        limits,
+      );
+      assert.equal(matches?.set.size, found?.set.size);
+      return statements.join('\n');
+    };
+    assert.match(await at(1_000), /search_tokens/);
+    assert.doesNotMatch(await at(1_001), /search_tokens|string_agg|group_concat/);
   });
 
   test('search: a fragment read before a content change is not stored', async () => {
