@@ -9,7 +9,15 @@ import type { DialectName } from '../db/database.ts';
 import { articleTextContains, ordinalAmong, projectTokensHolding } from '../db/dialect-sql.ts';
 import type { Executor, StoredArticleStatus } from '../db/schema.ts';
 import type { ArticleFilter } from './article-queries.ts';
-import { bitmapBytes, OrdinalSet, statusSetKey, tagSetKey, termSource, windowStep } from './article-sets.ts';
+import {
+  bitmapBytes,
+  fragmentSetKey,
+  OrdinalSet,
+  statusSetKey,
+  tagSetKey,
+  termSource,
+  windowStep,
+} from './article-sets.ts';
 import type { TermSets } from './search-cache.ts';
 import { searchKey } from './search-text.ts';
 
@@ -78,6 +86,11 @@ export interface Matches {
   set: OrdinalSet;
   /** Articles of the project, of any status. */
   all: OrdinalSet;
+  /**
+   * Terms held by so many words that their word sets were read alone, each with its set: the
+   * project may store it whole (fragment-sets.ts) for the next searches.
+   */
+  readAlone: Array<{ fragment: string; set: OrdinalSet }>;
 }
 
 const storedStatuses: StoredArticleStatus[] = ['draft', 'published', 'archived'];
@@ -111,14 +124,25 @@ export async function findMatches(
     await run(firstQuery(executor, dialect, filter, terms, (term) => early.has(term), share)),
   );
   const base = combine(filter, first.parts);
+  // A term whose fragment set the project stores is that set, whatever its words.
+  const stored = (term: TokensTerm) => (term.check ? undefined : first.parts.get(fragmentSetKey(term.key)));
+  const unstored = (term: TokensTerm) => stored(term) === undefined;
   let set = base.set;
   for (const term of terms) {
     if (term.kind === 'empty') set = new OrdinalSet();
     else if (term.kind === 'known') set = set.and(term.set);
     else if (term.kind === 'piece') set = set.and(first.parts.get(term.part) ?? new OrdinalSet());
+    else if (!unstored(term)) {
+      const fragment = stored(term)!;
+      known?.set(term.key, fragment);
+      // Its word sets are many: not read with the other sets again (its stored set is).
+      known?.setLarge(term.tokens);
+      set = set.and(fragment);
+    }
   }
-  const found = { set, toCheck: [] as string[], large };
-  takeTerms(found, [...early], first, share, known);
+  later = later.filter(unstored);
+  const found = { set, toCheck: [] as string[], large: large.filter(unstored) };
+  takeTerms(found, [...early].filter(unstored), first, share, known);
   while (later.length > 0 && found.set.size > limits.laterCheckedInTexts) {
     const round = later.slice(0, earlyTerms);
     later = later.slice(earlyTerms);
@@ -133,6 +157,7 @@ export async function findMatches(
   }
   found.toCheck.push(...later.map((term) => term.key));
   set = found.set;
+  const readAlone: Matches['readAlone'] = [];
   for (const term of found.large) {
     if (set.size <= limits.checkedInTexts) {
       found.toCheck.push(term.key);
@@ -142,12 +167,15 @@ export async function findMatches(
     const termSet = known === null ? await read() : await known.shared(term.tokens, read);
     if (termSet === null) return null;
     if (term.check) found.toCheck.push(term.key);
-    else known?.set(term.key, termSet);
+    else {
+      known?.set(term.key, termSet);
+      readAlone.push({ fragment: term.key, set: termSet });
+    }
     set = set.and(termSet);
   }
   if (found.toCheck.length > 0 && set.size > 0)
     set = await checkInTexts(executor, dialect, filter, set, found.toCheck, run);
-  return { set, all: base.all };
+  return { set, all: base.all, readAlone };
 }
 
 /** Token terms whose word sets are read in the first statement, and in each later one. */
@@ -228,7 +256,10 @@ function firstQuery(
 ): CompiledQuery<SetRow> {
   const { projectId, status, published } = filter;
   const fixed = new Set<string>(storedStatuses.map(statusSetKey));
-  for (const term of terms) if (term.kind === 'piece') fixed.add(term.part);
+  for (const term of terms) {
+    if (term.kind === 'piece') fixed.add(term.part);
+    if (term.kind === 'tokens' && !term.check) fixed.add(fragmentSetKey(term.key));
+  }
   for (const id of [...(filter.anyTagIds ?? []), ...(filter.allTagIds ?? []), ...filter.excludeTagIds])
     fixed.add(tagSetKey(id));
   const branches: RawBuilder<unknown>[] = [

@@ -18,8 +18,14 @@ import {
   articlePageQuery,
   pagePlan,
   pageWindow,
+  type PageWindow,
   shortWalk,
+  type SortPart,
+  sortPartCountQuery,
+  sortPartIdsQuery,
+  sortParts,
 } from './article-queries.ts';
+import { keepFragmentSets } from './fragment-sets.ts';
 import { markBefore, markEvery, marksApply } from './page-marks.ts';
 import { termSetsOf } from './search-cache.ts';
 
@@ -54,6 +60,7 @@ export async function readArticlePage(
   const known =
     filter.searchTerms.length > 0 ? termSetsOf(db, project.id, Number(project.content_version)) : null;
   const matches = await findMatches(db.kysely, db.dialect, filter, run, known);
+  if (matches !== null) keepFragmentSets(db, project.id, Number(project.content_version), matches.readAlone);
   const total =
     matches !== null
       ? matches.set.size
@@ -79,15 +86,19 @@ export async function readArticlePage(
         columns.html,
       ),
     );
-  // A deep page of a list without search or tags: a seek from the nearest mark (page-marks.ts).
+  // A deep page of a list without search: a seek from the nearest mark (page-marks.ts).
   const mark =
-    plan === 'driven' && marksApply(filter, order)
+    (plan === 'driven' || plan === 'walk') && marksApply(filter, order)
       ? await markBefore(db, run, { filter, order, project }, window, markStep)
       : null;
   const from =
     mark === null ? window : { ...window, offset: window.offset - mark.skipped, after: mark.after };
   let rows: ArticleRow[];
-  if (from.offset < idsFirstFrom) {
+  const parts = plan === 'driven' && withoutSetFilters(filter) ? sortParts(order, window.reverse) : null;
+  if (parts !== null) {
+    const ids = await pageIdsFromParts(db, run, filter, { parts, order: order.order }, window);
+    rows = ids.length === 0 ? [] : await rowsOf(ids);
+  } else if (from.offset < idsFirstFrom) {
     rows = await run(
       articlePageQuery(db.kysely, db.dialect, filter, order, from, columns.content, plan, columns.html),
     );
@@ -96,6 +107,45 @@ export async function readArticlePage(
     rows = ids.length === 0 ? [] : await rowsOf(ids.map((row) => row.id));
   }
   return { rows: window.reverse ? rows.reverse() : rows, total };
+}
+
+/** No search and no tag filter: what the marks and the view-count parts apply to. */
+function withoutSetFilters(filter: ArticleFilter): boolean {
+  return (
+    filter.searchTerms.length === 0 &&
+    filter.anyTagIds === null &&
+    filter.allTagIds === null &&
+    filter.excludeTagIds.length === 0
+  );
+}
+
+/**
+ * The ids of a page of a sort read in two parts (SortPart), in the order read: a walk of one index
+ * each, where the sort key computed for every article and sorted took 270 ms for the first page
+ * by view count of 100,000 articles. The second part is read only for the rest of a page that the
+ * first ends in, or, past the first, after counting it.
+ */
+async function pageIdsFromParts(
+  db: Db,
+  run: Run,
+  filter: ArticleFilter,
+  { parts: [first, second], order }: { parts: [SortPart, SortPart]; order: 'asc' | 'desc' },
+  window: PageWindow,
+): Promise<string[]> {
+  const direction = window.reverse ? (order === 'asc' ? 'desc' : 'asc') : order;
+  const ids = await run(sortPartIdsQuery(db.kysely, db.dialect, filter, first, direction, window));
+  if (ids.length === window.limit) return ids.map((row) => row.id);
+  const inFirst =
+    ids.length > 0
+      ? window.offset + ids.length
+      : Number((await run(sortPartCountQuery(db.kysely, db.dialect, filter, first)))[0].count);
+  const rest = await run(
+    sortPartIdsQuery(db.kysely, db.dialect, filter, second, direction, {
+      offset: Math.max(0, window.offset - inFirst),
+      limit: window.limit - ids.length,
+    }),
+  );
+  return [...ids, ...rest].map((row) => row.id);
 }
 
 /**

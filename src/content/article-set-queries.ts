@@ -13,6 +13,8 @@ import {
   decodeChunk,
   emptyChunk,
   encodeChunk,
+  fragmentSetKey,
+  type OrdinalSet,
   type SetChanges,
   tokenOfSetKey,
 } from './article-sets.ts';
@@ -20,10 +22,57 @@ import {
 /** Sets read or written per statement: well under both databases' limits on parameters. */
 const keysPerStatement = 500;
 
-/** The keys of the sets each of these articles is in, as stored, by article id. */
+/**
+ * The fragments whose sets the project stores (fragmentSetKey): those with a member. A writer reads
+ * them after taking the project's lock (its content version's row), so that a fragment stored
+ * meanwhile is never missed by its changes.
+ */
+export async function projectFragments(executor: Executor, projectId: string): Promise<string[]> {
+  // `f;` follows every `f:` key in the keys' byte order (collation "C" on PostgreSQL).
+  const rows = await executor
+    .selectFrom('article_sets')
+    .select('set_key')
+    .distinct()
+    .where('project_id', '=', projectId)
+    .where('set_key', '>', 'f:')
+    .where('set_key', '<', 'f;')
+    .execute();
+  return rows.map((row) => row.set_key.slice(2));
+}
+
+/** Stores a fragment's set, all its chunks, as read from the word sets holding it. */
+export async function insertFragmentSet(
+  executor: Executor,
+  projectId: string,
+  fragment: string,
+  set: OrdinalSet,
+): Promise<void> {
+  const rows: ArticleSetTable[] = [];
+  for (const [chunk, words] of set.chunks) {
+    const members = encodeChunk(words);
+    if (members !== null)
+      rows.push({
+        project_id: projectId,
+        set_key: fragmentSetKey(fragment),
+        chunk,
+        members: Buffer.from(members),
+      });
+  }
+  for (let first = 0; first < rows.length; first += keysPerStatement)
+    await executor
+      .insertInto('article_sets')
+      .values(rows.slice(first, first + keysPerStatement))
+      .execute();
+}
+
+/**
+ * The keys of the sets each of these articles is in, as stored, by article id (`fragments`: the
+ * project's, from projectFragments).
+ */
 export async function storedSetKeys(
   executor: Executor,
   articleIds: string[],
+  fragments: readonly string[] = [],
 ): Promise<Map<string, Set<string>>> {
   const keys = new Map<string, Set<string>>();
   for (let start = 0; start < articleIds.length; start += keysPerStatement) {
@@ -44,11 +93,10 @@ export async function storedSetKeys(
     for (const article of articles) {
       keys.set(
         article.id,
-        articleSetKeys({
-          status: article.status,
-          tagIds: tagsOf.get(article.id) ?? [],
-          searchText: article.search_text,
-        }),
+        articleSetKeys(
+          { status: article.status, tagIds: tagsOf.get(article.id) ?? [], searchText: article.search_text },
+          fragments,
+        ),
       );
     }
   }
@@ -158,9 +206,11 @@ async function addTokens(executor: Executor, projectId: string, tokens: string[]
 
 /**
  * Builds a project's sets and tokens again from its articles, a chunk of ordinals at a time (so
- * that memory stays bounded whatever the size of the project). Run inside a transaction.
+ * that memory stays bounded whatever the size of the project), its stored fragments' too. Run
+ * inside a transaction.
  */
 export async function rebuildArticleSets(executor: Executor, projectId: string): Promise<void> {
+  const fragments = await projectFragments(executor, projectId);
   await executor.deleteFrom('article_sets').where('project_id', '=', projectId).execute();
   await executor.deleteFrom('search_tokens').where('project_id', '=', projectId).execute();
   const { last } = await executor
@@ -192,11 +242,14 @@ export async function rebuildArticleSets(executor: Executor, projectId: string):
     const sets = new Map<string, Uint32Array>();
     for (const article of articles) {
       const low = article.ordinal & (chunkSize - 1);
-      const keys = articleSetKeys({
-        status: article.status,
-        tagIds: tagsOf.get(article.ordinal) ?? [],
-        searchText: article.search_text,
-      });
+      const keys = articleSetKeys(
+        {
+          status: article.status,
+          tagIds: tagsOf.get(article.ordinal) ?? [],
+          searchText: article.search_text,
+        },
+        fragments,
+      );
       for (const key of keys) {
         let words = sets.get(key);
         if (words === undefined) sets.set(key, (words = emptyChunk()));
@@ -221,4 +274,19 @@ export async function rebuildArticleSets(executor: Executor, projectId: string):
     }
     await addTokens(executor, projectId, added);
   }
+}
+
+/**
+ * The project's content version, its row locked until the transaction ends as a writer locks it
+ * (SQLite: the transaction holds the writer's lock already); undefined when a writer holds it now.
+ */
+export async function lockedContentVersion(
+  executor: Executor,
+  dialect: DialectName,
+  projectId: string,
+): Promise<number | undefined> {
+  let query = executor.selectFrom('projects').select('content_version').where('id', '=', projectId);
+  if (dialect === 'postgres') query = query.forUpdate().skipLocked();
+  const row = await query.executeTakeFirst();
+  return row === undefined ? undefined : Number(row.content_version);
 }

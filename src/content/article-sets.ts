@@ -37,6 +37,8 @@ export const statusSetKey = (status: StoredArticleStatus) => `s:${status}`;
 export const tagSetKey = (tagId: string) => `g:${tagId}`;
 export const tokenSetKey = (token: string) => `t:${token}`;
 export const pieceSetKey = (piece: string) => `c:${piece}`;
+/** The set of a fragment held by very many words (`tion`), stored whole once a search read it so. */
+export const fragmentSetKey = (fragment: string) => `f:${fragment}`;
 export const tokenOfSetKey = (key: string): string | null => (key.startsWith('t:') ? key.slice(2) : null);
 
 /** How a search term (already lower-cased with searchKey) is counted. */
@@ -144,9 +146,16 @@ export interface ArticleMembership {
   searchText: string;
 }
 
-/** The keys of every set an article belongs to. */
-export function articleSetKeys({ status, tagIds, searchText }: ArticleMembership): Set<string> {
+/**
+ * The keys of every set an article belongs to, of the project's stored fragments among them: a
+ * fragment holds no whitespace, so it is in the text exactly when it is in one of its tokens.
+ */
+export function articleSetKeys(
+  { status, tagIds, searchText }: ArticleMembership,
+  fragments: readonly string[] = [],
+): Set<string> {
   const keys = new Set<string>([statusSetKey(status)]);
+  for (const fragment of fragments) if (searchText.includes(fragment)) keys.add(fragmentSetKey(fragment));
   for (const id of tagIds) keys.add(tagSetKey(id));
   // A piece recurs many times in a text: each distinct one is made a key once.
   const { tokens, pieces } = tokensAndPieces(searchText);

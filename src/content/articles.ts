@@ -194,6 +194,7 @@ export async function getArticle(
   const withHtml = select.fields.has('html');
   const row = await findArticleBySlug(
     executor,
+    db.dialect,
     project.id,
     slug,
     select.fields.has('content') || (publishedOnly && withHtml),

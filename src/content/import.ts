@@ -21,7 +21,7 @@ import { requireProject } from '../projects/service.ts';
 import { formatBytes } from '../projects/size.ts';
 import { announceDuePublications } from './announcements.ts';
 import { articleEvent, changeEvents, tagEvent } from './article-events.ts';
-import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
+import { applySetChanges, projectFragments, storedSetKeys } from './article-set-queries.ts';
 import { storedArticles } from './article-snapshots.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import { articleUrl } from './article-url.ts';
@@ -296,6 +296,7 @@ async function writeContent(
   // leaves the sets it was in and joins those it is in now (article-sets.ts).
   const sets = new SetChanges();
   const perWrite = options.setChangesPerWrite ?? pendingSetChanges;
+  const fragments = await projectFragments(trx, project.id);
   const ordinals = unusedOrdinals([...existing.values()].map((row) => row.ordinal));
   let done = 0;
   let lastOrdinal: number | null = null;
@@ -323,7 +324,7 @@ async function writeContent(
         const previous = existing.get(digest.slug);
         return previous && previous.content_hash !== digest.hash ? [previous.id] : [];
       });
-      const before = await storedSetKeys(trx, changedIds);
+      const before = await storedSetKeys(trx, changedIds, fragments);
       // The versions these changes replace, kept as revisions.
       const replaced = await storedArticles(trx, changedIds);
       for (const { digest, index } of batch) {
@@ -387,7 +388,10 @@ async function writeContent(
           sets.article(
             row.ordinal,
             previous ? before.get(previous.id)! : null,
-            articleSetKeys({ status: row.status, tagIds: articleTagIds, searchText: row.search_text }),
+            articleSetKeys(
+              { status: row.status, tagIds: articleTagIds, searchText: row.search_text },
+              fragments,
+            ),
           );
           if (sets.size >= perWrite) await applySetChanges(trx, dialect, project.id, sets);
         }
@@ -409,7 +413,7 @@ async function writeContent(
 
   if (options.prune) {
     const goneRows = [...existing.values()].filter((row) => !importedSlugs.has(row.slug));
-    await removeGone(trx, dialect, project.id, goneRows, sets, perWrite, now);
+    await removeGone(trx, dialect, project.id, goneRows, { sets, perWrite, fragments }, now);
     for (const row of goneRows) events.push(articleEvent(project, 'article.deleted', row, now));
     summary.removed = goneRows.length;
     summary.changes.removed = goneRows.map((row) => row.slug).sort(compareCodeUnits);
@@ -483,14 +487,13 @@ async function removeGone(
   dialect: DialectName,
   projectId: string,
   goneRows: Array<{ id: string; ordinal: number }>,
-  sets: SetChanges,
-  perWrite: number,
+  { sets, perWrite, fragments }: { sets: SetChanges; perWrite: number; fragments: readonly string[] },
   now: string,
 ): Promise<void> {
   for (let start = 0; start < goneRows.length; start += articleBatch) {
     const batch = goneRows.slice(start, start + articleBatch);
     const ids = batch.map((row) => row.id);
-    const before = await storedSetKeys(trx, ids);
+    const before = await storedSetKeys(trx, ids, fragments);
     for (const row of batch) sets.article(row.ordinal, before.get(row.id)!, null);
     await rememberRemoved(trx, projectId, ids, now);
     await trx.deleteFrom('articles').where('id', 'in', ids).execute();

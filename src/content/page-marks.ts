@@ -1,5 +1,5 @@
 // Marks along long lists, so that a deep page is a seek and a short walk: for a list without
-// search or tag filters, sorted by a marked sort (article-queries.ts), the place of every
+// search (with tag filters or not), sorted by a marked sort (article-queries.ts), the place of every
 // `markEvery`th article in the order read, kept per database handle and project content version
 // (a content change makes them unreachable). Page 5,000 of 100,000 articles then walks at most
 // `markEvery` index entries from its mark instead of 50,000 from the start of the list; the first
@@ -37,18 +37,12 @@ interface ProjectMarks {
 const maxProjects = 1_000;
 const kept = new WeakMap<Db, Map<string, ProjectMarks>>();
 
-/** Whether a list's pages can be found from marks: no search, no tags, a marked sort. */
+/** Whether a list's pages can be found from marks: no search, a marked sort. */
 export function marksApply(
   filter: ArticleFilter,
   order: ArticleOrder,
 ): order is { sort: MarkedSort; order: 'asc' | 'desc' } {
-  return (
-    filter.searchTerms.length === 0 &&
-    filter.anyTagIds === null &&
-    filter.allTagIds === null &&
-    filter.excludeTagIds.length === 0 &&
-    order.sort in markedSorts
-  );
+  return filter.searchTerms.length === 0 && order.sort in markedSorts;
 }
 
 /**
@@ -68,7 +62,17 @@ export async function markBefore(
   const { filter, order, project } = list;
   const version = Number(project.content_version);
   const byStatus = filter.status !== undefined || filter.published !== undefined;
-  const key = JSON.stringify([step, order.sort, order.order, page.reverse, filter.status, filter.published]);
+  const key = JSON.stringify([
+    step,
+    order.sort,
+    order.order,
+    page.reverse,
+    filter.status,
+    filter.published,
+    filter.anyTagIds,
+    filter.allTagIds,
+    filter.excludeTagIds,
+  ]);
   let projects = kept.get(db);
   if (projects === undefined) kept.set(db, (projects = new Map()));
   let entry = projects.get(project.id);

@@ -12,7 +12,7 @@ import { bumpContentVersion } from '../projects/queries.ts';
 import { findArticleIdBySlug } from './article-queries.ts';
 import { announceDuePublications } from './announcements.ts';
 import { articleEvent, changeEvents } from './article-events.ts';
-import { applySetChanges, storedSetKeys } from './article-set-queries.ts';
+import { applySetChanges, projectFragments, storedSetKeys } from './article-set-queries.ts';
 import { articleSetKeys, SetChanges } from './article-sets.ts';
 import {
   sameArticle,
@@ -199,7 +199,12 @@ export async function createArticle(
     await trx.insertInto('articles').values(row).execute();
     await writeTagsAndVariants(trx, row.id, tagIds, input.variants);
     const sets = new SetChanges();
-    sets.article(ordinal, null, articleSetKeys({ status: row.status, tagIds, searchText: row.search_text }));
+    const fragments = await projectFragments(trx, scope.project.id);
+    sets.article(
+      ordinal,
+      null,
+      articleSetKeys({ status: row.status, tagIds, searchText: row.search_text }, fragments),
+    );
     await applySetChanges(trx, db.dialect, scope.project.id, sets);
     const answer = await answerOf(trx, db, scope.project, row.slug, 201);
     if (idempotency) await keepAnswer(trx, idempotency, answer, scope.now);
@@ -278,7 +283,8 @@ async function writeArticle(
 ): Promise<void> {
   const { trx } = scope;
   const tagIds = await tagIdsOf(scope, article);
-  const setsBefore = await storedSetKeys(trx, [before.row.id]);
+  const fragments = await projectFragments(trx, scope.project.id);
+  const setsBefore = await storedSetKeys(trx, [before.row.id], fragments);
   const row = articleRow(
     siteOf(scope.project),
     article,
@@ -304,7 +310,7 @@ async function writeArticle(
   sets.article(
     row.ordinal,
     setsBefore.get(id)!,
-    articleSetKeys({ status: row.status, tagIds, searchText: row.search_text }),
+    articleSetKeys({ status: row.status, tagIds, searchText: row.search_text }, fragments),
   );
   await applySetChanges(trx, db.dialect, scope.project.id, sets);
 }
@@ -320,7 +326,7 @@ export async function deleteArticle(
     const { trx } = scope;
     const { row } = await currentArticle(trx, scope.project, slug);
     checkIfMatch(ifMatch, String(row.version), 'version', true);
-    const before = await storedSetKeys(trx, [row.id]);
+    const before = await storedSetKeys(trx, [row.id], await projectFragments(trx, scope.project.id));
     const sets = new SetChanges();
     sets.article(row.ordinal, before.get(row.id)!, null);
     await rememberRemoved(trx, scope.project.id, [row.id], scope.now.toISOString());

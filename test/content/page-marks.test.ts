@@ -1,6 +1,6 @@
-// Deep pages of a list without search or tags are found from marks (page-marks.ts): a seek from the
+// Deep pages of a list without search are found from marks (page-marks.ts): a seek from the
 // nearest kept mark, then a short walk. Every page must be the page the walk from the list's start
-// finds, in every marked sort and direction, with status filters, after a content change, and
+// finds, in every marked sort and direction, with status and tag filters, after a content change, and
 // once a scheduled article has come due (which changes a status filter's list without a content
 // change).
 import assert from 'node:assert/strict';
@@ -31,6 +31,7 @@ function articles(now: number): ArticleInput[] {
       createdAt: new Date(Date.UTC(2026, 0, 1) + i * hour).toISOString(),
       // Some equal: ties are broken by id.
       updatedAt: new Date(Date.UTC(2026, 2, 1) + ((i * 17) % 30) * hour).toISOString(),
+      tags: ['Red', 'Green', 'Blue'].filter((_, t) => (i >> t) % 2 === 1),
     });
   });
 }
@@ -100,6 +101,83 @@ describeEachDialect('list pages found from marks', (ctx) => {
             if (statements.some((text) => /\) [<>] \(/.test(text))) seeks++;
           }
         }
+      }
+    }
+    assert.ok(seeks > 0, 'some pages were found by a seek from a mark');
+  });
+
+  test('list: a deep page of a tag filter found from the marks is the page of the walk from the start', async () => {
+    const p = await createTestProject(ctx.db);
+    const now = Date.now();
+    await importArticles(ctx.db, p.project, articles(now));
+    const project = await ctx.db.kysely
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', '=', p.project.id)
+      .executeTakeFirstOrThrow();
+    const tags = new Map(
+      (
+        await ctx.db.kysely
+          .selectFrom('tags')
+          .select(['id', 'name'])
+          .where('project_id', '=', project.id)
+          .execute()
+      ).map((tag) => [tag.name, tag.id]),
+    );
+    const statements: string[] = [];
+    const run: Run = async (compiled) => {
+      statements.push(compiled.sql);
+      return (await ctx.db.readOffThread(compiled)) as never;
+    };
+    const filters: Array<Pick<ArticleFilter, 'anyTagIds' | 'allTagIds' | 'excludeTagIds' | 'status'>> = [
+      { anyTagIds: [tags.get('Red')!], allTagIds: null, excludeTagIds: [] },
+      {
+        anyTagIds: [tags.get('Red')!, tags.get('Blue')!],
+        allTagIds: null,
+        excludeTagIds: [],
+        status: 'published',
+      },
+      { anyTagIds: null, allTagIds: [tags.get('Green')!, tags.get('Blue')!], excludeTagIds: [] },
+      { anyTagIds: null, allTagIds: null, excludeTagIds: [tags.get('Green')!] },
+    ];
+    const read = (tagFilter: (typeof filters)[number], order: ArticleOrder, page: number, markStep: number) =>
+      readArticlePage(
+        ctx.db,
+        {
+          filter: { projectId: project.id, now: new Date(now).toISOString(), searchTerms: [], ...tagFilter },
+          order,
+          page: { offset: (page - 1) * limit, limit },
+          columns: { content: false, html: false },
+          project,
+        },
+        run,
+        false,
+        undefined,
+        markStep,
+      );
+    let seeks = 0;
+    for (const tagFilter of filters) {
+      for (const order of [
+        { sort: 'createdAt', order: 'desc' },
+        { sort: 'title', order: 'asc' },
+      ] as const) {
+        const label = JSON.stringify({ ...order, ...tagFilter });
+        const reference = await read(tagFilter, order, 1, Infinity);
+        const pages = Math.ceil(reference.total / limit);
+        // Small marks (every 3 articles): tag filters leave few.
+        for (const pass of [1, 2])
+          for (let page = 1; page <= pages; page++) {
+            const walked = await read(tagFilter, order, page, Infinity);
+            statements.length = 0;
+            const marked = await read(tagFilter, order, page, 3);
+            assert.equal(marked.total, walked.total, label);
+            assert.deepEqual(
+              marked.rows.map((row) => row.slug),
+              walked.rows.map((row) => row.slug),
+              `${label} page ${page}, pass ${pass}`,
+            );
+            if (statements.some((text) => /\) [<>] \(/.test(text))) seeks++;
+          }
       }
     }
     assert.ok(seeks > 0, 'some pages were found by a seek from a mark');
