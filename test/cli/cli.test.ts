@@ -627,7 +627,8 @@ async function waitForHealth(served: Served, port: number): Promise<void> {
   throw new Error(`port ${port} never became healthy: ${served.output()}`);
 }
 
-describe('folio serve', () => {
+// Each test has its own folder or database and port: they run side by side, as the CLI's do.
+describe('folio serve', { concurrency: 3 }, () => {
   test(
     'on the default database, on a terminal: the demo key is shown on stderr only, never in the JSON log; a second start adds nothing',
     { skip: hasScript ? false : 'util-linux script is not installed' },
@@ -794,6 +795,7 @@ describe(
   'folio CLI on PostgreSQL',
   {
     skip: postgresUrl === null ? 'TEST_POSTGRES_URL is not set' : false,
+    concurrency: 3,
   },
   () => {
     test('a start that fails (port in use) exits at once, without waiting for the pool', async () => {
