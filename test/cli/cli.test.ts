@@ -795,7 +795,6 @@ describe(
   'folio CLI on PostgreSQL',
   {
     skip: postgresUrl === null ? 'TEST_POSTGRES_URL is not set' : false,
-    concurrency: 3,
   },
   () => {
     test('a start that fails (port in use) exits at once, without waiting for the pool', async () => {
