@@ -1,9 +1,20 @@
 // Test helpers: every suite runs once per configured database (SQLite always, PostgreSQL when
 // TEST_POSTGRES_URL is set), each in a database of its own; factories build each test's rows.
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type Kysely, Migrator } from 'kysely';
@@ -49,7 +60,99 @@ export async function migrateBefore(db: Db, first: string): Promise<void> {
   if (error) throw error;
 }
 
-/** A new, empty database of the dialect, migrated unless `migrate` is false. */
+/**
+ * What the migrated schema depends on: every file of src/db (the migrations, their frozen copies
+ * and the handle they run through), and the day (a migration makes the page-view partitions of
+ * the months around it). A change to any of them is a new template, never a stale one.
+ */
+const schemaFingerprint = (() => {
+  const dbSource = fileURLToPath(new URL('../src/db/', import.meta.url));
+  const hash = createHash('sha256');
+  const files = readdirSync(dbSource, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+  for (const file of files) hash.update(`${relative(dbSource, file)}\0`).update(readFileSync(file));
+  return `${new Date().toISOString().slice(0, 10).replaceAll('-', '')}_${hash.digest('hex').slice(0, 16)}`;
+})();
+
+/**
+ * A SQLite file migrated to the latest schema, made once for every test process (a copy is a
+ * migrated database): each test database starts as a copy instead of running every migration.
+ */
+async function sqliteTemplate(): Promise<string> {
+  const template = join(tmpdir(), `folio-test-template-${schemaFingerprint}.db`);
+  if (existsSync(template)) return template;
+  const dir = mkdtempSync(join(tmpdir(), 'folio-template-'));
+  try {
+    const file = join(dir, 'folio.db');
+    const db = openDatabase(file);
+    try {
+      await migrateToLatest(db);
+    } finally {
+      await db.close();
+    }
+    // Closed cleanly, the file holds everything: no write-ahead log is left beside it.
+    if (existsSync(`${file}-wal`)) throw new Error(`a write-ahead log was left beside ${file}`);
+    // Made whole under another name and renamed: a process never copies a template half-written.
+    renameSync(file, template);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return template;
+}
+
+/**
+ * A PostgreSQL database migrated to the latest schema and marked as a template (no connections
+ * allowed), made once for every test process under an advisory lock; each test database is
+ * created from it instead of running every migration. One left half-made (a process killed while
+ * migrating it) is not marked, so the next process drops it and makes it again.
+ */
+async function postgresTemplate(admin: pg.Client): Promise<string> {
+  const name = `folio_template_${schemaFingerprint}`;
+  const isTemplate = async () =>
+    (await admin.query('SELECT datistemplate FROM pg_database WHERE datname = $1', [name])).rows[0]
+      ?.datistemplate as boolean | undefined;
+  if ((await isTemplate()) === true) return name;
+  await admin.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+  try {
+    const state = await isTemplate();
+    if (state === true) return name;
+    if (state === false) await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(postgresUrl!);
+    url.pathname = `/${name}`;
+    const db = openDatabase(url.toString(), { poolSize: 1 });
+    try {
+      await migrateToLatest(db);
+    } finally {
+      await db.close();
+    }
+    await admin.query(`ALTER DATABASE ${name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+    await dropOldTemplates(admin);
+    return name;
+  } finally {
+    await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
+  }
+}
+
+/** Templates of days before yesterday: no test process of today clones them. */
+async function dropOldTemplates(admin: pg.Client): Promise<void> {
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
+  const { rows } = await admin.query<{ datname: string }>(
+    `SELECT datname FROM pg_database WHERE datname ~ '^folio_template_[0-9]{8}_[0-9a-f]{16}$'`,
+  );
+  for (const { datname } of rows) {
+    if (datname.slice('folio_template_'.length, 'folio_template_'.length + 8) >= yesterday) continue;
+    await admin.query(`ALTER DATABASE ${datname} WITH IS_TEMPLATE false`);
+    await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  }
+}
+
+/**
+ * A new database of the dialect: migrated (a copy of a migrated template) unless `migrate` is
+ * false, which leaves it empty for a test that migrates it itself.
+ */
 export async function createTestDatabase(
   dialect: DialectName,
   { migrate = true }: { migrate?: boolean } = {},
@@ -57,8 +160,8 @@ export async function createTestDatabase(
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'folio-test-'));
     const url = join(dir, 'folio.db');
+    if (migrate) copyFileSync(await sqliteTemplate(), url);
     const db = openDatabase(url);
-    if (migrate) await migrateToLatest(db);
     return {
       db,
       url,
@@ -72,12 +175,15 @@ export async function createTestDatabase(
   const name = `folio_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: postgresUrl! });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  try {
+    const template = migrate ? await postgresTemplate(admin) : null;
+    await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(postgresUrl!);
   url.pathname = `/${name}`;
   const db = openDatabase(url.toString(), { poolSize: 5 });
-  if (migrate) await migrateToLatest(db);
   return {
     db,
     url: url.toString(),

@@ -627,7 +627,9 @@ async function waitForHealth(served: Served, port: number): Promise<void> {
   throw new Error(`port ${port} never became healthy: ${served.output()}`);
 }
 
-describe('folio serve', () => {
+// Each test has its own folder or database and port: two run side by side (each starts a server
+// that imports the demo blog; three at once, on a loaded machine, outlasted the 30 s waits).
+describe('folio serve', { concurrency: 2 }, () => {
   test(
     'on the default database, on a terminal: the demo key is shown on stderr only, never in the JSON log; a second start adds nothing',
     { skip: hasScript ? false : 'util-linux script is not installed' },
