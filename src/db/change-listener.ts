@@ -56,13 +56,19 @@ export class PostgresChangeListener {
   #timer: NodeJS.Timeout | null = null;
   readonly #views = new Set<ViewsListener>();
   readonly #barriers = new Map<string, () => void>();
+  readonly #probeTimeoutMs: number;
 
   /**
    * `connectTimeoutMs`: how long a connection may take (a host that never answers); `onLost`: called
-   * when the connection fails or is lost (the database may be down).
+   * when the connection fails or is lost (the database may be down); `probeTimeoutMs`: how long a
+   * notification sent through the pool may take to be heard before the connection counts as deaf.
    */
-  constructor(url: string, options: { connectTimeoutMs?: number; onLost?: () => void } = {}) {
+  constructor(
+    url: string,
+    options: { connectTimeoutMs?: number; onLost?: () => void; probeTimeoutMs?: number } = {},
+  ) {
     this.#url = url;
+    this.#probeTimeoutMs = options.probeTimeoutMs ?? probeTimeoutMs;
     this.#connectTimeoutMs = options.connectTimeoutMs;
     this.#onLost = options.onLost;
   }
@@ -197,21 +203,26 @@ export class PostgresChangeListener {
 
   /**
    * Sends a notification through the pool (another connection, as other instances' changes come)
-   * and waits for this connection to hear it; rejects with NothingHeardError after probeTimeoutMs.
+   * and waits for this connection to hear it; rejects with NothingHeardError when it is not heard
+   * within probeTimeoutMs of being sent. The time the pool takes to send it (a busy pool, a slow
+   * server) does not count: that is no sign of a connection that cannot hear.
    */
   async #probe(client: pg.Client): Promise<void> {
     if (this.#pool === null) return;
     const token = `sync:probe:${randomUUID()}`;
-    let timer: NodeJS.Timeout | undefined;
-    const heard = new Promise<void>((resolve, reject) => {
-      this.#barriers.set(token, resolve);
-      timer = setTimeout(() => reject(new NothingHeardError()), probeTimeoutMs);
-    });
+    const heard = new Promise<void>((resolve) => this.#barriers.set(token, resolve));
     try {
       await this.#pool.query('select pg_notify($1, $2)', ['folio_keys', token]);
-      await heard;
+      let timer: NodeJS.Timeout | undefined;
+      const deaf = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new NothingHeardError()), this.#probeTimeoutMs);
+      });
+      try {
+        await Promise.race([heard, deaf]);
+      } finally {
+        clearTimeout(timer);
+      }
     } finally {
-      clearTimeout(timer);
       this.#barriers.delete(token);
     }
     if (this.#client !== client) throw new Error('the listening connection was lost');

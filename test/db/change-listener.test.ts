@@ -116,3 +116,37 @@ test('a payload is read as slugs with their counts, or as slugs alone in the for
   ]);
   assert.deepEqual(viewedArticles(['one', '=3']), [['one', undefined]]);
 });
+
+test(
+  'a probe sent slowly by a busy pool is no deaf connection: nothing is left to reject unheard, and the listener starts',
+  { skip: postgresUrl === null },
+  async () => {
+    const database = await createTestDatabase('postgres');
+    // The pool's only connection is taken: the probe's notification waits for it past the timeout.
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const taken = await pool.connect();
+    const listener = new PostgresChangeListener(database.url, { probeTimeoutMs: 100 });
+    listener.watchLocalWrites(pool);
+    const unhandled: unknown[] = [];
+    const warnings: string[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    const onWarning = (warning: Error & { code?: string }) => warnings.push(warning.code ?? warning.message);
+    process.on('unhandledRejection', onUnhandled);
+    process.on('warning', onWarning);
+    try {
+      assert.equal(listener.stamp(), null);
+      await sleep(600);
+      taken.release();
+      for (let wait = 0; !listener.listening && wait < 400; wait++) await sleep(5);
+      assert.equal(listener.listening, true, 'listening once the pool sent the probe');
+      assert.deepEqual(unhandled, []);
+      assert.ok(!warnings.includes('FOLIO_LISTEN_DEAF'), warnings.join(', '));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      process.off('warning', onWarning);
+      await listener.close();
+      await pool.end();
+      await database.drop();
+    }
+  },
+);
