@@ -36,6 +36,34 @@ function articles(now: number): ArticleInput[] {
   });
 }
 
+/**
+ * Reads each of `pages` pages by the walk from the start and from the marks kept every `markStep`
+ * articles, and asserts that both give the same page and total; returns how many pages were found
+ * by a seek from a mark (a row comparison among the statements run).
+ */
+async function pagesAgree(
+  read: (page: number, markStep: number) => Promise<{ total: number; rows: Array<{ slug: string }> }>,
+  pages: number,
+  markStep: number,
+  statements: string[],
+  label: string,
+): Promise<number> {
+  let seeks = 0;
+  for (let page = 1; page <= pages; page++) {
+    const walked = await read(page, Infinity);
+    statements.length = 0;
+    const marked = await read(page, markStep);
+    assert.equal(marked.total, walked.total, label);
+    assert.deepEqual(
+      marked.rows.map((row) => row.slug),
+      walked.rows.map((row) => row.slug),
+      `${label} page ${page}`,
+    );
+    if (statements.some((text) => /\) [<>] \(/.test(text))) seeks++;
+  }
+  return seeks;
+}
+
 describeEachDialect('list pages found from marks', (ctx) => {
   test('list: a deep page found from the marks is the page of the walk from the start, in every marked sort, both ways, with status filters', async () => {
     const p = await createTestProject(ctx.db);
@@ -88,18 +116,13 @@ describeEachDialect('list pages found from marks', (ctx) => {
         for (const pass of [1, 2]) {
           const reference = await read(order, status, 1, Infinity);
           const pages = Math.ceil(reference.total / limit);
-          for (let page = 1; page <= pages; page++) {
-            const walked = await read(order, status, page, Infinity);
-            statements.length = 0;
-            const marked = await read(order, status, page, step);
-            assert.equal(marked.total, walked.total, label);
-            assert.deepEqual(
-              marked.rows.map((row) => row.slug),
-              walked.rows.map((row) => row.slug),
-              `${label} page ${page}, pass ${pass}`,
-            );
-            if (statements.some((text) => /\) [<>] \(/.test(text))) seeks++;
-          }
+          seeks += await pagesAgree(
+            (page, markStep) => read(order, status, page, markStep),
+            pages,
+            step,
+            statements,
+            `${label}, pass ${pass}`,
+          );
         }
       }
     }
@@ -166,18 +189,13 @@ describeEachDialect('list pages found from marks', (ctx) => {
         const pages = Math.ceil(reference.total / limit);
         // Small marks (every 3 articles): tag filters leave few.
         for (const pass of [1, 2])
-          for (let page = 1; page <= pages; page++) {
-            const walked = await read(tagFilter, order, page, Infinity);
-            statements.length = 0;
-            const marked = await read(tagFilter, order, page, 3);
-            assert.equal(marked.total, walked.total, label);
-            assert.deepEqual(
-              marked.rows.map((row) => row.slug),
-              walked.rows.map((row) => row.slug),
-              `${label} page ${page}, pass ${pass}`,
-            );
-            if (statements.some((text) => /\) [<>] \(/.test(text))) seeks++;
-          }
+          seeks += await pagesAgree(
+            (page, markStep) => read(tagFilter, order, page, markStep),
+            pages,
+            3,
+            statements,
+            `${label}, pass ${pass}`,
+          );
       }
     }
     assert.ok(seeks > 0, 'some pages were found by a seek from a mark');
