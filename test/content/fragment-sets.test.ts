@@ -11,6 +11,7 @@ import { articleSetKeys } from '../../src/content/article-sets.ts';
 import { fragmentSetsWritten, keepFragmentSets } from '../../src/content/fragment-sets.ts';
 import { termSetsOf } from '../../src/content/search-cache.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
+import { recordingRun } from './recording-run.ts';
 
 const count = 40;
 const words = ['nation', 'motion', 'station', 'plain'];
@@ -50,11 +51,7 @@ describeEachDialect('stored fragment sets', (ctx) => {
     const p = await createTestProject(ctx.db, { scopes: ['read', 'write'] });
     const projectId = p.project.id;
     await importArticles(ctx.db, p.project, inputs());
-    const statements: string[] = [];
-    const run: Run = async (query) => {
-      statements.push(query.sql);
-      return (await ctx.db.kysely.executeQuery(query)).rows;
-    };
+    const { run, statements } = recordingRun(ctx.db, { offThread: false });
     const filter = (): ArticleFilter => ({
       projectId,
       now: new Date().toISOString(),
@@ -157,11 +154,7 @@ describeEachDialect('stored fragment sets', (ctx) => {
   test('search: a stored fragment found once is not read from its words again, at the next content versions', async () => {
     const p = await createTestProject(ctx.db);
     await importArticles(ctx.db, p.project, inputs());
-    const statements: string[] = [];
-    const run: Run = async (query) => {
-      statements.push(query.sql);
-      return (await ctx.db.kysely.executeQuery(query)).rows;
-    };
+    const { run, statements } = recordingRun(ctx.db, { offThread: false });
     const filter: ArticleFilter = {
       projectId: p.project.id,
       now: new Date().toISOString(),

@@ -10,6 +10,7 @@ import { readArticlePage } from '../../src/content/article-page.ts';
 import type { ArticleFilter, ArticleOrder } from '../../src/content/article-queries.ts';
 import type { ArticleInput } from '../../src/content/import/records.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
+import { recordingRun } from './recording-run.ts';
 
 const count = 90;
 const limit = 4;
@@ -74,11 +75,7 @@ describeEachDialect('list pages found from marks', (ctx) => {
       .selectAll()
       .where('id', '=', p.project.id)
       .executeTakeFirstOrThrow();
-    const statements: string[] = [];
-    const run: Run = async (compiled) => {
-      statements.push(compiled.sql);
-      return (await ctx.db.readOffThread(compiled)) as never;
-    };
+    const { run, statements } = recordingRun(ctx.db, { offThread: true });
     const read = (order: ArticleOrder, status: ArticleFilter['status'], page: number, markStep: number) =>
       readArticlePage(
         ctx.db,
@@ -147,11 +144,7 @@ describeEachDialect('list pages found from marks', (ctx) => {
           .execute()
       ).map((tag) => [tag.name, tag.id]),
     );
-    const statements: string[] = [];
-    const run: Run = async (compiled) => {
-      statements.push(compiled.sql);
-      return (await ctx.db.readOffThread(compiled)) as never;
-    };
+    const { run, statements } = recordingRun(ctx.db, { offThread: true });
     const filters: Array<Pick<ArticleFilter, 'anyTagIds' | 'allTagIds' | 'excludeTagIds' | 'status'>> = [
       { anyTagIds: [tags.get('Red')!], allTagIds: null, excludeTagIds: [] },
       {

@@ -13,6 +13,7 @@ import { rebuildArticleSets } from '../../src/content/article-set-queries.ts';
 import { termSetsOf } from '../../src/content/search-cache.ts';
 import type { ArticleInput } from '../../src/content/import/records.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
+import { recordingRun } from './recording-run.ts';
 
 const count = 130;
 const tagNames = ['Alpha', 'Beta'];
@@ -430,11 +431,7 @@ describeEachDialect('search of a large term', (ctx) => {
       termChunksMost: 1000,
       laterCheckedInTexts: 0,
     };
-    const statements: string[] = [];
-    const run: Run = async (query) => {
-      statements.push(query.sql);
-      return (await ctx.db.kysely.executeQuery(query)).rows;
-    };
+    const { run, statements } = recordingRun(ctx.db, { offThread: false });
     const filter: ArticleFilter = {
       projectId: p.project.id,
       now: new Date().toISOString(),

@@ -5,7 +5,6 @@
 // change.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Run } from '../../src/content/article-matches.ts';
 import { readArticlePage } from '../../src/content/article-page.ts';
 import {
   type ArticleFilter,
@@ -19,6 +18,7 @@ import {
   importArticles,
   setViewCount,
 } from '../helpers.ts';
+import { recordingRun } from './recording-run.ts';
 
 const count = 45;
 const limit = 4;
@@ -49,11 +49,7 @@ describeEachDialect('list pages of sorts read in two parts', (ctx) => {
       .selectAll()
       .where('id', '=', projectId)
       .executeTakeFirstOrThrow();
-    const statements: string[] = [];
-    const run: Run = async (compiled) => {
-      statements.push(compiled.sql);
-      return (await ctx.db.readOffThread(compiled)) as never;
-    };
+    const { run, statements } = recordingRun(ctx.db, { offThread: true });
     const filterOf = (status: ArticleFilter['status'], published?: boolean): ArticleFilter => ({
       projectId,
       now: new Date().toISOString(),
