@@ -66,15 +66,21 @@ async function pagesAgree(
 }
 
 describeEachDialect('list pages found from marks', (ctx) => {
-  test('list: a deep page found from the marks is the page of the walk from the start, in every marked sort, both ways, with status filters', async () => {
-    const p = await createTestProject(ctx.db);
+  /** A new project holding `articles(now)`, with its row as a page read takes it. */
+  async function projectWithArticles() {
+    const { project: created } = await createTestProject(ctx.db);
     const now = Date.now();
-    await importArticles(ctx.db, p.project, articles(now));
+    await importArticles(ctx.db, created, articles(now));
     const project = await ctx.db.kysely
       .selectFrom('projects')
       .selectAll()
-      .where('id', '=', p.project.id)
+      .where('id', '=', created.id)
       .executeTakeFirstOrThrow();
+    return { now, project };
+  }
+
+  test('list: a deep page found from the marks is the page of the walk from the start, in every marked sort, both ways, with status filters', async () => {
+    const { now, project } = await projectWithArticles();
     const { run, statements } = recordingRun(ctx.db, { offThread: true });
     const read = (order: ArticleOrder, status: ArticleFilter['status'], page: number, markStep: number) =>
       readArticlePage(
@@ -127,14 +133,7 @@ describeEachDialect('list pages found from marks', (ctx) => {
   });
 
   test('list: a deep page of a tag filter found from the marks is the page of the walk from the start', async () => {
-    const p = await createTestProject(ctx.db);
-    const now = Date.now();
-    await importArticles(ctx.db, p.project, articles(now));
-    const project = await ctx.db.kysely
-      .selectFrom('projects')
-      .selectAll()
-      .where('id', '=', p.project.id)
-      .executeTakeFirstOrThrow();
+    const { now, project } = await projectWithArticles();
     const tags = new Map(
       (
         await ctx.db.kysely
