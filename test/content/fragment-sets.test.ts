@@ -11,7 +11,8 @@ import { articleSetKeys } from '../../src/content/article-sets.ts';
 import { fragmentSetsWritten, keepFragmentSets } from '../../src/content/fragment-sets.ts';
 import { termSetsOf } from '../../src/content/search-cache.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
-import { recordingRun } from './recording-run.ts';
+import { contentVersion } from '../../src/analytics/rollups/queries/content-version.ts';
+import { recordingRun, searchFilter } from './search-support.ts';
 
 const count = 40;
 const words = ['nation', 'motion', 'station', 'plain'];
@@ -60,16 +61,7 @@ describeEachDialect('stored fragment sets', (ctx) => {
       allTagIds: null,
       excludeTagIds: [],
     });
-    const version = async () =>
-      Number(
-        (
-          await ctx.db.kysely
-            .selectFrom('projects')
-            .select('content_version')
-            .where('id', '=', projectId)
-            .executeTakeFirstOrThrow()
-        ).content_version,
-      );
+    const version = () => contentVersion(ctx.db.kysely, projectId);
     /** The ordinals of the articles whose text holds the fragment, read here. */
     const expected = async () =>
       (
@@ -155,21 +147,10 @@ describeEachDialect('stored fragment sets', (ctx) => {
     const p = await createTestProject(ctx.db);
     await importArticles(ctx.db, p.project, inputs());
     const { run, statements } = recordingRun(ctx.db, { offThread: false });
-    const filter: ArticleFilter = {
-      projectId: p.project.id,
-      now: new Date().toISOString(),
-      searchTerms: ['tion'],
-      anyTagIds: null,
-      allTagIds: null,
-      excludeTagIds: [],
-    };
+    const filter: ArticleFilter = searchFilter(p.project.id, ['tion']);
     const found = await findMatches(ctx.db.kysely, ctx.db.dialect, filter, run, null, limits);
-    const { content_version: version } = await ctx.db.kysely
-      .selectFrom('projects')
-      .select('content_version')
-      .where('id', '=', p.project.id)
-      .executeTakeFirstOrThrow();
-    keepFragmentSets(ctx.db, p.project.id, Number(version), found!.readAlone);
+    const version = await contentVersion(ctx.db.kysely, p.project.id);
+    keepFragmentSets(ctx.db, p.project.id, version, found!.readAlone);
     await fragmentSetsWritten(ctx.db);
     // The search sets of a new process (this handle's, at versions never read): the first search
     // reads a share of the words with the stored set, the next (another version) the stored set alone.
@@ -197,30 +178,19 @@ describeEachDialect('stored fragment sets', (ctx) => {
     const found = await findMatches(
       ctx.db.kysely,
       ctx.db.dialect,
-      {
-        projectId: p.project.id,
-        now: new Date().toISOString(),
-        searchTerms: ['tion'],
-        anyTagIds: null,
-        allTagIds: null,
-        excludeTagIds: [],
-      },
+      searchFilter(p.project.id, ['tion']),
       run,
       null,
       limits,
     );
     assert.equal(found?.readAlone.length, 1);
-    const { content_version: read } = await ctx.db.kysely
-      .selectFrom('projects')
-      .select('content_version')
-      .where('id', '=', p.project.id)
-      .executeTakeFirstOrThrow();
+    const read = await contentVersion(ctx.db.kysely, p.project.id);
     // One more article holding the fragment, committed after the read.
     await importArticles(ctx.db, p.project, [
       ...inputs(),
       articleInput({ slug: 'later', content: 'lotion' }),
     ]);
-    keepFragmentSets(ctx.db, p.project.id, Number(read), found!.readAlone);
+    keepFragmentSets(ctx.db, p.project.id, read, found!.readAlone);
     await fragmentSetsWritten(ctx.db);
     assert.deepEqual(await projectFragments(ctx.db.kysely, p.project.id), []);
   });

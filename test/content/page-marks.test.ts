@@ -10,7 +10,7 @@ import { readArticlePage } from '../../src/content/article-page.ts';
 import type { ArticleFilter, ArticleOrder } from '../../src/content/article-queries.ts';
 import type { ArticleInput } from '../../src/content/import/records.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
-import { recordingRun } from './recording-run.ts';
+import { recordingRun } from './search-support.ts';
 
 const count = 90;
 const limit = 4;

@@ -13,7 +13,8 @@ import { rebuildArticleSets } from '../../src/content/article-set-queries.ts';
 import { termSetsOf } from '../../src/content/search-cache.ts';
 import type { ArticleInput } from '../../src/content/import/records.ts';
 import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
-import { recordingRun } from './recording-run.ts';
+import { contentVersion } from '../../src/analytics/rollups/queries/content-version.ts';
+import { recordingRun, searchFilter } from './search-support.ts';
 
 const count = 130;
 const tagNames = ['Alpha', 'Beta'];
@@ -70,6 +71,14 @@ function sorted(
     })
     .map((row) => row.slug);
 }
+
+/** `word` is held by a word set per article: past a share of 3 chunks, it is read alone. */
+const wordReadAlone: MatchLimits = {
+  termChunksFirst: 3,
+  checkedInTexts: 0,
+  termChunksMost: 1000,
+  laterCheckedInTexts: 0,
+};
 
 describeEachDialect('search matches and deep pages', (ctx) => {
   test('list: pages read from either end, or found by their ids first, are the slices of the whole list in every sort', async () => {
@@ -182,14 +191,7 @@ describeEachDialect('search matches and deep pages', (ctx) => {
     const inputs = articles();
     await importArticles(ctx.db, p.project, inputs, []);
     const read = {
-      filter: {
-        projectId: p.project.id,
-        now: new Date().toISOString(),
-        searchTerms: ['word'],
-        anyTagIds: null,
-        allTagIds: null,
-        excludeTagIds: [],
-      },
+      filter: searchFilter(p.project.id, ['word']),
       order: { sort: 'createdAt', order: 'desc' } as ArticleOrder,
       page: { offset: 56, limit: 7 },
       columns: { content: false, html: false },
@@ -373,13 +375,7 @@ describeEachDialect('search matches and deep pages', (ctx) => {
   test('search: searches for the same large term at once read its word sets once, and each gets them', async () => {
     const p = await createTestProject(ctx.db);
     await importArticles(ctx.db, p.project, articles(), []);
-    // `word` is held by a word set per article: past a share of 3 chunks, it is read alone.
-    const limits: MatchLimits = {
-      termChunksFirst: 3,
-      checkedInTexts: 0,
-      termChunksMost: 1000,
-      laterCheckedInTexts: 0,
-    };
+    const limits = wordReadAlone;
     let termReads = 0;
     const run: Run = async (query) => {
       if (/string_agg|group_concat/.test(query.sql)) {
@@ -389,23 +385,8 @@ describeEachDialect('search matches and deep pages', (ctx) => {
       }
       return (await ctx.db.kysely.executeQuery(query)).rows;
     };
-    const filter: ArticleFilter = {
-      projectId: p.project.id,
-      now: new Date().toISOString(),
-      searchTerms: ['word'],
-      anyTagIds: null,
-      allTagIds: null,
-      excludeTagIds: [],
-    };
-    const version = Number(
-      (
-        await ctx.db.kysely
-          .selectFrom('projects')
-          .select('content_version')
-          .where('id', '=', p.project.id)
-          .executeTakeFirstOrThrow()
-      ).content_version,
-    );
+    const filter: ArticleFilter = searchFilter(p.project.id, ['word']);
+    const version = await contentVersion(ctx.db.kysely, p.project.id);
     const known = () => termSetsOf(ctx.db, p.project.id, version);
     const found = await Promise.all(
       [1, 2, 3].map(() => findMatches(ctx.db.kysely, ctx.db.dialect, filter, run, known(), limits)),
@@ -424,22 +405,9 @@ describeEachDialect('search of a large term', (ctx) => {
   test('search: a term found large is read alone at the next content version, without a first share of its sets, and counted the same', async () => {
     const p = await createTestProject(ctx.db);
     await importArticles(ctx.db, p.project, articles(), []);
-    // `word` is held by a word set per article: past a share of 3 chunks, it is large.
-    const limits: MatchLimits = {
-      termChunksFirst: 3,
-      checkedInTexts: 0,
-      termChunksMost: 1000,
-      laterCheckedInTexts: 0,
-    };
+    const limits = wordReadAlone;
     const { run, statements } = recordingRun(ctx.db, { offThread: false });
-    const filter: ArticleFilter = {
-      projectId: p.project.id,
-      now: new Date().toISOString(),
-      searchTerms: ['word', 'plain'],
-      anyTagIds: null,
-      allTagIds: null,
-      excludeTagIds: [],
-    };
+    const filter: ArticleFilter = searchFilter(p.project.id, ['word', 'plain']);
     const expected = articles().filter((a) => a.content.includes('plain')).length;
     // The matches at a content version (its term sets cached apart from the other's).
     const matchesAt = (version: number) =>
@@ -504,14 +472,7 @@ describeEachDialect('search of a large term read alone', (ctx) => {
       if (/string_agg|group_concat/.test(query.sql)) readAlone++;
       return (await ctx.db.kysely.executeQuery(query)).rows;
     };
-    const filter: ArticleFilter = {
-      projectId: p.project.id,
-      now: new Date().toISOString(),
-      searchTerms: ['ommo'],
-      anyTagIds: null,
-      allTagIds: null,
-      excludeTagIds: [],
-    };
+    const filter: ArticleFilter = searchFilter(p.project.id, ['ommo']);
     const limits = { termChunksFirst: 0, checkedInTexts: 0, termChunksMost: 1000, laterCheckedInTexts: 0 };
     const found = await findMatches(ctx.db.kysely, ctx.db.dialect, filter, run, null, limits);
     assert.equal(readAlone, 1);

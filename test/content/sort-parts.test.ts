@@ -18,7 +18,7 @@ import {
   importArticles,
   setViewCount,
 } from '../helpers.ts';
-import { recordingRun } from './recording-run.ts';
+import { recordingRun } from './search-support.ts';
 
 const count = 45;
 const limit = 4;

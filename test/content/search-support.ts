@@ -1,7 +1,9 @@
-// A Run (what the article queries run their statements through) that records the SQL of each
-// statement, so that a test can tell which path a read took.
+// What the search and list tests share: a Run (what the article queries run their statements
+// through) that records the SQL of each statement, so that a test can tell which path a read took,
+// and the filter of a plain search.
 import type { CompiledQuery } from 'kysely';
 import type { Run } from '../../src/content/article-matches.ts';
+import type { ArticleFilter } from '../../src/content/article-queries.ts';
 import type { Db } from '../../src/db/database.ts';
 
 /** `offThread`: through the database's read lanes (as a list page reads); else through Kysely. */
@@ -13,4 +15,16 @@ export function recordingRun(db: Db, options: { offThread: boolean }): { run: Ru
     return (await db.kysely.executeQuery(query)).rows;
   };
   return { run, statements };
+}
+
+/** A search of a project's articles for `searchTerms`, without tags, as of now. */
+export function searchFilter(projectId: string, searchTerms: string[]): ArticleFilter {
+  return {
+    projectId,
+    now: new Date().toISOString(),
+    searchTerms,
+    anyTagIds: null,
+    allTagIds: null,
+    excludeTagIds: [],
+  };
 }
