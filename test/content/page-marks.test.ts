@@ -9,6 +9,9 @@ import type { Run } from '../../src/content/article-matches.ts';
 import { readArticlePage } from '../../src/content/article-page.ts';
 import type { ArticleFilter, ArticleOrder } from '../../src/content/article-queries.ts';
 import type { ArticleInput } from '../../src/content/import/records.ts';
+import type { Selectable } from 'kysely';
+import type { Db } from '../../src/db/database.ts';
+import type { ProjectTable } from '../../src/db/schema.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
 import { recordingRun } from './search-support.ts';
 
@@ -65,6 +68,32 @@ async function pagesAgree(
   return seeks;
 }
 
+/** Page `page` of a project's plain list (no search), with marks every `markStep` articles. */
+function readListPage(
+  db: Db,
+  project: Selectable<ProjectTable>,
+  run: Run,
+  filter: Omit<ArticleFilter, 'projectId' | 'searchTerms'>,
+  order: ArticleOrder,
+  page: number,
+  markStep: number,
+) {
+  return readArticlePage(
+    db,
+    {
+      filter: { projectId: project.id, searchTerms: [], ...filter },
+      order,
+      page: { offset: (page - 1) * limit, limit },
+      columns: { content: false, html: false },
+      project,
+    },
+    run,
+    false,
+    undefined,
+    markStep,
+  );
+}
+
 describeEachDialect('list pages found from marks', (ctx) => {
   /** A new project holding `articles(now)`, with its row as a page read takes it. */
   async function projectWithArticles() {
@@ -83,26 +112,13 @@ describeEachDialect('list pages found from marks', (ctx) => {
     const { now, project } = await projectWithArticles();
     const { run, statements } = recordingRun(ctx.db, { offThread: true });
     const read = (order: ArticleOrder, status: ArticleFilter['status'], page: number, markStep: number) =>
-      readArticlePage(
+      readListPage(
         ctx.db,
-        {
-          filter: {
-            projectId: project.id,
-            now: new Date(now).toISOString(),
-            status,
-            searchTerms: [],
-            anyTagIds: null,
-            allTagIds: null,
-            excludeTagIds: [],
-          },
-          order,
-          page: { offset: (page - 1) * limit, limit },
-          columns: { content: false, html: false },
-          project,
-        },
+        project,
         run,
-        false,
-        undefined,
+        { now: new Date(now).toISOString(), status, anyTagIds: null, allTagIds: null, excludeTagIds: [] },
+        order,
+        page,
         markStep,
       );
     const sorts: ArticleOrder[] = [
@@ -156,18 +172,13 @@ describeEachDialect('list pages found from marks', (ctx) => {
       { anyTagIds: null, allTagIds: null, excludeTagIds: [tags.get('Green')!] },
     ];
     const read = (tagFilter: (typeof filters)[number], order: ArticleOrder, page: number, markStep: number) =>
-      readArticlePage(
+      readListPage(
         ctx.db,
-        {
-          filter: { projectId: project.id, now: new Date(now).toISOString(), searchTerms: [], ...tagFilter },
-          order,
-          page: { offset: (page - 1) * limit, limit },
-          columns: { content: false, html: false },
-          project,
-        },
+        project,
         run,
-        false,
-        undefined,
+        { now: new Date(now).toISOString(), ...tagFilter },
+        order,
+        page,
         markStep,
       );
     let seeks = 0;
@@ -212,27 +223,20 @@ describeEachDialect('list pages found from marks', (ctx) => {
     let stale: Awaited<ReturnType<typeof current>> | null = null;
     const read = async (status: ArticleFilter['status'], at: number, page: number, markStep: number) =>
       (
-        await readArticlePage(
+        await readListPage(
           ctx.db,
-          {
-            filter: {
-              projectId: p.project.id,
-              now: new Date(at).toISOString(),
-              status,
-              searchTerms: [],
-              anyTagIds: null,
-              allTagIds: null,
-              excludeTagIds: [],
-            },
-            // Oldest first: the articles due soon (created second and third) come before every mark.
-            order: { sort: 'createdAt', order: 'asc' },
-            page: { offset: (page - 1) * limit, limit },
-            columns: { content: false, html: false },
-            project: stale ?? (await current()),
-          },
+          stale ?? (await current()),
           run,
-          false,
-          undefined,
+          {
+            now: new Date(at).toISOString(),
+            status,
+            anyTagIds: null,
+            allTagIds: null,
+            excludeTagIds: [],
+          },
+          // Oldest first: the articles due soon (created second and third) come before every mark.
+          { sort: 'createdAt', order: 'asc' },
+          page,
           markStep,
         )
       ).rows.map((row) => row.slug);
