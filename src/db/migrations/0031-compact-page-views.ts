@@ -5,10 +5,10 @@
 // and writes both layouts alike until then. SQLite: nothing changes.
 import { type Kysely, type Migration, sql } from 'kysely';
 import type { DialectName } from '../database.ts';
+import { monthsBetween } from './frozen/0020-keyed-page-views.ts';
 import {
   createCompactTable,
   hasCompactLayout,
-  monthsBetween,
   swapInCompactTable,
 } from './frozen/0031-compact-page-views.ts';
 

@@ -11,8 +11,7 @@
 // the column's: its layout stays as it is.
 import { type Kysely, sql } from 'kysely';
 import type { DialectName } from '../../database.ts';
-
-export const compactTableName = 'page_views_next';
+import { nextMonth, partitionName } from './0020-keyed-page-views.ts';
 
 /** The columns of the compact table, in their stored order, with their types. */
 export const compactColumns: ReadonlyArray<readonly [string, string]> = [
@@ -93,26 +92,4 @@ export async function swapInCompactTable(db: Kysely<any>): Promise<void> {
   await sql`alter table page_views rename constraint page_views_next_project to page_views_project`.execute(
     db,
   );
-}
-
-/** The first day of each month from `first` to `last` (`YYYY-MM-DD` days), in order. */
-export function monthsBetween(first: string, last: string): string[] {
-  const months: string[] = [];
-  let [year, month] = first.split('-').map(Number);
-  const end = last.slice(0, 7);
-  for (;;) {
-    const name = `${year}-${String(month).padStart(2, '0')}`;
-    if (name > end) return months;
-    months.push(`${name}-01`);
-    [year, month] = month === 12 ? [year + 1, 1] : [year, month + 1];
-  }
-}
-
-function nextMonth(monthStart: string): string {
-  const [year, month] = monthStart.split('-').map(Number);
-  return month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
-}
-
-function partitionName(monthStart: string): string {
-  return `page_views_m${monthStart.slice(0, 4)}_${monthStart.slice(5, 7)}`;
 }
