@@ -8,10 +8,20 @@ import { sql } from 'kysely';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
+import { deleteEntries, queuedUpTo } from '../../src/analytics/rollups/queries/rollup-queue-entries.ts';
 import { utcDay } from '../../src/analytics/days.ts';
 import { buildApp } from '../../src/app.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { articleInput, createTestProject, describeEachDialect, getJson, importArticles } from '../helpers.ts';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
+import {
+  articleInput,
+  createTestDatabase,
+  createTestProject,
+  describeEachDialect,
+  getJson,
+  importArticles,
+  migrateBefore,
+} from '../helpers.ts';
 import { factoryRow, referenceRollups, storedRollups, track, update } from './support.ts';
 
 // Long enough that no timer rolls up during a test: only reads and explicit calls do.
@@ -235,6 +245,35 @@ describeEachDialect('rollup queue', (ctx) => {
     assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
   });
 
+  test('entries a roll-up read and a rebuild took meanwhile are told from the entries queued after', async () => {
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });
+    const row = factoryRow(project, { slug: 'hello' }, 0);
+    await writer.write({ kind: 'create', row, slug: 'hello' });
+    // What a roll-up reads before its transaction: here the newest entry of the queue.
+    const read = (await queuedUpTo(ctx.db.kysely, Number.MAX_SAFE_INTEGER, 10_000)).filter(
+      (entry) => entry.project_id === project.id,
+    );
+    assert.equal(read.length, 1);
+    await rebuildRollups(ctx.db.kysely, project.id, utcDay(Date.now()));
+    const patch = { timeOnPageMs: 12_000 };
+    await writer.write({
+      kind: 'update',
+      projectId: project.id,
+      id: row.id,
+      patch,
+      now: new Date().toISOString(),
+    });
+    const [next] = (await queuedUpTo(ctx.db.kysely, Number.MAX_SAFE_INTEGER, 10_000)).filter(
+      (entry) => entry.project_id === project.id,
+    );
+    assert.ok(Number(next.seq) > Number(read[0].seq), `entry ${next.seq} queued after entry ${read[0].seq}`);
+    // The roll-up's transaction finds its entries taken, whatever was queued since.
+    assert.equal(await ctx.db.kysely.transaction().execute((trx) => deleteEntries(trx, read)), 0);
+    await rollUpQueued(ctx.db);
+    assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+  });
+
   if (ctx.dialect !== 'postgres') {
     test('a roll-up the database refuses writes nothing; statistics are still answered, and exact once it can write', async () => {
       const { project, headers } = await blog();
@@ -262,5 +301,37 @@ describeEachDialect('rollup queue', (ctx) => {
         await db.close();
       }
     });
+  }
+});
+
+test('migration 0034 [sqlite]: the entries queued before it are kept, and rolled up once with those queued after', async () => {
+  const { db, drop } = await createTestDatabase('sqlite', { migrate: false });
+  try {
+    await migrateBefore(db, '0034');
+    const { project } = await createTestProject(db);
+    await importArticles(db, project, [articleInput({ slug: 'hello' })]);
+    const writer = new PageViewWriter(db, { rollupDelayMs: noTimer });
+    const write = (i: number) =>
+      writer.write({
+        kind: 'create',
+        row: factoryRow(project, { slug: 'hello', scrollDepth: 20 * i }, i),
+        slug: 'hello',
+      });
+    for (const i of [0, 1, 2]) await write(i);
+    const before = await db.kysely.selectFrom('rollup_queue').selectAll().orderBy('seq').execute();
+    assert.deepEqual(await migrateToLatest(db), ['0034-queue-seq-never-reused']);
+    assert.deepEqual(await db.kysely.selectFrom('rollup_queue').selectAll().orderBy('seq').execute(), before);
+    await write(3);
+    const [latest] = await db.kysely
+      .selectFrom('rollup_queue')
+      .select('seq')
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .execute();
+    assert.ok(Number(latest.seq) > Number(before[2].seq), `entry ${latest.seq} after entry ${before[2].seq}`);
+    assert.equal(await rollUpQueued(db), 4);
+    assert.deepEqual(await storedRollups(db, project.id), await referenceRollups(db, project.id));
+  } finally {
+    await drop();
   }
 });

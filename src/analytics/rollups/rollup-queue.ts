@@ -254,7 +254,8 @@ async function lockedBatch(db: Db, upTo: number, known: KnownVisitors): Promise<
  * SQLite: read and summed before the transaction, so that the write lock (the one writer, which
  * every tracking write waits for) is held for the writes alone. The entries are deleted first in
  * it: should another roller have taken any meanwhile (another process, a rebuild), the batch is
- * rolled back and read again.
+ * rolled back and read again. The count tells so because an entry's number is never given again
+ * (migration 0034): a later entry cannot stand in for one taken.
  */
 async function sqliteBatch(db: Db, upTo: number, known: KnownVisitors): Promise<Batch | null> {
   for (;;) {

@@ -58,6 +58,10 @@ export const migrations: Record<string, DialectMigration> = {
   '0030-view-counts-notified': lazy(() => import('./0030-view-counts-notified.ts'), 'viewCountsNotified'),
   '0031-compact-page-views': lazy(() => import('./0031-compact-page-views.ts'), 'compactPageViews'),
   '0033-visitor-sets-unbound': lazy(() => import('./0033-visitor-sets-unbound.ts'), 'visitorSetsUnbound'),
+  '0034-queue-seq-never-reused': lazy(
+    () => import('./0034-queue-seq-never-reused.ts'),
+    'queueSeqNeverReused',
+  ),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
