@@ -1,5 +1,6 @@
 // A server started on an up-to-date database loads neither the migrations' modules nor the
 // Markdown and HTML libraries (markdown-it, sanitize-html): only what renders Markdown loads them.
+// Nor Node's fetch (undici), which an ESM import of node:http loads.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,6 +67,36 @@ test('a started app loads no migration, markdown-it or sanitize-html until somet
     html: '<p><em>hi</em> </p>\n',
     afterRendering: true,
   });
+});
+
+test("a started app, with its webhook sender loaded and a malformed request refused, has not loaded Node's fetch (undici)", async () => {
+  const output = await runInFolder((dir) => {
+    const path = JSON.stringify(join(dir, 'folio.db'));
+    return `
+    ${recordingLoads}
+    const { createRequire } = await import('node:module');
+    const db = openDatabase(${path}, {});
+    await migrateToLatest(db);
+    const { buildApp } = await import(${source('src/app.ts')});
+    const app = await buildApp({ db, logLevel: false, webhooks: { dispatch: false } });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address();
+    const net = createRequire(import.meta.url)('node:net');
+    const refused = await new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\\r\\nBad Header\\r\\n\\r\\n'));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk));
+      socket.on('end', () => resolve(answer.split('\\r\\n')[0]));
+      socket.on('error', reject);
+    });
+    const { postEvent } = await import(${source('src/webhooks/sender.ts')});
+    const undici = process.moduleLoadList.includes('NativeModule internal/deps/undici/undici');
+    await app.close();
+    await db.close();
+    console.log(JSON.stringify({ refused, sender: typeof postEvent, undici }));
+    `;
+  });
+  assert.deepEqual(output, { refused: 'HTTP/1.1 400 Bad Request', sender: 'function', undici: false });
 });
 
 test("the demo's import runs in SQLite's task thread: the main thread never loads the import pipeline", async () => {

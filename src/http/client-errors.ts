@@ -3,10 +3,15 @@
 // get the same JSON error body as every other error, a request id, and `Connection: close`:
 // after a parse error the rest of the stream cannot be trusted to start a new request.
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from './errors.ts';
+
+// Required, not imported: an ESM import of node:http reads every one of its exports, among them the
+// lazy WebSocket, which loads Node's fetch (undici and its WebAssembly parser: about 17 MB of RSS
+// in a process that never fetches).
+const { STATUS_CODES } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 /** Node's default `maxHeaderSize`, which the server keeps. */
 const maxHeaderKiB = 16;

@@ -1,10 +1,14 @@
 // One delivery attempt: a POST to the address the policy checked (the URL's host still names the
 // server, for its Host header and TLS), no redirects followed, cut at the timeout whatever the
 // receiver does (slow headers, a body that trickles).
-import http from 'node:http';
 import https from 'node:https';
+import { createRequire } from 'node:module';
 import type { LookupFunction } from 'node:net';
 import type { ResolvedAddress } from './addresses.ts';
+
+// Required, not imported: an ESM import of node:http reads every one of its exports, among them the
+// lazy WebSocket, which loads Node's fetch (undici and its WebAssembly parser: about 17 MB of RSS).
+const http = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 export interface AttemptResult {
   /** The receiver's status; null when none came (refused, timed out, cut). */
