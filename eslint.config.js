@@ -140,6 +140,16 @@ export default tseslint.config(
     rules: {
       'import-x/no-restricted-paths': ['error', { zones: floorZones }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // An ESM import of node:http reads all its exports, the lazy WebSocket among them, which loads
+      // Node's fetch (undici) into a server that never fetches: require it (createRequire) instead.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        ...['node:http', 'http'].map((name) => ({
+          name,
+          allowTypeImports: true,
+          message: "require it with createRequire: an ESM import of node:http loads Node's fetch (undici)",
+        })),
+      ],
       // A function past ~80 lines usually holds two ideas: split it, or say why not in the reason
       // of a disable comment.
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
