@@ -245,6 +245,48 @@ describeEachDialect('rollup queue', (ctx) => {
     assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
   });
 
+  test("the project's day visitors are counted from its day set, with no visitor-set row of their own", async () => {
+    const { project } = await blog();
+    const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });
+    const views = [
+      { slug: 'hello', visitor: 'a' },
+      { slug: 'world', visitor: 'a' },
+      { slug: 'world', visitor: 'b' },
+    ];
+    for (const [i, view] of views.entries()) {
+      await writer.write({ kind: 'create', row: factoryRow(project, view, i), slug: view.slug });
+      // One roll-up each: the second view of `a` finds it in the day's set.
+      await rollUpQueued(ctx.db);
+    }
+    const day = utcDay(Date.now());
+    const series = await ctx.db.kysely
+      .selectFrom('analytics_series')
+      .select(['views', 'visitors'])
+      .where('project_id', '=', project.id)
+      .where('article_id', '=', '')
+      .where('granularity', '=', 'd')
+      .where('bucket', '=', day)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      { views: Number(series.views), visitors: Number(series.visitors) },
+      { views: 3, visitors: 2 },
+    );
+    const scopes = await ctx.db.kysely
+      .selectFrom('analytics_visitor_sets')
+      .select('scope')
+      .distinct()
+      .where('project_id', '=', project.id)
+      .where('scope', 'like', 's:%')
+      .execute();
+    const seriesScopes = scopes.map((row) => row.scope);
+    assert.ok(!seriesScopes.includes(`s::d:${day}`), seriesScopes.join(', '));
+    assert.ok(
+      seriesScopes.some((scope) => scope.startsWith('s::h:')),
+      seriesScopes.join(', '),
+    );
+    assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
+  });
+
   test('entries a roll-up read and a rebuild took meanwhile are told from the entries queued after', async () => {
     const { project } = await blog();
     const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });

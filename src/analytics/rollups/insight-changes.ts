@@ -268,10 +268,23 @@ export class InsightChanges {
         scroll_depth_centi: 0,
       };
       this.#series.set(key, row);
-      this.#group(view, `s:${article}:${granularity}:${bucket}`, row);
+      // The project's day row counts the visitors of the project's day set (addNewDayVisitor).
+      if (article !== '' || granularity !== 'd')
+        this.#group(view, `s:${article}:${granularity}:${bucket}`, row);
     }
-    if (withVisitor) this.#groups.get(row)!.visitors.add(view.visitor_id);
+    if (withVisitor) this.#groups.get(row)?.visitors.add(view.visitor_id);
     return row;
+  }
+
+  /**
+   * A visitor new to the day's set of the project (analytics_daily_visitors, which the daily
+   * rollups keep from the same page views): the project's day row counts it. That set holds the
+   * same ids as a visitor set of the row would, so the row keeps none of its own: one visitor-set
+   * row fewer for each page view of a new visitor.
+   */
+  addNewDayVisitor(projectId: string, day: string): void {
+    const row = this.#series.get(`${projectId}\u0000\u0000d\u0000${day}`);
+    if (row !== undefined) row.visitors++;
   }
 
   #breakdown(

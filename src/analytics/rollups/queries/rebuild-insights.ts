@@ -126,10 +126,11 @@ async function sumInDatabase(
   await sql`insert into analytics_series (project_id, article_id, granularity, bucket, views, visitors, time_on_page_ms, scroll_depth_centi)
     select project_id, article_id, granularity, bucket, count(*), count(distinct visitor_id), sum(time_on_page_ms), sum(scroll_depth_centi)
     from (${seriesRows(false)}) as series group by project_id, article_id, granularity, bucket`.execute(trx);
-  // The scopes of InsightChanges' series rows, `s:<article>:<granularity>:<bucket>`.
+  // The scopes of InsightChanges' series rows, `s:<article>:<granularity>:<bucket>`, but the
+  // project's day row's (its visitors are those of analytics_daily_visitors).
   if (withSets) {
     await sql`insert into analytics_visitor_sets (project_id, day, scope, visitor_id)
       select distinct project_id, day, 's:' || article_id || ':' || granularity || ':' || bucket, visitor_id
-      from (${seriesRows(true)}) as series`.execute(trx);
+      from (${seriesRows(true)}) as series where article_id <> '' or granularity <> 'd'`.execute(trx);
   }
 }

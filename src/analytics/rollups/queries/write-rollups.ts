@@ -115,7 +115,10 @@ export async function writeRollups(
     });
   };
   const dailyKeys = unknown(daily.visitors, (item) => visitorKey(item, dailyScope));
-  for (const key of await addToDailyVisitors(executor, dailyKeys)) daily.addNewVisitor(key);
+  for (const key of await addToDailyVisitors(executor, dailyKeys)) {
+    daily.addNewVisitor(key);
+    insights.addNewDayVisitor(key.project_id, key.day);
+  }
   await insights.countVisitors((candidates) =>
     addToVisitorSets(
       executor,
