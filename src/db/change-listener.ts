@@ -208,7 +208,7 @@ export class PostgresChangeListener {
    * server) does not count: that is no sign of a connection that cannot hear.
    */
   async #probe(client: pg.Client): Promise<void> {
-    if (this.#pool === null) return;
+    if (this.#pool === null || this.#closed) return;
     const token = `sync:probe:${randomUUID()}`;
     const heard = new Promise<void>((resolve) => this.#barriers.set(token, resolve));
     try {
@@ -252,6 +252,10 @@ export class PostgresChangeListener {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer !== null) clearTimeout(this.#timer);
+    // A probe or a seen() waiting for its notification ends now: nothing will be heard, and the
+    // probe's timer would keep a process whose start failed alive for probeTimeoutMs.
+    for (const resolve of this.#barriers.values()) resolve();
+    this.#barriers.clear();
     const client = this.#client;
     this.#client = null;
     this.#listening = false;

@@ -3,7 +3,9 @@
 // need to stay under PostgreSQL's 8,000-byte payload, and the listener hands each slug on, with its
 // new count (migration 0030).
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { test } from 'node:test';
+import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
@@ -147,6 +149,44 @@ test(
       await listener.close();
       await pool.end();
       await database.drop();
+    }
+  },
+);
+
+test(
+  'a listener closed while its probe waits to be heard lets the process end at once, not after the probe timeout',
+  { skip: postgresUrl === null },
+  async () => {
+    // The pool writes to another database: its probe is never heard, as behind a deaf pooler.
+    const listened = await createTestDatabase('postgres');
+    const other = await createTestDatabase('postgres');
+    const module = JSON.stringify(new URL('../../src/db/change-listener.ts', import.meta.url).href);
+    const script = `
+      import pg from 'pg';
+      const { PostgresChangeListener } = await import(${module});
+      const pool = new pg.Pool({ connectionString: ${JSON.stringify(other.url)}, max: 1 });
+      const listener = new PostgresChangeListener(${JSON.stringify(listened.url)}, { probeTimeoutMs: 60000 });
+      listener.watchLocalWrites(pool);
+      listener.stamp();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const listening = listener.listening;
+      await listener.close();
+      await pool.end();
+      console.log(JSON.stringify({ listening, closedAt: Date.now() }));
+    `;
+    try {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--no-warnings', '--input-type=module', '-e', script],
+        { cwd: new URL('../..', import.meta.url), timeout: 30_000 },
+      );
+      const { listening, closedAt } = JSON.parse(stdout) as { listening: boolean; closedAt: number };
+      assert.equal(listening, false, 'the probe was still waiting when the listener closed');
+      // Far below the probe's 60 s: the process ended once the listener and the pool were closed.
+      assert.ok(Date.now() - closedAt < 10_000, `ended ${Date.now() - closedAt} ms after closing`);
+    } finally {
+      await listened.drop();
+      await other.drop();
     }
   },
 );
