@@ -61,7 +61,10 @@ export async function testViewSums(
     afterId = rows[rows.length - 1].id;
   }
   // Every row is in these changes, which hold each visitor once per set: all are new.
-  for (const key of daily.visitors) daily.addNewVisitor(key);
+  for (const key of daily.visitors) {
+    daily.addNewVisitor(key);
+    insights.addNewDayVisitor(key.project_id, key.day);
+  }
   await insights.countVisitors(async (candidates) => candidates);
   return {
     days: daily.days,
