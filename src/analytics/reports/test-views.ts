@@ -11,7 +11,7 @@ import type {
   Executor,
 } from '../../db/schema.ts';
 import { addContribution, type Contribution, emptyContribution } from '../contribution.ts';
-import { InsightChanges, reachColumns } from '../rollups/insight-changes.ts';
+import { countNewDayVisitors, InsightChanges, reachColumns } from '../rollups/insight-changes.ts';
 import {
   type ArticleRollup,
   type CountryRollup,
@@ -61,10 +61,7 @@ export async function testViewSums(
     afterId = rows[rows.length - 1].id;
   }
   // Every row is in these changes, which hold each visitor once per set: all are new.
-  for (const key of daily.visitors) {
-    daily.addNewVisitor(key);
-    insights.addNewDayVisitor(key.project_id, key.day);
-  }
+  countNewDayVisitors(daily, insights, daily.visitors);
   await insights.countVisitors(async (candidates) => candidates);
   return {
     days: daily.days,

@@ -347,6 +347,21 @@ export class InsightChanges {
   }
 }
 
+/**
+ * Counts the visitors new to their day's set (analytics_daily_visitors): in the day's rollup of
+ * `daily`, and in the project's day series row of `insights`, which keeps no set of its own.
+ */
+export function countNewDayVisitors(
+  daily: { addNewVisitor(key: { project_id: string; day: string }): void },
+  insights: InsightChanges,
+  keys: Iterable<{ project_id: string; day: string }>,
+): void {
+  for (const key of keys) {
+    daily.addNewVisitor(key);
+    insights.addNewDayVisitor(key.project_id, key.day);
+  }
+}
+
 /** The key of a visitor set: project, day and scope joined by NUL; an entry's adds NUL and the id. */
 export function visitorSetKey(projectId: string, day: string, scope: string): string {
   return `${projectId}\u0000${day}\u0000${scope}`;

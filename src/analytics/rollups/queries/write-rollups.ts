@@ -9,6 +9,7 @@ import { columnArrays, unnestArrays } from '../../../db/dialect-sql.ts';
 import { contributionFields } from '../../contribution.ts';
 import {
   type ArticleDay,
+  countNewDayVisitors,
   type InsightChanges,
   reachColumns,
   type VisitorCandidate,
@@ -115,10 +116,7 @@ export async function writeRollups(
     });
   };
   const dailyKeys = unknown(daily.visitors, (item) => visitorKey(item, dailyScope));
-  for (const key of await addToDailyVisitors(executor, dailyKeys)) {
-    daily.addNewVisitor(key);
-    insights.addNewDayVisitor(key.project_id, key.day);
-  }
+  countNewDayVisitors(daily, insights, await addToDailyVisitors(executor, dailyKeys));
   await insights.countVisitors((candidates) =>
     addToVisitorSets(
       executor,
