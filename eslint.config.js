@@ -153,6 +153,20 @@ export default tseslint.config(
       // A function past ~80 lines usually holds two ideas: split it, or say why not in the reason
       // of a disable comment.
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      // Fastify's request.routeOptions builds a new object at every read: hooks read the route
+      // once per request through routeOf (http/route-of.ts).
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[property.name='routeOptions']",
+          message:
+            'read the route with routeOf(request) (http/route-of.ts): routeOptions is rebuilt at every read',
+        },
+      ],
     },
+  },
+  {
+    files: ['src/http/route-of.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
   },
 );

@@ -30,6 +30,7 @@ import { metricsRoute, registerMetrics } from './http/metrics.ts';
 import { DatabaseFailures, opsRoutes } from './http/ops-routes.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
 import { registerStrictQueries, strictQueryPlugin } from './http/query-parameters.ts';
+import { registerRouteOf } from './http/route-of.ts';
 import { redactKeys, registerRequestId, registerRequestLog, requestIdFor } from './http/request-id.ts';
 import type { WriteBatches } from './http/write-batches.ts';
 import { keyLookup } from './projects/key-lookup.ts';
@@ -91,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const lifecycle = options.lifecycle ?? { draining: false };
   const failures = new DatabaseFailures();
 
+  registerRouteOf(app);
   registerRequestId(app);
   registerHostCheck(app);
   registerDraining(app, lifecycle);

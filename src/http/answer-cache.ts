@@ -20,6 +20,7 @@ import type { Project } from '../db/schema.ts';
 import { chooseEncoding, compressSync, type Encoding, negotiatesEncoding, weakTag } from './compression.ts';
 import { corsHeadersFor, exposeHeaders } from './cors.ts';
 import { bodyTag, cacheControl, isPrivateAnswer, matches } from './http-caching.ts';
+import { routeOf } from './route-of.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -240,7 +241,7 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
   // onRequest, after authentication and the origin check (registered after both): a hit is
   // answered before validation and the handler, and written by sendHit.
   app.addHook('onRequest', (request, reply, done) => {
-    const config = request.routeOptions.config;
+    const config = routeOf(request).config;
     if (request.method !== 'GET' || config?.cache !== true || !request.auth || isPrivateAnswer(request))
       return done();
     const { project } = request.auth;
@@ -285,7 +286,7 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
       const value = reply.getHeader(name);
       if (typeof value === 'string') headers[name] = value;
     }
-    const scope = request.routeOptions.config?.viewCounts;
+    const scope = routeOf(request).config.viewCounts;
     const slug = slugParam(request);
     const body = Buffer.from(payload);
     cache.set(key, {

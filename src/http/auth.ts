@@ -6,6 +6,7 @@ import type { ApiKeyTable, KeyScope, Project } from '../db/schema.ts';
 import { ForbiddenError, HttpError, UnauthorizedError } from '../errors.ts';
 import type { Decision, RateLimitStore } from './rate-limit.ts';
 import { giveRoutesTheirScopes } from './route-scopes.ts';
+import { routeOf } from './route-of.ts';
 
 /**
  * `secret`: secret keys only; `public`: either kind (tracking, and the content and SEO reads, where
@@ -98,7 +99,7 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
   });
 
   function authenticate(request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
-    const config = request.routeOptions.config ?? {};
+    const config = routeOf(request).config;
     const access: RouteAccess = config.access ?? 'secret';
     if (request.method === 'OPTIONS') return;
     if (access === 'none') {

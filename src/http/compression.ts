@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { routeOf } from './route-of.ts';
 
 export type Encoding = 'br' | 'gzip';
 
@@ -76,7 +77,7 @@ function isStream(payload: unknown): payload is Readable {
  */
 export function negotiatesEncoding(request: FastifyRequest, type: unknown, size: number): boolean {
   return (
-    request.routeOptions.config?.compress !== false &&
+    routeOf(request).config.compress !== false &&
     typeof type === 'string' &&
     compressible.test(type) &&
     size >= compressThreshold
@@ -87,7 +88,7 @@ export function registerCompression(app: FastifyInstance): void {
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (request.method === 'HEAD' || reply.statusCode === 304 || reply.statusCode === 204) return payload;
     if (reply.getHeader('content-encoding') !== undefined) return payload;
-    if (request.routeOptions.config?.compress === false) return payload;
+    if (routeOf(request).config.compress === false) return payload;
     const type = reply.getHeader('content-type');
     if (typeof type !== 'string' || !compressible.test(type)) return payload;
     if (isStream(payload)) {

@@ -5,6 +5,7 @@
 import { addVary } from './compression.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../errors.ts';
+import { routeOf } from './route-of.ts';
 
 /**
  * `track`: the tracking endpoints, which answer any key kind's allowed origins (as always);
@@ -69,7 +70,7 @@ export function isOriginAllowed(allowedOrigins: string | null, originHeader: str
 
 /** onRequest, after authentication: refuses a request from an origin the key does not allow. */
 function checkOrigin(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
-  if (request.method === 'OPTIONS' || !request.auth || !request.routeOptions.config?.cors) return done();
+  if (request.method === 'OPTIONS' || !request.auth || !routeOf(request).config.cors) return done();
   const origin = request.headers.origin;
   if (isOriginAllowed(request.auth.key.allowed_origins, origin)) return done();
   const shown =
@@ -88,7 +89,7 @@ export function corsHeadersFor(
   request: FastifyRequest,
   statusCode: number,
 ): { allowOrigin: string | null } | null {
-  const mode = request.routeOptions.config?.cors;
+  const mode = routeOf(request).config.cors;
   if (mode === undefined || request.method === 'OPTIONS') return null;
   const origin = request.headers.origin;
   if (parseOrigin(origin) === null) return { allowOrigin: null };

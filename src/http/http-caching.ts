@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { addVary, chooseEncoding, negotiatesEncoding, weakTag } from './compression.ts';
+import { routeOf } from './route-of.ts';
 
 export const cacheControl = 'private, no-cache';
 /** One reader's answer (a draft preview): never stored by a browser or proxy, no ETag to reuse. */
@@ -20,7 +21,7 @@ declare module 'fastify' {
 
 /** Whether the request carries its route's `privateWith` parameter (read before validation). */
 export function isPrivateAnswer(request: FastifyRequest): boolean {
-  const name = request.routeOptions.config?.privateWith;
+  const name = routeOf(request).config.privateWith;
   if (name === undefined) return false;
   const query: unknown = request.query;
   return typeof query === 'object' && query !== null && Object.hasOwn(query, name);

@@ -7,6 +7,7 @@ import type { Db } from '../db/database.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 import { pingWithin } from './ops-routes.ts';
 import type { WriteBatches } from './write-batches.ts';
+import { routeOf } from './route-of.ts';
 
 export interface MetricsOptions {
   db: Db;
@@ -65,13 +66,9 @@ function countRequests(app: FastifyInstance, registry: Registry): void {
 
   // Callback style: no promise per request on the hot path.
   app.addHook('onResponse', (request, reply, done) => {
-    tallies.observe(
-      request.method,
-      request.routeOptions.url ?? 'unmatched',
-      reply.statusCode,
-      reply.elapsedTime / 1000,
-    );
-    if (request.method === 'GET' && request.routeOptions.config?.cache === true && request.auth) {
+    const route = routeOf(request);
+    tallies.observe(request.method, route.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    if (request.method === 'GET' && route.config.cache === true && request.auth) {
       if (request.answerCacheKey !== null) cacheResults.miss++;
       else if (reply.statusCode === 200 || reply.statusCode === 304) cacheResults.hit++;
     }

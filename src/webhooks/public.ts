@@ -5,6 +5,7 @@ import type { Db } from '../db/database.ts';
 import type { HostLookup } from './addresses.ts';
 import { type AnnounceDue, WebhookDispatcher, type WebhookSettings } from './dispatcher.ts';
 import { webhookRoutes } from './routes.ts';
+import { routeOf } from '../http/route-of.ts';
 
 export { AddressPolicy, type HostLookup, type PrivateAllowance } from './addresses.ts';
 export type { AnnounceDue, WebhookSettings } from './dispatcher.ts';
@@ -45,7 +46,7 @@ export function registerWebhooks(app: FastifyInstance, db: Db, options: WebhookO
   // A write answered here has committed its events (and maybe scheduled a publication): look now
   // rather than at the next poll.
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.routeOptions.config.scope === 'write' && reply.statusCode < 400) dispatcher.nudge();
+    if (routeOf(request).config.scope === 'write' && reply.statusCode < 400) dispatcher.nudge();
     done();
   });
   return dispatcher;
