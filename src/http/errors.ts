@@ -6,6 +6,7 @@ import { strictQueryKeyword } from './query-parameters.ts';
 import { loggableUrl } from './request-id.ts';
 import { type FieldIssue, HttpError, retryAfterSeconds } from '../errors.ts';
 import { databaseUnavailableMessage } from '../db/database-errors.ts';
+import { forgetRoute } from './route-of.ts';
 
 export const ErrorBody = Type.Object(
   {
@@ -193,9 +194,12 @@ export function registerErrorHandling(
     return sendError(reply, 500, 'An unexpected error occurred; the request id identifies it in the logs');
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 404, `No route ${request.method} ${request.url.split('?')[0]}`),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    // A route may have handed the request over (reply.callNotFound()): the hooks after this one
+    // read the not-found route.
+    forgetRoute(request);
+    return sendError(reply, 404, `No route ${request.method} ${request.url.split('?')[0]}`);
+  });
 }
 
 function clientErrorField(error: FastifyError): string {

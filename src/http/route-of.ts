@@ -1,6 +1,9 @@
 // The matched route's pattern and config, read once per request. Fastify's `request.routeOptions`
 // is a getter that builds a new object of thirteen members (and asks the router for its version
-// constraint) at every read; the hooks of one cached GET read it nine times.
+// constraint) at every read; the hooks of one cached GET read it nine times. A request handed to the
+// not-found handler by its route (`reply.callNotFound()`, as @fastify/static does for a missing
+// file under /docs) changes route: the handler calls forgetRoute, so that the hooks after it read
+// the not-found route, as `routeOptions` would.
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 
 export interface RouteOf {
@@ -29,4 +32,9 @@ export function routeOf(request: FastifyRequest): RouteOf {
     request.routeOfRequest = route;
   }
   return route;
+}
+
+/** The request's route changed (the not-found handler took it over): routeOf reads it again. */
+export function forgetRoute(request: FastifyRequest): void {
+  request.routeOfRequest = null;
 }

@@ -120,6 +120,9 @@ describeEachDialect('operations endpoints', (ctx) => {
     assert.equal((await ctx.app.inject({ url: '/v1/articles/hello', headers })).statusCode, 200);
     assert.equal((await ctx.app.inject({ url: '/v1/articles/missing-one', headers })).statusCode, 404);
     assert.equal((await ctx.app.inject({ url: '/nowhere/at/all', headers })).statusCode, 404);
+    // A route that hands its request to the not-found handler (Swagger UI's static files, for a
+    // file that is not there) counts as unmatched too, not under its own pattern.
+    assert.equal((await ctx.app.inject({ url: '/docs/static/no-such-file.js' })).statusCode, 404);
     const created = await track(ctx.app, { slug: 'hello' }, { headers });
     assert.equal(created.statusCode, 201, created.body);
 
@@ -134,7 +137,11 @@ describeEachDialect('operations endpoints', (ctx) => {
       metricValue(text, 'folio_http_request_duration_seconds_count', { ...route, status: '200' }),
       2,
     );
-    assert.equal(metricValue(text, 'folio_http_requests_total', { route: 'unmatched', status: '404' }), 1);
+    assert.equal(metricValue(text, 'folio_http_requests_total', { route: 'unmatched', status: '404' }), 2);
+    assert.equal(
+      metricValue(text, 'folio_http_requests_total', { route: '/docs/static/*', status: '404' }),
+      0,
+    );
     // The histogram's buckets are cumulative, end with +Inf = count, and its sum is the time spent.
     const ok = { ...route, status: '200' };
     const buckets = text
