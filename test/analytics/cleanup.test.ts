@@ -202,6 +202,49 @@ describeEachDialect('cleanup', (ctx) => {
     assert.deepEqual(await rowsByDay(ctx.db, 'analytics_daily_visitors', projectId), {});
   });
 
+  test("PostgreSQL: a run never waits for rows another transaction holds (another instance's batch): it leaves them and ends", async (t) => {
+    if (ctx.dialect !== 'postgres') return t.skip('SQLite has one writer at a time');
+    await awayFromMidnight();
+    const projectId = (await createTestProject(ctx.db)).project.id;
+    await insertVisitors(ctx.db, 'analytics_visitor_sets', projectId, day(5), 300);
+    const other = openDatabase(ctx.url, { poolSize: 2 });
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked = () => {};
+    const held = new Promise<void>((resolve) => (locked = resolve));
+    // Another transaction holds 20 rows from the middle of the walk, as another instance's batch does.
+    const holder = other.kysely.transaction().execute(async (trx) => {
+      // Named first, then locked: rows an OFFSET passes over would be locked too.
+      await sql`select 1 from analytics_visitor_sets where (project_id, day, scope, visitor_id) in (
+          select project_id, day, scope, visitor_id from analytics_visitor_sets where project_id = ${projectId}
+          order by day, scope, visitor_id offset 100 limit 20)
+        for update`.execute(trx);
+      locked();
+      await released;
+    });
+    await held;
+    try {
+      const run = runCleanup(ctx.db, { retentionDays: null, batchSize: 50 });
+      const waited = await Promise.race([
+        run.then(() => false),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 10_000)),
+      ]);
+      assert.equal(waited, false, 'the run ended while the rows were held');
+      assert.equal((await run).analytics_visitor_sets, 280);
+      assert.deepEqual(await rowsByDay(ctx.db, 'analytics_visitor_sets', projectId), { [day(5)]: 20 });
+    } finally {
+      release();
+      await holder;
+      await other.close();
+    }
+    // Once they are free, the next run takes them.
+    assert.equal(
+      (await runCleanup(ctx.db, { retentionDays: null, batchSize: 50 })).analytics_visitor_sets,
+      20,
+    );
+    assert.deepEqual(await rowsByDay(ctx.db, 'analytics_visitor_sets', projectId), {});
+  });
+
   test('rows written behind the walk while it runs are deleted by the same run', async () => {
     await awayFromMidnight();
     const projectId = (await createTestProject(ctx.db)).project.id;

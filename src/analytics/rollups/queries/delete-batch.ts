@@ -69,6 +69,12 @@ async function deleteSqliteBatch(
  * 200,000 rows). The rows are deleted by their addresses (a TID scan), each with its table: a
  * partition of page views has addresses of its own, so that the same address names a row of this
  * month and one of a month past the retention.
+ *
+ * A batch takes only rows no other transaction holds (`for update skip locked`), and the delete
+ * touches no other: two instances cleaning up at once never wait for each other's rows. Deleting
+ * without that, they deadlocked now and then (CI: 'deadlock detected while deleting tuple in
+ * relation "analytics_visitor_sets"'). A row skipped is deleted by whoever holds it, or by a later
+ * walk or run.
  */
 async function deletePostgresBatch(
   executor: Executor,
@@ -92,6 +98,7 @@ async function deletePostgresBatch(
         select tableoid, ctid, ${columns} from ${name}
         where project_id = ${projectId} and day < ${beforeDay} ${start}
         order by project_id, ${columns} limit ${limit}
+        for update skip locked
       ), gone as (delete from ${name} where ctid = any(array(select ctid from batch))
         and (tableoid, ctid) in (select tableoid, ctid from batch) returning 1)
       select (select count(*) from gone) as deleted, array[${texts}] as last
