@@ -77,13 +77,24 @@ export async function sweepExpiredStrings(
  * Deletes the strings of `ids` still unstamped since `before` (Unix seconds). The stamp is checked
  * again by the delete itself: a writer that stamped one since it was chosen (on PostgreSQL, even at
  * the same moment) keeps it. A deleted id is never given again (migration 0023).
+ *
+ * On PostgreSQL the delete takes only strings no other transaction holds (`for update skip
+ * locked`): a writer stamps its strings in hash order and the sweep would take them in id order, so
+ * waiting for each other's rows could end in a deadlock that fails the writer's batch of page views.
+ * A string a writer holds is being stamped, and stays; another sweep's is deleted by that sweep.
  */
 async function deleteUnstamped(db: Db, ids: number[], before: number): Promise<number> {
   if (ids.length === 0) return 0;
   const result = await db.kysely
     .deleteFrom('page_view_strings')
-    .where('id', 'in', ids)
-    .where('used_at', '<', before)
+    .where('id', 'in', (eb) => {
+      const unstamped = eb
+        .selectFrom('page_view_strings')
+        .select('id')
+        .where('id', 'in', ids)
+        .where('used_at', '<', before);
+      return db.dialect === 'postgres' ? unstamped.forUpdate().skipLocked() : unstamped;
+    })
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
