@@ -4,12 +4,12 @@
 // (the OpenAPI descriptions) independently of src/analytics/contribution.ts.
 import { type Contribution, contributionFields } from '../../src/analytics/contribution.ts';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { queueEntryOf } from '../../src/analytics/ingest/queries/write-store.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { newPageViewId } from '../../src/analytics/ingest/visitor.ts';
-import type { Db } from '../../src/db/database.ts';
+import { type Db, openDatabase } from '../../src/db/database.ts';
 import {
   StringIdCache,
   stringIds,
@@ -17,7 +17,7 @@ import {
   withPageViewStrings,
   withStringIds,
 } from '../../src/db/page-view-strings.ts';
-import type { Executor, PageViewTable, Project } from '../../src/db/schema.ts';
+import type { Database, Executor, PageViewTable, Project } from '../../src/db/schema.ts';
 
 export const browser =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -316,3 +316,44 @@ export function random(seed: number) {
 
 /** Client addresses that geolocate to several countries, one private and one IPv6. */
 export const ips = ['8.8.8.8', '1.1.1.1', '81.2.69.142', '5.9.0.1', '10.0.0.1', '2a00:1450:4001:81b::200e'];
+
+/**
+ * Runs `take` in a transaction of a pool of its own on the PostgreSQL at `url` and keeps that
+ * transaction open, holding the rows it locked (as another instance's batch or a writer does),
+ * until the returned function is called, which commits it and closes the pool.
+ */
+export async function holdRows(
+  url: string,
+  take: (trx: Transaction<Database>) => Promise<unknown>,
+): Promise<() => Promise<void>> {
+  const holder = openDatabase(url, { poolSize: 2 });
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let taken = () => {};
+  const held = new Promise<void>((resolve) => (taken = resolve));
+  const holding = holder.kysely.transaction().execute(async (trx) => {
+    await take(trx);
+    taken();
+    await released;
+  });
+  await Promise.race([held, holding]);
+  return async () => {
+    release();
+    await holding;
+    await holder.close();
+  };
+}
+
+/** Whether `promise` settles within `ms` (it is awaited by the caller for its value). */
+export async function endsWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
+  clearTimeout(timer);
+  return ended;
+}
