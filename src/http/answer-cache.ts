@@ -242,7 +242,7 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
   // answered before validation and the handler, and written by sendHit.
   app.addHook('onRequest', (request, reply, done) => {
     const config = routeOf(request).config;
-    if (request.method !== 'GET' || config?.cache !== true || !request.auth || isPrivateAnswer(request))
+    if (request.method !== 'GET' || config.cache !== true || !request.auth || isPrivateAnswer(request))
       return done();
     const { project } = request.auth;
     const key = `${project.id}\u0000${project.content_version}\u0000${request.auth.key.kind}\u0000${request.url}`;

@@ -23,15 +23,17 @@ export function registerRouteOf(app: FastifyInstance): void {
   app.decorateRequest('routeOfRequest', null);
 }
 
-/** The request's route, the same object at every call for the request. */
+/**
+ * The request's route, the same object at every call for the request (also in an app built
+ * without registerRouteOf, as some tests build theirs: the member is then added here).
+ */
 export function routeOf(request: FastifyRequest): RouteOf {
-  let route = request.routeOfRequest;
-  if (route === null || route === undefined) {
-    const options = request.routeOptions;
-    route = { url: options.url, config: options.config ?? {} };
-    request.routeOfRequest = route;
-  }
-  return route;
+  return (request.routeOfRequest ??= readRoute(request));
+}
+
+function readRoute(request: FastifyRequest): RouteOf {
+  const { url, config } = request.routeOptions;
+  return { url, config: config ?? {} };
 }
 
 /** The request's route changed (the not-found handler took it over): routeOf reads it again. */
