@@ -17,7 +17,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { type Kysely, Migrator } from 'kysely';
+import { type CompiledQuery, CompiledQuery as Compiled, type Kysely, Migrator, sql } from 'kysely';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import type { ArticleInput, ContentSource, TagInput } from '../src/content/import/records.ts';
@@ -394,4 +394,19 @@ export async function viewCountOf(db: Db, projectId: string, slug: string): Prom
     .where('articles.slug', '=', slug)
     .executeTakeFirstOrThrow();
   return Number(row.view_count ?? 0);
+}
+
+/**
+ * The plan the database makes for a compiled query, as text. PostgreSQL reads a test's small tables
+ * whole whatever their indexes: told not to, its plan shows which index applies.
+ */
+export async function queryPlan(db: Db, query: CompiledQuery): Promise<string> {
+  return db.kysely.transaction().execute(async (trx) => {
+    if (db.dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(trx);
+    const explain = db.dialect === 'postgres' ? 'explain' : 'explain query plan';
+    const { rows } = await trx.executeQuery<Record<string, string>>(
+      Compiled.raw(`${explain} ${query.sql}`, [...query.parameters]),
+    );
+    return rows.map((row) => row['QUERY PLAN'] ?? row.detail).join('\n');
+  });
 }

@@ -9,12 +9,16 @@ import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kyse
 import { recordEvents } from '../db/outbox.ts';
 import type { Database, Executor } from '../db/schema.ts';
 
-/** The published articles whose time has come at `now` and that were not announced for that date. */
+/**
+ * The published articles whose time has come at `now` and that were not announced for that date:
+ * the terms of the index of unannounced articles (migration 0035), the status written out so that
+ * the index is seen to apply whatever the statement's parameters.
+ */
 const isDue =
   (now: Date) =>
   (eb: ExpressionBuilder<Database, 'articles'>): Expression<SqlBool> =>
     eb.and([
-      eb('status', '=', 'published'),
+      eb('status', '=', sql.lit('published')),
       eb('published_at', '<=', now.toISOString()),
       eb.or([
         eb('announced_published_at', 'is', null),
@@ -37,8 +41,7 @@ export async function announceDuePublications(
 ): Promise<number> {
   let announced = 0;
   for (;;) {
-    let due = executor.selectFrom('articles').select('id').where(isDue(now)).limit(announcedPerStatement);
-    if (projectId !== undefined) due = due.where('project_id', '=', projectId);
+    const due = dueArticles(executor, now, projectId);
     // An announced article no longer matches: each round takes the next ones. The condition is
     // the UPDATE's own too, so that PostgreSQL checks it again on a row another instance just
     // announced (its lock waited for) and leaves it.
@@ -67,4 +70,20 @@ export async function announceDuePublications(
       now,
     );
   }
+}
+
+/**
+ * The ids of the next articles due to be announced (of one project, or of all), the earliest first:
+ * read from the index of unannounced articles, which PostgreSQL, misjudging how many articles are
+ * unannounced, walks for a project's only when told the order.
+ */
+export function dueArticles(executor: Executor, now: Date, projectId?: string) {
+  let due = executor
+    .selectFrom('articles')
+    .select('id')
+    .where(isDue(now))
+    .orderBy('published_at')
+    .limit(announcedPerStatement);
+  if (projectId !== undefined) due = due.where('project_id', '=', projectId);
+  return due;
 }

@@ -278,19 +278,23 @@ export async function hasPendingEvents(executor: Executor): Promise<boolean> {
  * due now when it is past, else the moment the scheduler must wake. Null: nothing to announce.
  */
 export async function earliestUnannounced(executor: Executor): Promise<string | null> {
-  const row = await executor
+  const row = await earliestUnannouncedQuery(executor).executeTakeFirst();
+  return (row?.next as string | null | undefined) ?? null;
+}
+
+/** The terms of the index of unannounced articles (migration 0035), the status written out. */
+export function earliestUnannouncedQuery(executor: Executor) {
+  return executor
     .selectFrom('articles')
     .select((eb) => eb.fn.min('published_at').as('next'))
-    .where('status', '=', 'published')
+    .where('status', '=', sql.lit('published'))
     .where('published_at', 'is not', null)
     .where((eb) =>
       eb.or([
         eb('announced_published_at', 'is', null),
         eb('announced_published_at', '<>', eb.ref('published_at')),
       ]),
-    )
-    .executeTakeFirst();
-  return (row?.next as string | null | undefined) ?? null;
+    );
 }
 
 /** Deletes what the log no longer needs: finished deliveries and fanned-out events older than `before`. */

@@ -3,7 +3,6 @@
 // article listed (the ids compared in "C" could use no index).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
 import { type ArticleFilter, articlePageQuery } from '../../src/content/article-queries.ts';
 import {
   articleInput,
@@ -11,6 +10,7 @@ import {
   describeEachDialect,
   getJson,
   importArticles,
+  queryPlan,
   setViewCount,
 } from '../helpers.ts';
 
@@ -51,15 +51,8 @@ describeEachDialect('view counts read by key', (ctx) => {
       false,
       'driven',
     );
-    await ctx.db.kysely.transaction().execute(async (trx) => {
-      // A scan is then chosen only when no index can be used.
-      await sql`set local enable_seqscan = off`.execute(trx);
-      const { rows } = await trx.executeQuery<{ 'QUERY PLAN': string }>(
-        CompiledQuery.raw(`explain ${page.sql}`, [...page.parameters]),
-      );
-      const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
-      assert.match(plan, /article_views_pkey/, plan);
-      assert.doesNotMatch(plan, /Seq Scan on article_views/, plan);
-    });
+    const plan = await queryPlan(ctx.db, page);
+    assert.match(plan, /article_views_pkey/, plan);
+    assert.doesNotMatch(plan, /Seq Scan on article_views/, plan);
   });
 });

@@ -3,14 +3,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import type { CompiledQuery } from 'kysely';
 import { buildApp } from '../../src/app.ts';
+import { dueArticles } from '../../src/content/announcements.ts';
 import { recordEvents } from '../../src/db/outbox.ts';
+import { earliestUnannouncedQuery } from '../../src/webhooks/queries.ts';
 import {
   articleInput,
   configuredDialects,
   createTestDatabase,
   createTestProject,
   importArticles,
+  queryPlan,
   type TestDatabase,
 } from '../helpers.ts';
 import { eventually, testWebhookOptions } from './support.ts';
@@ -36,6 +40,27 @@ for (const dialect of configuredDialects()) {
           .where('type', '=', 'article.published')
           .execute()
       ).map((row) => JSON.parse(row.data).slug as string);
+
+    // The dispatcher asks for the earliest every 15 s and after every write, and each article write
+    // for its project's due articles: a scan of every article's row, 130 to 400 ms at 100,000.
+    test('the unannounced articles are read from their own index, never by reading every article', async () => {
+      const { project } = await createTestProject(database.db);
+      await importArticles(database.db, project, [
+        articleInput({ slug: 'out', publishedAt: '2026-01-01T00:00:00.000Z' }),
+        articleInput({ slug: 'later', publishedAt: '2099-01-01T00:00:00.000Z' }),
+        articleInput({ slug: 'draft', status: 'draft', publishedAt: null }),
+      ]);
+      const now = new Date();
+      const queries: Array<[string, CompiledQuery]> = [
+        ['the earliest of all projects', earliestUnannouncedQuery(database.db.kysely).compile()],
+        ['the due articles of all projects', dueArticles(database.db.kysely, now).compile()],
+        ['the due articles of a project', dueArticles(database.db.kysely, now, project.id).compile()],
+      ];
+      for (const [name, query] of queries) {
+        const plan = await queryPlan(database.db, query);
+        assert.match(plan, /articles_unannounced/, `${name}: ${plan}`);
+      }
+    });
 
     test('two instances on one database: one article.published per due article, none again after a restart', async () => {
       const { project } = await createTestProject(database.db);

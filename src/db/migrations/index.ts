@@ -62,6 +62,7 @@ export const migrations: Record<string, DialectMigration> = {
     () => import('./0034-queue-seq-never-reused.ts'),
     'queueSeqNeverReused',
   ),
+  '0035-unannounced-index': lazy(() => import('./0035-unannounced-index.ts'), 'unannouncedIndex'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
