@@ -140,21 +140,30 @@ async function slugTaken(trx: Executor, projectId: string, slug: string): Promis
   return (await findArticleIdBySlug(trx, projectId, slug)) !== undefined;
 }
 
-/** Refuses a write past the project's storage limit, as the import does; `replacedBytes` are the article's before. */
+/**
+ * Refuses a write past the project's storage limit, as the import does; `replacedBytes` are the
+ * article's before. A write that does not grow the article is never refused, so it reads nothing;
+ * one that does sums the project's articles from an index (migration 0036), not from their rows.
+ */
 async function checkStorage(
   trx: Executor,
   project: Project,
   article: PreparedArticle,
   replacedBytes: number,
 ): Promise<void> {
-  const row = await trx
-    .selectFrom('articles')
-    .select((eb) => eb.fn.sum<number | string | null>('storage_bytes').as('used'))
-    .where('project_id', '=', project.id)
-    .executeTakeFirstOrThrow();
+  if (article.storageBytes <= replacedBytes) return;
+  const row = await storageUsedQuery(trx, project.id).executeTakeFirstOrThrow();
   const after = Number(row.used ?? 0) - replacedBytes + article.storageBytes;
   const limit = Number(project.storage_limit_bytes);
-  if (after > limit && article.storageBytes > replacedBytes) throw new StorageLimitError(after, limit);
+  if (after > limit) throw new StorageLimitError(after, limit);
+}
+
+/** The bytes the project's articles take. */
+export function storageUsedQuery(executor: Executor, projectId: string) {
+  return executor
+    .selectFrom('articles')
+    .select((eb) => eb.fn.sum<number | string | null>('storage_bytes').as('used'))
+    .where('project_id', '=', projectId);
 }
 
 async function tagIdsOf(scope: WriteScope, article: PreparedArticle): Promise<string[]> {

@@ -63,6 +63,7 @@ export const migrations: Record<string, DialectMigration> = {
     'queueSeqNeverReused',
   ),
   '0035-unannounced-index': lazy(() => import('./0035-unannounced-index.ts'), 'unannouncedIndex'),
+  '0036-storage-index': lazy(() => import('./0036-storage-index.ts'), 'storageIndex'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
