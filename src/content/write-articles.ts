@@ -9,7 +9,7 @@ import { type OutboxEvent, recordEvents } from '../db/outbox.ts';
 import type { Executor, Project } from '../db/schema.ts';
 import { HttpError, NotFoundError } from '../errors.ts';
 import { bumpContentVersion } from '../projects/queries.ts';
-import { findArticleIdBySlug } from './article-queries.ts';
+import { findArticleIdBySlug, lowestUnusedOrdinal } from './article-queries.ts';
 import { announceDuePublications } from './announcements.ts';
 import { articleEvent, changeEvents } from './article-events.ts';
 import { applySetChanges, projectFragments, storedSetKeys } from './article-set-queries.ts';
@@ -30,7 +30,6 @@ import {
   prepare,
   type ProjectSite,
   StorageLimitError,
-  unusedOrdinals,
   upsertTags,
   writeTagsAndVariants,
 } from './import.ts';
@@ -198,12 +197,7 @@ export async function createArticle(
     const article = prepare(input);
     await checkStorage(trx, scope.project, article, 0);
     const tagIds = await tagIdsOf(scope, article);
-    const used = await trx
-      .selectFrom('articles')
-      .select('ordinal')
-      .where('project_id', '=', scope.project.id)
-      .execute();
-    const ordinal = unusedOrdinals(used.map((row) => row.ordinal)).next().value;
+    const ordinal = await lowestUnusedOrdinal(trx, scope.project.id);
     const row = articleRow(siteOf(scope.project), article, undefined, ordinal, scope.now.toISOString());
     await trx.insertInto('articles').values(row).execute();
     await writeTagsAndVariants(trx, row.id, tagIds, input.variants);

@@ -322,6 +322,32 @@ describeEachDialect('write API: articles', (ctx) => {
     assert.equal(other.statusCode, 400, other.body);
   });
 
+  test('a new article takes the lowest ordinal no article has: a deleted one’s first, else the next', async () => {
+    const project = await writer();
+    const ordinals = async () =>
+      Object.fromEntries(
+        (
+          await ctx.db.kysely
+            .selectFrom('articles')
+            .select(['slug', 'ordinal'])
+            .where('project_id', '=', project.project.id)
+            .execute()
+        ).map((row) => [row.slug, Number(row.ordinal)]),
+      );
+    const post = async (slug: string) =>
+      assert.equal((await inject('POST', '/v1/articles', project, { ...newArticle, slug })).statusCode, 201);
+    for (const slug of ['a', 'b', 'c', 'd']) await post(slug);
+    for (const slug of ['c', 'a'])
+      assert.equal(
+        (await inject('DELETE', `/v1/articles/${slug}`, project, undefined, { 'if-match': '*' })).statusCode,
+        204,
+      );
+    await post('e');
+    await post('f');
+    await post('g');
+    assert.deepEqual(await ordinals(), { b: 1, d: 3, e: 0, f: 2, g: 4 });
+  });
+
   // At 100,000 articles the sum read from the articles' rows took 120 ms (SQLite) while the write
   // held the writer lock; from the index, 5 ms.
   test('the storage check sums the project’s articles from an index, not from their rows', async () => {
