@@ -54,7 +54,9 @@ export async function listTags(db: Db, project: Project, params: TagListQueryTyp
   if (query.sort === 'articleCount') q = q.orderBy(sql`article_count`, query.order);
   q = q.orderBy('tags.name_key', query.sort === 'name' ? query.order : 'asc');
   if (query.limit !== undefined) q = q.limit(query.limit);
-  const [rows, total] = await Promise.all([q.execute(), countTags(db.kysely, project.id)]);
+  // Counting each tag's articles reads every tag link (80 to 170 ms at 100,000 articles): on
+  // SQLite in the read thread, so that no other request waits for it.
+  const [rows, total] = await Promise.all([db.readOffThread(q.compile()), countTags(db.kysely, project.id)]);
   return { data: rows.map(toView), meta: { total } };
 }
 

@@ -2,7 +2,7 @@
 // information the API reports.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.ts';
-import type { ApiKeyTable, Executor, KeyScope, Project } from '../db/schema.ts';
+import type { ApiKeyTable, KeyScope, Project } from '../db/schema.ts';
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors.ts';
 import { generateKey, hashKey, type KeyKind, keyPrefix, keyScopes, parseScopes } from './keys.ts';
 import * as queries from './queries.ts';
@@ -324,9 +324,10 @@ export interface ProjectCounts {
 
 /**
  * A project's article counts at `now`. Content's to count (what is published is its rule): app.ts
- * passes the function in.
+ * passes the function in. It reads through the handle, off the event loop where it can (a
+ * project of 100,000 articles takes SQLite 0.5 to 1.7 s to count).
  */
-export type CountArticles = (executor: Executor, projectId: string, now: string) => Promise<ProjectCounts>;
+export type CountArticles = (db: Db, projectId: string, now: string) => Promise<ProjectCounts>;
 
 /**
  * For a public key only published articles exist: its statistics count them alone, and storage
@@ -338,7 +339,7 @@ export async function projectInfo(
   countArticles: CountArticles,
   publishedOnly = false,
 ) {
-  const counts = await countArticles(db.kysely, project.id, new Date().toISOString());
+  const counts = await countArticles(db, project.id, new Date().toISOString());
   if (publishedOnly) {
     return {
       project: projectView(project),
