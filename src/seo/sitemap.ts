@@ -30,7 +30,14 @@ export async function sitemapPage(
   const entries =
     offset >= counts.total
       ? []
-      : await findSitemapEntries(db.kysely, project.id, now, { offset, limit: pageSize }, counts);
+      : await findSitemapEntries(
+          db.kysely,
+          (read) => db.readOffThread(read),
+          project.id,
+          now,
+          { offset, limit: pageSize },
+          counts,
+        );
   const settings = urlSettingsOf(project);
   // Every published article has a page, members-only and paid ones too (their teaser is public).
   return {
