@@ -361,7 +361,8 @@ test('migration 0034 [sqlite]: the entries queued before it are kept, and rolled
       });
     for (const i of [0, 1, 2]) await write(i);
     const before = await db.kysely.selectFrom('rollup_queue').selectAll().orderBy('seq').execute();
-    assert.deepEqual(await migrateToLatest(db), ['0034-queue-seq-never-reused']);
+    // The first of the migrations it applies (later ones follow).
+    assert.equal((await migrateToLatest(db))[0], '0034-queue-seq-never-reused');
     assert.deepEqual(await db.kysely.selectFrom('rollup_queue').selectAll().orderBy('seq').execute(), before);
     await write(3);
     const [latest] = await db.kysely
