@@ -9,7 +9,9 @@
 // the same for the URL of an existing, empty PostgreSQL database, BENCH_SEARCH_BUDGET_MS the most
 // time spent on one query's runs (30 s). Then twelve clients search at once while a cheap request
 // is timed (again with the content changing every 250 ms), and a repeated search is timed again
-// and paged. BENCH_SEARCH_SECTIONS picks parts; each table ends with the load average.
+// and paged, and other requests' waits are timed while each heavy request of a blog this size runs
+// (the project's counts, the tag list, the sitemap, writes). BENCH_SEARCH_SECTIONS picks parts;
+// each table ends with the load average.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -428,11 +430,130 @@ const fmt = (ms: number) => ms.toFixed(1);
 
 /**
  * BENCH_SEARCH_SECTIONS: the parts to run, comma-separated, of `uncached`, `cold`, `concurrent`,
- * `repeated` and `cheap` (default: all).
+ * `repeated`, `stalls` and `cheap` (default: all).
  */
 const sections = new Set(
-  (process.env.BENCH_SEARCH_SECTIONS ?? 'uncached,cold,concurrent,repeated,cheap').split(','),
+  (process.env.BENCH_SEARCH_SECTIONS ?? 'uncached,cold,concurrent,repeated,stalls,cheap').split(','),
 );
+
+/**
+ * What the project's other requests wait while one heavy request of a blog this size runs: a
+ * stream of cheap reads (an article, uncached, one at a time with 5 ms between) runs throughout,
+ * and each heavy request's own time is shown beside the worst wait of the stream from its start to
+ * 0.5 s after its answer (what a write sets off after answering, such as the webhook dispatcher's
+ * look for due publications, included). The idle row is 20 s of the stream alone, past the 15 s after which the webhook
+ * dispatcher looks for due publications again. The writes are undone (the title set back, the new
+ * article deleted), so that the database stays as seeded for the next run.
+ */
+async function stalls(base: string, headers: Record<string, string>, databaseUrl: string): Promise<void> {
+  const db = openDatabase(databaseUrl);
+  let slug: string;
+  let writeKey: string;
+  try {
+    ({ slug } = await db.kysely
+      .selectFrom('projects')
+      .select('slug')
+      .where('slug', 'like', 'search-bench-%')
+      .executeTakeFirstOrThrow());
+    ({ key: writeKey } = await createApiKey(db, slug, {
+      kind: 'secret',
+      rateLimit: 1_000_000,
+      scopes: ['read', 'write'],
+    }));
+  } finally {
+    await db.close();
+  }
+  const writer = { 'x-api-key': writeKey, 'content-type': 'application/json' };
+  const cheapUrl = `${base}/v1/articles/article-4242`;
+  let worst = 0;
+  let streaming = true;
+  const stream = (async () => {
+    while (streaming) {
+      const waited = await timed(cheapUrl, headers);
+      worst = Math.max(worst, waited);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  /** The version a write must name (If-Match): the one a stale If-Match is told of. */
+  const versionOf = async (article: string) => {
+    const response = await fetch(`${base}/v1/articles/${article}`, {
+      method: 'PATCH',
+      headers: { ...writer, 'if-match': '"0"', 'content-type': 'application/merge-patch+json' },
+      body: '{}',
+    });
+    return ((await response.json()) as { details: { current: string } }).details.current;
+  };
+  const patch = async (article: string, body: unknown) => {
+    const version = await versionOf(article);
+    return () =>
+      fetch(`${base}/v1/articles/${article}`, {
+        method: 'PATCH',
+        headers: { ...writer, 'if-match': `"${version}"`, 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify(body),
+      });
+  };
+  const { title } = (
+    (await (await fetch(`${base}/v1/articles/article-4243`, { headers })).json()) as {
+      data: { title: string };
+    }
+  ).data;
+  const newSlug = `stalls-${Date.now()}`;
+  const heavy: Array<[string, () => Promise<() => Promise<Response>>]> = [
+    ['GET /v1/project (counts)', async () => () => fetch(`${base}/v1/project`, { headers })],
+    ['GET /v1/tags (counts)', async () => () => fetch(`${base}/v1/tags`, { headers })],
+    [
+      'GET /v1/seo/sitemap (50,000 URLs)',
+      async () => () => fetch(`${base}/v1/seo/sitemap?baseUrl=https://blog.example.com`, { headers }),
+    ],
+    ['PATCH an article’s title', () => patch('article-4243', { title: `${title} (edited)` })],
+    ['PATCH it back', () => patch('article-4243', { title })],
+    [
+      'POST a new article',
+      async () => () =>
+        fetch(`${base}/v1/articles`, {
+          method: 'POST',
+          headers: writer,
+          body: JSON.stringify({
+            slug: newSlug,
+            title: 'New',
+            content: 'A new article.',
+            status: 'published',
+          }),
+        }),
+    ],
+    [
+      'DELETE it',
+      async () => () =>
+        fetch(`${base}/v1/articles/${newSlug}`, {
+          method: 'DELETE',
+          headers: { 'x-api-key': writeKey, 'if-match': '*' },
+        }),
+    ],
+  ];
+  console.log('\n## Other requests while a heavy one runs (a stream of uncached article reads)\n');
+  console.log('| heavy request | status | its ms | the stream’s worst wait, ms |');
+  console.log('|---|---:|---:|---:|');
+  try {
+    for (const [name, make] of heavy) {
+      const send = await make();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      worst = 0;
+      const started = performance.now();
+      const response = await send();
+      await response.arrayBuffer();
+      const took = performance.now() - started;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      console.log(`| ${name} | ${response.status} | ${fmt(took)} | ${fmt(worst)} |`);
+    }
+    worst = 0;
+    await new Promise((resolve) => setTimeout(resolve, 20_000));
+    console.log(`| none, 20 s idle | | | ${fmt(worst)} |`);
+  } finally {
+    streaming = false;
+    await stream;
+  }
+  console.log(`\n${load()}`);
+}
 
 /** The load average now, printed under each table: the machine is shared, so times are upper bounds. */
 const load = () =>
@@ -491,6 +612,7 @@ async function measure(label: string, databaseUrl: string, keyFile: string | nul
       }
     }
     if (sections.has('repeated')) await repeatedQuery(app.url, headers);
+    if (sections.has('stalls')) await stalls(app.url, headers, databaseUrl);
     if (!sections.has('cheap')) return;
 
     // A cheap request alone, then while one client searches without pause.
