@@ -410,3 +410,13 @@ export async function queryPlan(db: Db, query: CompiledQuery): Promise<string> {
     return rows.map((row) => row['QUERY PLAN'] ?? row.detail).join('\n');
   });
 }
+
+/** Each article's ordinal (its place in the article sets), by slug. */
+export async function articleOrdinals(db: Db, projectId: string): Promise<Record<string, number>> {
+  const rows = await db.kysely
+    .selectFrom('articles')
+    .select(['slug', 'ordinal'])
+    .where('project_id', '=', projectId)
+    .execute();
+  return Object.fromEntries(rows.map((row) => [row.slug, Number(row.ordinal)]));
+}

@@ -12,6 +12,7 @@ import { rebuildArticleSets } from '../../src/content/article-set-queries.ts';
 import { termChunksFirst } from '../../src/content/article-matches.ts';
 import {
   articleInput,
+  articleOrdinals,
   createTestProject,
   describeEachDialect,
   getJson,
@@ -203,16 +204,7 @@ describeEachDialect('list counts from article sets', (ctx) => {
 
   test('list: a pruned article’s ordinal goes to the next new article, whose sets are its own', async () => {
     const p = await createTestProject(ctx.db);
-    const ordinals = async () =>
-      Object.fromEntries(
-        (
-          await ctx.db.kysely
-            .selectFrom('articles')
-            .select(['slug', 'ordinal'])
-            .where('project_id', '=', p.project.id)
-            .execute()
-        ).map((row) => [row.slug, row.ordinal]),
-      );
+    const ordinals = () => articleOrdinals(ctx.db, p.project.id);
     const a = articleInput({ slug: 'a', content: 'apple', tags: ['Fruit'] });
     const b = articleInput({ slug: 'b', content: 'banana', tags: ['Fruit'] });
     const c = articleInput({ slug: 'c', content: 'cherry' });
