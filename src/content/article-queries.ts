@@ -628,9 +628,11 @@ export async function findTagIdsByNames(
 }
 
 /**
- * The lowest ordinal no article of the project has, as import.ts's unusedOrdinals gives it, found in SQL: reading
- * every ordinal into a set took 45 ms of a new article's write at 100,000 articles. Without a gap
- * (none deleted) it is the count; else the first place where the ordinals read in order skip one.
+ * The lowest ordinal no article of the project has, as import.ts's unusedOrdinals gives it, found
+ * in SQL: reading every ordinal into a set took 45 ms of a new article's write at 100,000
+ * articles. Without a gap (none deleted) it is the count; else the first place where the
+ * ordinals read in order skip one. A write holds its project's row from its start, so no other
+ * write's article comes between the two statements.
  */
 export async function lowestUnusedOrdinal(executor: Executor, projectId: string): Promise<number> {
   const { count, last } = await executor

@@ -32,7 +32,7 @@ export async function sitemapPage(
       ? []
       : await findSitemapEntries(
           db.kysely,
-          (read) => db.readOffThread(read),
+          (query) => db.readOffThread(query),
           project.id,
           now,
           { offset, limit: pageSize },
