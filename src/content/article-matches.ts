@@ -276,7 +276,7 @@ function firstQuery(
 }
 
 /** The rows as one set per part, and the rows of each part; a turn of the event loop every so often. */
-async function readParts(
+export async function readParts(
   rows: SetRow[],
 ): Promise<{ parts: Map<string, OrdinalSet>; counts: Map<string, number> }> {
   const parts = new Map<string, OrdinalSet>();

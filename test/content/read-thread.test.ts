@@ -58,7 +58,7 @@ test('the project’s counts, the tag list’s counts and a sitemap’s rows are
       ],
     );
     assert.ok(
-      offThread.some((text) => text.includes('article_tags')),
+      offThread.some((text) => text.includes('article_sets')),
       offThread.join('\n'),
     );
     offThread.length = 0;
