@@ -1,11 +1,10 @@
 // SQL of the article sets (article-sets.ts): changes applied chunk by chunk in the writer's
 // transaction, the dictionary of tokens kept in step with them, and a rebuild of a project's sets
 // from its articles (benches that insert articles directly).
-import { type CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { DialectName } from '../db/database.ts';
 import { valueList } from '../db/dialect-sql.ts';
 import type { ArticleSetTable, Executor } from '../db/schema.ts';
-import type { SetRow } from './article-matches.ts';
 import {
   applyToChunk,
   articleSetKeys,
@@ -290,23 +289,4 @@ export async function lockedContentVersion(
   if (dialect === 'postgres') query = query.forUpdate().skipLocked();
   const row = await query.executeTakeFirst();
   return row === undefined ? undefined : Number(row.content_version);
-}
-
-/**
- * Every tag set and status set of the project, and (`now` given) the ordinals of its articles
- * scheduled after `now`, in one statement: what the tag list counts its articles from. The tag
- * sets are the keys from `g:` to `g;` (`;` follows `:`), a range of the key's index, where a LIKE
- * would read every set of the project on SQLite (its LIKE ignores case, so no index serves it).
- */
-export function tagCountSetsQuery(
-  executor: Executor,
-  projectId: string,
-  now: string | null,
-): CompiledQuery<SetRow> {
-  const sets = sql`select set_key as part, chunk, members from article_sets
-    where project_id = ${projectId}
-      and ((set_key >= 'g:' and set_key < 'g;') or set_key in ('s:draft', 's:published', 's:archived'))`;
-  if (now === null) return sql<SetRow>`${sets}`.compile(executor);
-  return sql<SetRow>`${sets} union all select 'scheduled' as part, ordinal as chunk, null as members from articles
-    where project_id = ${projectId} and status = 'published' and published_at > ${now}`.compile(executor);
 }
