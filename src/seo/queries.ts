@@ -1,7 +1,8 @@
 // SQL of the SEO answers: one article with what its metadata needs, and the published articles of
 // a project, newest first, with only the columns each document uses; never one query per article.
-import { type CompiledQuery, type SqlBool, sql } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import { hasReportedStatus } from '../content/public.ts';
+import type { Db } from '../db/database.ts';
 import type { ArticleTable, Executor } from '../db/schema.ts';
 
 /** The columns SEO metadata and JSON-LD are built from. */
@@ -148,16 +149,13 @@ export type SitemapEntry = Pick<
   'slug' | 'path' | 'section' | 'published_at' | 'created_at' | 'updated_at'
 >;
 
-/** Runs a compiled read: the handle's readOffThread, which on SQLite reads in its read thread. */
-export type ReadRows = <R>(query: CompiledQuery<R>) => Promise<R[]>;
-
 /**
  * A sitemap page, up to 50,000 articles' rows: read with `read`, off the event loop, since at
  * 100,000 articles the main thread's reader took 230 ms for it, during which no request went on.
  */
 export function findSitemapEntries(
   executor: Executor,
-  read: ReadRows,
+  read: Db['readOffThread'],
   projectId: string,
   now: string,
   page: { offset: number; limit: number },

@@ -32,7 +32,7 @@ export async function sitemapPage(
       ? []
       : await findSitemapEntries(
           db.kysely,
-          (query) => db.readOffThread(query),
+          db.readOffThread,
           project.id,
           now,
           { offset, limit: pageSize },
