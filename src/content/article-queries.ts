@@ -385,8 +385,8 @@ export interface ListMark {
 /**
  * The places of the list's articles `step`, 2 × `step` … `count` × `step` articles after `after`
  * (or from the list's start), in one statement: each found by a seek from the one before and a
- * walk of `step` index entries. With the project's content version read in the same statement:
- * what page-marks.ts keeps.
+ * walk of `step` index entries. With the project's version the marks are kept by
+ * (marksVersionColumn) read in the same statement: what page-marks.ts keeps.
  */
 export function articleListMarksQuery(
   executor: Executor,
@@ -423,8 +423,16 @@ export function articleListMarksQuery(
         join articles as x on x.id = ${fromPrevious}
       where m.n < ${count}
     )
-    select id, value, (select content_version from projects where projects.id = ${filter.projectId}) as version
+    select id, value, (select ${sql.ref(marksVersionColumn(order.sort))} from projects where projects.id = ${filter.projectId}) as version
     from marks order by n`.compile(executor);
+}
+
+/**
+ * The version of a project that the marks of a list in this sort are kept by: any change moves an
+ * article along updatedAt, and only some along the others (projects.order_version).
+ */
+export function marksVersionColumn(sort: MarkedSort): 'content_version' | 'order_version' {
+  return sort === 'updatedAt' ? 'content_version' : 'order_version';
 }
 
 function ordered<O>(

@@ -1,9 +1,12 @@
 // Marks along long lists, so that a deep page is a seek and a short walk: for a list without
 // search (with tag filters or not), sorted by a marked sort (article-queries.ts), the place of every
-// `markEvery`th article in the order read, kept per database handle and project content version
-// (a content change makes them unreachable). Page 5,000 of 100,000 articles then walks at most
-// `markEvery` index entries from its mark instead of 50,000 from the start of the list; the first
-// deep page of a version finds the marks it needs by walking as far, in one statement.
+// `markEvery`th article in the order read, kept per database handle and project version: sorted by
+// updatedAt, its content version (any change moves an article along it); else its order version,
+// which a change moving no article in or along such a list leaves as it is (an edit of an article's
+// text; content/write-articles.ts), and any other change makes them unreachable. Page 5,000 of
+// 100,000 articles then walks at most `markEvery` index entries from its mark instead of 50,000
+// from the start of the list; the first deep page of a version finds the marks it needs by walking
+// as far, in one statement.
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { nextPublication } from '../projects/next-publication.ts';
@@ -15,6 +18,7 @@ import {
   type ListMark,
   type MarkedSort,
   markedSorts,
+  marksVersionColumn,
 } from './article-queries.ts';
 
 /** Articles between two marks: the most a deep page walks past its mark. */
@@ -60,7 +64,8 @@ export async function markBefore(
   const wanted = Math.floor(page.offset / step);
   if (wanted === 0) return null;
   const { filter, order, project } = list;
-  const version = Number(project.content_version);
+  const versionColumn = marksVersionColumn(order.sort);
+  const version = Number(project[versionColumn]);
   const byStatus = filter.status !== undefined || filter.published !== undefined;
   const key = JSON.stringify([
     step,
@@ -75,12 +80,13 @@ export async function markBefore(
   ]);
   let projects = kept.get(db);
   if (projects === undefined) kept.set(db, (projects = new Map()));
-  let entry = projects.get(project.id);
+  const projectKey = `${project.id}\u0000${versionColumn}`;
+  let entry = projects.get(projectKey);
   // A request that read the project before a content change finds its marks without keeping them.
   if (entry !== undefined && entry.version > version) entry = { version, lists: new Map() };
   else if (entry === undefined || entry.version !== version) {
     if (projects.size >= maxProjects) projects.clear();
-    projects.set(project.id, (entry = { version, lists: new Map() }));
+    projects.set(projectKey, (entry = { version, lists: new Map() }));
   }
   // A status filter's list changes when a scheduled article comes due, with no content change.
   const usable = (kept: MarkedList | undefined): kept is MarkedList =>
@@ -108,7 +114,7 @@ export async function markBefore(
     if (marks.length < wanted) return null;
     // Kept unless a request meanwhile kept more of them (or the content changed).
     const current = entry.lists.get(key);
-    if (projects.get(project.id) === entry && (!usable(current) || current.marks.length < marks.length))
+    if (projects.get(projectKey) === entry && (!usable(current) || current.marks.length < marks.length))
       entry.lists.set(key, { marks, foundAt: filter.now, until });
   }
   return { after: marks[wanted - 1], skipped: wanted * step };

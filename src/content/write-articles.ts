@@ -6,14 +6,14 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { type OutboxEvent, recordEvents } from '../db/outbox.ts';
-import type { Executor, Project } from '../db/schema.ts';
+import type { ArticleInsertRow, Executor, Project } from '../db/schema.ts';
 import { HttpError, NotFoundError } from '../errors.ts';
-import { bumpContentVersion } from '../projects/queries.ts';
+import { bumpContentVersion, listsMoved } from '../projects/queries.ts';
 import { findArticleIdBySlug, lowestUnusedOrdinal } from './article-queries.ts';
 import { announceDuePublications } from './announcements.ts';
 import { articleEvent, changeEvents } from './article-events.ts';
 import { applySetChanges, projectFragments, storedSetKeys } from './article-set-queries.ts';
-import { articleSetKeys, SetChanges } from './article-sets.ts';
+import { articleSetKeys, SetChanges, tagSetKey } from './article-sets.ts';
 import {
   sameArticle,
   type StoredArticle,
@@ -87,6 +87,11 @@ interface WriteScope {
   project: Project;
   now: Date;
   events: OutboxEvent[];
+  /**
+   * Set by a write that moved no article in or along a list not sorted by updatedAt (listMoves):
+   * the project's order version stays, and so do the marks of its deep pages.
+   */
+  keptOrder?: boolean;
 }
 
 /** Runs `write` in a transaction holding the project's lock, then announces due publications and writes the events. */
@@ -96,7 +101,7 @@ async function inProjectTransaction<T>(
   write: (scope: WriteScope) => Promise<T>,
 ): Promise<T> {
   return db.kysely.transaction().execute(async (trx) => {
-    await bumpContentVersion(trx, project.id);
+    await bumpContentVersion(trx, project.id, false);
     const locked = await trx
       .selectFrom('projects')
       .selectAll()
@@ -104,10 +109,32 @@ async function inProjectTransaction<T>(
       .executeTakeFirstOrThrow();
     const scope: WriteScope = { trx, project: locked, now: new Date(), events: [] };
     const result = await write(scope);
+    // A write that does not say it kept the order moved it.
+    if (scope.keptOrder !== true) await listsMoved(trx, project.id);
     await announceDuePublications(trx, scope.now, project.id);
     await recordEvents(trx, scope.events, scope.now);
     return result;
   });
+}
+
+/**
+ * Whether a change of an article can move it in or along a list sorted by createdAt or title, or
+ * in or out of a status or tag filter: what the marks of page-marks.ts are kept across otherwise.
+ */
+function listMoves(
+  before: Pick<ArticleInsertRow, 'status' | 'published_at' | 'created_at' | 'title_key'>,
+  after: Pick<ArticleInsertRow, 'status' | 'published_at' | 'created_at' | 'title_key'>,
+  tagsBefore: readonly string[],
+  tagsAfter: readonly string[],
+): boolean {
+  return (
+    before.status !== after.status ||
+    before.published_at !== after.published_at ||
+    before.created_at !== after.created_at ||
+    before.title_key !== after.title_key ||
+    tagsBefore.length !== tagsAfter.length ||
+    tagsAfter.some((id) => !tagsBefore.includes(id))
+  );
 }
 
 async function answerOf(
@@ -310,13 +337,15 @@ async function writeArticle(
   await trx.deleteFrom('article_variants').where('article_id', '=', id).execute();
   await writeTagsAndVariants(trx, id, tagIds, article.input.variants);
   const sets = new SetChanges();
-  sets.article(
-    row.ordinal,
-    setsBefore.get(id)!,
-    articleSetKeys({ status: row.status, tagIds, searchText: row.search_text }, fragments),
-  );
+  const keysBefore = setsBefore.get(id)!;
+  const keysAfter = articleSetKeys({ status: row.status, tagIds, searchText: row.search_text }, fragments);
+  sets.article(row.ordinal, keysBefore, keysAfter);
   await applySetChanges(trx, db.dialect, scope.project.id, sets);
+  scope.keptOrder = !listMoves(before.row, row, tagKeys(keysBefore), tagKeys(keysAfter));
 }
+
+/** The keys of an article's tag sets among its set keys. */
+const tagKeys = (keys: Set<string>) => [...keys].filter((key) => key.startsWith(tagSetKey('')));
 
 /** `DELETE /v1/articles/:slug`: removed as `--prune` removes it (an import bringing its slug back restores its id and views). */
 export async function deleteArticle(

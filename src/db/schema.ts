@@ -20,6 +20,12 @@ export interface ProjectTable {
   revisions_kept: number;
   /** Incremented by every write that changes an answer of the project (see http/answer-cache.ts). */
   content_version: Generated<number>;
+  /**
+   * The content version of the last change that can move an article in a list not sorted by
+   * updatedAt (see content/page-marks.ts): set by bumpContentVersion unless the write says it
+   * moves none.
+   */
+  order_version: Generated<number>;
   created_at: string;
   updated_at: string;
 }

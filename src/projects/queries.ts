@@ -7,7 +7,9 @@ import type { AuthContext } from '../http/auth.ts';
 import { parseScopes } from './keys.ts';
 
 export async function insertProject(executor: Executor, project: Project): Promise<void> {
-  await executor.insertInto('projects').values(project).execute();
+  // order_version starts at its default, as content_version's 0.
+  const { order_version: _, ...row } = project;
+  await executor.insertInto('projects').values(row).execute();
 }
 
 export function findProjectBySlug(executor: Executor, slug: string): Promise<Project | undefined> {
@@ -21,7 +23,11 @@ export async function updateProjectRow(
 ): Promise<void> {
   await executor
     .updateTable('projects')
-    .set((eb) => ({ ...changes, content_version: eb('content_version', '+', 1) }))
+    .set((eb) => ({
+      ...changes,
+      content_version: eb('content_version', '+', 1),
+      order_version: eb('content_version', '+', 1),
+    }))
     .where('id', '=', projectId)
     .execute();
 }
@@ -87,11 +93,32 @@ export function findApiKeyById(executor: Executor, id: string): Promise<ApiKeyTa
   return executor.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Marks a change of what the project's API answers are (cached answers are keyed by it). */
-export async function bumpContentVersion(executor: Executor, projectId: string): Promise<void> {
+/**
+ * Marks a change of what the project's API answers are (cached answers are keyed by it) and, unless
+ * `movesLists` is false, of the order of its lists (projects.order_version, which keeps the marks
+ * of content/page-marks.ts). A write that knows only after writing whether it moved an article
+ * passes false here and calls listsMoved afterwards if it did.
+ */
+export async function bumpContentVersion(
+  executor: Executor,
+  projectId: string,
+  movesLists = true,
+): Promise<void> {
   await executor
     .updateTable('projects')
-    .set((eb) => ({ content_version: eb('content_version', '+', 1) }))
+    .set((eb) => ({
+      content_version: eb('content_version', '+', 1),
+      ...(movesLists ? { order_version: eb('content_version', '+', 1) } : {}),
+    }))
+    .where('id', '=', projectId)
+    .execute();
+}
+
+/** After bumpContentVersion(…, false): the write did move an article in or along a list. */
+export async function listsMoved(executor: Executor, projectId: string): Promise<void> {
+  await executor
+    .updateTable('projects')
+    .set((eb) => ({ order_version: eb.ref('content_version') }))
     .where('id', '=', projectId)
     .execute();
 }
@@ -135,6 +162,7 @@ function activeKeyQuery(executor: Executor, keyHash: string) {
       'projects.storage_limit_bytes',
       'projects.revisions_kept',
       'projects.content_version',
+      'projects.order_version',
       'projects.created_at',
       'projects.updated_at',
     ])

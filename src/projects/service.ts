@@ -89,6 +89,7 @@ export async function createProject(db: Db, input: NewProject): Promise<Project>
     storage_limit_bytes: storageLimit!,
     revisions_kept: 50,
     content_version: 0,
+    order_version: 0,
     created_at: now,
     updated_at: now,
   };

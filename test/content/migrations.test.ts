@@ -55,6 +55,7 @@ async function oldProject(db: Db, name: string, slug: string): Promise<Project> 
     default_author: null,
     revisions_kept: 50,
     content_version: 0,
+    order_version: 0,
   };
 }
 

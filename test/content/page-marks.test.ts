@@ -12,7 +12,17 @@ import type { ArticleInput } from '../../src/content/import/records.ts';
 import type { Selectable } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 import type { ProjectTable } from '../../src/db/schema.ts';
-import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
+import { sql } from 'kysely';
+import { migrateToLatest } from '../../src/db/migrations/index.ts';
+import {
+  articleInput,
+  configuredDialects,
+  createTestDatabase,
+  createTestProject,
+  describeEachDialect,
+  importArticles,
+  migrateBefore,
+} from '../helpers.ts';
 import { recordingRun } from './search-support.ts';
 
 const count = 90;
@@ -270,3 +280,149 @@ describeEachDialect('list pages found from marks', (ctx) => {
     assert.equal(marksFound, found, 'the marks kept for the new content are used');
   });
 });
+
+describeEachDialect('list marks across writes', (ctx) => {
+  // An edit of an article's text moves no article in or along a list sorted by createdAt or title,
+  // nor in or out of a status or tag filter: the marks of those lists are kept (the project's
+  // order version stays), those sorted by updatedAt are found again. Every other kind of write
+  // can move one, and each makes them found again; the pages stay those of the walk throughout.
+  test('list: marks are kept across an edit of a text and found again after each write that can move an article', async () => {
+    const project = await createTestProject(ctx.db, { scopes: ['read', 'write'] });
+    const now = Date.now();
+    await importArticles(ctx.db, project.project, articles(now));
+    const red = await ctx.db.kysely
+      .selectFrom('tags')
+      .select('id')
+      .where('project_id', '=', project.project.id)
+      .where('name', '=', 'Red')
+      .executeTakeFirstOrThrow();
+    const current = () =>
+      ctx.db.kysely
+        .selectFrom('projects')
+        .selectAll()
+        .where('id', '=', project.project.id)
+        .executeTakeFirstOrThrow();
+    let marksFound = 0;
+    const run: Run = async (compiled) => {
+      if (compiled.sql.startsWith('with recursive')) marksFound++;
+      return (await ctx.db.readOffThread(compiled)) as never;
+    };
+    const lists: Array<{ name: string; filter: Partial<ArticleFilter>; order: ArticleOrder }> = [
+      { name: 'newest', filter: {}, order: { sort: 'createdAt', order: 'desc' } },
+      { name: 'published by title', filter: { status: 'published' }, order: { sort: 'title', order: 'asc' } },
+      { name: 'Red, oldest', filter: { anyTagIds: [red.id] }, order: { sort: 'createdAt', order: 'asc' } },
+      { name: 'updated', filter: {}, order: { sort: 'updatedAt', order: 'desc' } },
+    ];
+    // Page 5 starts at offset 16, past the first mark (offset 9): found from it.
+    const page = 5;
+    const read = async (list: (typeof lists)[number], markStep: number) =>
+      (
+        await readListPage(
+          ctx.db,
+          await current(),
+          run,
+          {
+            now: new Date(now).toISOString(),
+            anyTagIds: null,
+            allTagIds: null,
+            excludeTagIds: [],
+            ...list.filter,
+          },
+          list.order,
+          page,
+          markStep,
+        )
+      ).rows.map((row) => row.slug);
+    /** Reads every list's page from its marks: the lists whose marks were found again. */
+    const readAll = async (label: string) => {
+      const found: string[] = [];
+      for (const list of lists) {
+        const walked = await read(list, Infinity);
+        const before = marksFound;
+        assert.deepEqual(await read(list, step), walked, `${label}: ${list.name}`);
+        if (marksFound > before) found.push(list.name);
+        // Found once, then kept.
+        const again = marksFound;
+        assert.deepEqual(await read(list, step), walked, `${label}: ${list.name}, again`);
+        assert.equal(marksFound, again, `${label}: ${list.name}, again`);
+      }
+      return found;
+    };
+    const write = async (method: string, url: string, body?: unknown) => {
+      // A change of a stored article names the version it replaces.
+      const stored =
+        method === 'POST'
+          ? undefined
+          : await ctx.db.kysely
+              .selectFrom('articles')
+              .select('version')
+              .where('project_id', '=', project.project.id)
+              .where('slug', '=', url.split('/').at(-1)!)
+              .executeTakeFirstOrThrow();
+      const etag = stored === undefined ? undefined : `"${stored.version}"`;
+      const response = await ctx.app.inject({
+        method,
+        url,
+        headers: {
+          'x-api-key': project.headers['x-api-key'],
+          ...(body === undefined
+            ? {}
+            : { 'content-type': method === 'POST' ? 'application/json' : 'application/merge-patch+json' }),
+          ...(etag === undefined ? {} : { 'if-match': etag }),
+        },
+        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      });
+      assert.ok(response.statusCode < 300, `${method} ${url}: ${response.body}`);
+    };
+    const everyList = lists.map((list) => list.name);
+    assert.deepEqual(await readAll('first read'), everyList);
+
+    const versions = await current();
+    await write('PATCH', '/v1/articles/m-12', { content: 'another text', excerpt: 'another excerpt' });
+    const edited = await current();
+    assert.equal(Number(edited.content_version), Number(versions.content_version) + 1);
+    assert.equal(Number(edited.order_version), Number(versions.order_version));
+    assert.deepEqual(await readAll('text edited'), ['updated']);
+
+    const moves: Array<[label: string, method: string, url: string, body?: unknown]> = [
+      ['title', 'PATCH', '/v1/articles/m-20', { title: 'Aardvark first' }],
+      ['status', 'PATCH', '/v1/articles/m-05', { status: 'draft' }],
+      ['publishedAt', 'PATCH', '/v1/articles/m-06', { publishedAt: new Date(now + 5 * hour).toISOString() }],
+      ['createdAt', 'PATCH', '/v1/articles/m-30', { createdAt: '2025-01-01T00:00:00.000Z' }],
+      ['tags', 'PATCH', '/v1/articles/m-09', { tags: ['Green'] }],
+      [
+        'created',
+        'POST',
+        '/v1/articles',
+        { slug: 'm-new', title: 'Aardvark too', content: 'new', status: 'published', tags: ['Red'] },
+      ],
+      ['deleted', 'DELETE', '/v1/articles/m-11'],
+    ];
+    for (const [label, method, url, body] of moves) {
+      await write(method, url, body);
+      const after = await current();
+      assert.equal(Number(after.order_version), Number(after.content_version), label);
+      assert.deepEqual(await readAll(label), everyList, label);
+    }
+  });
+});
+
+for (const dialect of configuredDialects()) {
+  test(`migration 0037 [${dialect}]: a project's order version starts at its content version`, async () => {
+    const { db, drop } = await createTestDatabase(dialect, { migrate: false });
+    try {
+      await migrateBefore(db, '0037');
+      const { project } = await createTestProject(db);
+      await sql`update projects set content_version = 7 where id = ${project.id}`.execute(db.kysely);
+      assert.equal((await migrateToLatest(db))[0], '0037-order-version');
+      const row = await db.kysely
+        .selectFrom('projects')
+        .select(['content_version', 'order_version'])
+        .where('id', '=', project.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([Number(row.content_version), Number(row.order_version)], [7, 7]);
+    } finally {
+      await drop();
+    }
+  });
+}

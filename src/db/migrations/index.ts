@@ -64,6 +64,7 @@ export const migrations: Record<string, DialectMigration> = {
   ),
   '0035-unannounced-index': lazy(() => import('./0035-unannounced-index.ts'), 'unannouncedIndex'),
   '0036-storage-index': lazy(() => import('./0036-storage-index.ts'), 'storageIndex'),
+  '0037-order-version': lazy(() => import('./0037-order-version.ts'), 'orderVersion'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
