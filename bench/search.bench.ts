@@ -287,7 +287,8 @@ async function lastPage(base: string, query: string, headers: Record<string, str
 /**
  * The heaviest queries just after a content change: the project's content version is bumped
  * before each request (as an import does), so that no cache (the answer cache is off; the kept
- * term sets are keyed by the version) holds anything of them.
+ * term sets are keyed by the version) holds anything of them, nor the marks of deep pages (the
+ * bump moves the order version too).
  */
 async function coldQueries(
   base: string,
@@ -325,7 +326,93 @@ async function coldQueries(
   } finally {
     await db.close();
   }
+  await afterTextEdits(base, headers, databaseUrl);
 }
+
+/**
+ * Deep pages just after an edit of an article's text (a PATCH of its content through the API,
+ * before each request): the answers change, so nothing of them is cached, but no article moved in
+ * these lists, so that their marks are kept (projects.order_version). The edits are undone.
+ */
+async function afterTextEdits(
+  base: string,
+  headers: Record<string, string>,
+  databaseUrl: string,
+): Promise<void> {
+  const db = openDatabase(databaseUrl);
+  let writeKey: string;
+  try {
+    const { slug } = await db.kysely
+      .selectFrom('projects')
+      .select('slug')
+      .where('slug', 'like', 'search-bench-%')
+      .executeTakeFirstOrThrow();
+    ({ key: writeKey } = await createApiKey(db, slug, {
+      kind: 'secret',
+      rateLimit: 1_000_000,
+      scopes: ['read', 'write'],
+    }));
+  } finally {
+    await db.close();
+  }
+  const article = `${base}/v1/articles/article-4244`;
+  const writer = { 'x-api-key': writeKey, 'content-type': 'application/merge-patch+json' };
+  const { content } = ((await (await fetch(article, { headers })).json()) as { data: { content: string } })
+    .data;
+  let version = '0';
+  const edit = async (text: string) => {
+    let response = await fetch(article, {
+      method: 'PATCH',
+      headers: { ...writer, 'if-match': `"${version}"` },
+      body: JSON.stringify({ content: text }),
+    });
+    // The version a write must name is the one a stale If-Match is told of.
+    if (response.status === 412) {
+      version = ((await response.json()) as { details: { current: string } }).details.current;
+      response = await fetch(article, {
+        method: 'PATCH',
+        headers: { ...writer, 'if-match': `"${version}"` },
+        body: JSON.stringify({ content: text }),
+      });
+    }
+    if (response.status !== 200) throw new Error(`PATCH ${article}: ${response.status}`);
+    version = String(Number(version) + 1);
+    await response.arrayBuffer();
+  };
+  console.log(
+    '\n## After an edit of an article’s text (a PATCH of its content before each request, 20 requests each)\n',
+  );
+  console.log('| query | p50 ms | p95 ms | max ms | meta.total |');
+  console.log('|---|---:|---:|---:|---:|');
+  try {
+    for (const [name, query] of textEditCases) {
+      const url = `${base}/v1/articles?${await lastPage(base, query, headers)}`;
+      let total = 0;
+      let n = 0;
+      const times = await latencies(20, async () => {
+        await edit(`${content}\n\nEdited ${++n}.`);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        const started = performance.now();
+        const response = await fetch(url, { headers });
+        total = ((await response.json()) as { meta: { total: number } }).meta.total;
+        return performance.now() - started;
+      });
+      console.log(
+        `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${total} |`,
+      );
+    }
+  } finally {
+    await edit(content);
+  }
+  console.log(`\n${load()}`);
+}
+
+const textEditCases: Array<[name: string, query: string]> = [
+  ['list, page=5000', 'page=5000'],
+  ['list, page=5000, sort=title', 'page=5000&sort=title'],
+  ['tags=topic 0 (50%), page 2500', 'tags=topic%200&page=2500'],
+  ['tags=topic 0 (50%), its last page', 'tags=topic%200&page=LAST'],
+];
 
 const coldCases: Array<[name: string, query: string]> = [
   ['list, page=5000', 'page=5000'],
