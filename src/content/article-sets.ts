@@ -3,7 +3,7 @@
 // ordinals, so that the list counts any combination of its filters exactly by combining a few
 // bitmaps instead of reading every matching article. Pure functions: the SQL is in
 // article-set-queries.ts.
-import type { StoredArticleStatus } from '../db/schema.ts';
+import type { ArticleInsertRow, StoredArticleStatus } from '../db/schema.ts';
 
 /**
  * A set is stored in chunks of 4,096 ordinals, one row each: a change of one article rewrites one
@@ -162,6 +162,30 @@ export function articleSetKeys(
   for (const token of tokens) keys.add(tokenSetKey(token));
   for (const piece of pieces) keys.add(pieceSetKey(piece));
   return keys;
+}
+
+/**
+ * Whether a change of an article (its row and set keys before and after) can move it in or along a
+ * list sorted by createdAt or title, or in or out of a status or tag filter: what the marks of deep
+ * pages (page-marks.ts) are kept across otherwise (projects.order_version).
+ */
+export function movesInLists(
+  before: Pick<ArticleInsertRow, 'status' | 'published_at' | 'created_at' | 'title_key'>,
+  after: Pick<ArticleInsertRow, 'status' | 'published_at' | 'created_at' | 'title_key'>,
+  keysBefore: ReadonlySet<string>,
+  keysAfter: ReadonlySet<string>,
+): boolean {
+  const tags = (keys: ReadonlySet<string>) => [...keys].filter((key) => key.startsWith(tagSetKey('')));
+  const tagsBefore = tags(keysBefore);
+  const tagsAfter = tags(keysAfter);
+  return (
+    before.status !== after.status ||
+    before.published_at !== after.published_at ||
+    before.created_at !== after.created_at ||
+    before.title_key !== after.title_key ||
+    tagsBefore.length !== tagsAfter.length ||
+    tagsAfter.some((key) => !keysBefore.has(key))
+  );
 }
 
 /** A set of ordinals, by chunk: 128 words of 32 bits each. Chunks with no member may be absent. */

@@ -16,14 +16,14 @@ import type {
 } from '../db/schema.ts';
 import { HttpError } from '../errors.ts';
 import { type OutboxEvent, recordEvents } from '../db/outbox.ts';
-import { bumpContentVersion } from '../projects/queries.ts';
+import { bumpContentVersion, listsMoved } from '../projects/queries.ts';
 import { requireProject } from '../projects/service.ts';
 import { formatBytes } from '../projects/size.ts';
 import { announceDuePublications } from './announcements.ts';
 import { articleEvent, changeEvents, tagEvent } from './article-events.ts';
 import { applySetChanges, projectFragments, storedSetKeys } from './article-set-queries.ts';
 import { storedArticles } from './article-snapshots.ts';
-import { articleSetKeys, SetChanges } from './article-sets.ts';
+import { articleSetKeys, movesInLists, SetChanges } from './article-sets.ts';
 import { articleUrl } from './article-url.ts';
 import {
   applyImportedSettings,
@@ -164,11 +164,12 @@ export async function importContent(
       // First: on PostgreSQL the update locks the project's row until the commit, so that two
       // imports of a project take turns (each reads the articles, free ordinals and article sets
       // the other committed); SQLite's writer lock does the same.
-      await bumpContentVersion(trx, project.id);
+      await bumpContentVersion(trx, project.id, false);
       const site = await projectSite(trx, project, source, settings, summary);
       if (options.strict && summary.warnings.length > 0) throw new ImportValidationError(summary.warnings);
       const events: OutboxEvent[] = [];
-      await writeContent(trx, db.dialect, site, source, now, options, summary, events);
+      const { keptOrder } = await writeContent(trx, db.dialect, site, source, now, options, summary, events);
+      if (!keptOrder) await listsMoved(trx, project.id);
       // Webhook events in the import's transaction: a dry run, rolled back, leaves none.
       await announceDuePublications(trx, new Date(now), project.id);
       events.push({ projectId: project.id, type: 'import.completed', data: completedData(summary) });
@@ -257,9 +258,11 @@ async function writeContent(
   options: ImportOptions,
   summary: ImportSummary,
   events: OutboxEvent[],
-): Promise<void> {
+): Promise<{ keptOrder: boolean }> {
   const { project } = site;
   const inputs = source.articles;
+  // Whether every article changed moved in no list (movesInLists): none created nor removed either.
+  let keptOrder = true;
   const existing = new Map(
     (
       await trx
@@ -274,6 +277,7 @@ async function writeContent(
           'ordinal',
           'guid',
           'title',
+          'title_key',
           'status',
           'path',
           'section',
@@ -385,14 +389,14 @@ async function writeContent(
           for (const tagId of articleTagIds) inserted.tags.push({ article_id: row.id, tag_id: tagId });
           for (const variant of article.input.variants)
             inserted.variants.push({ id: randomUUID(), article_id: row.id, ...variant });
-          sets.article(
-            row.ordinal,
-            previous ? before.get(previous.id)! : null,
-            articleSetKeys(
-              { status: row.status, tagIds: articleTagIds, searchText: row.search_text },
-              fragments,
-            ),
+          const keysBefore = previous ? before.get(previous.id)! : null;
+          const keysAfter = articleSetKeys(
+            { status: row.status, tagIds: articleTagIds, searchText: row.search_text },
+            fragments,
           );
+          sets.article(row.ordinal, keysBefore, keysAfter);
+          if (previous === undefined || movesInLists(previous, row, keysBefore!, keysAfter))
+            keptOrder = false;
           if (sets.size >= perWrite) await applySetChanges(trx, dialect, project.id, sets);
         }
         options.onProgress?.(++done, inputs.length);
@@ -420,6 +424,8 @@ async function writeContent(
   }
   await applySetChanges(trx, dialect, project.id, sets);
   if (options.prune) await pruneEmptyTags(trx, project.id, source, summary, events);
+  // A removed article or tag leaves lists; a tag's new name or colour moves no article.
+  return { keptOrder: keptOrder && summary.removed === 0 && summary.tagsRemoved === 0 };
 }
 
 /** The rows of a batch's new articles, and the tags and variants of its new and changed ones. */

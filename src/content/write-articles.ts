@@ -6,14 +6,14 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { type OutboxEvent, recordEvents } from '../db/outbox.ts';
-import type { ArticleInsertRow, Executor, Project } from '../db/schema.ts';
+import type { Executor, Project } from '../db/schema.ts';
 import { HttpError, NotFoundError } from '../errors.ts';
 import { bumpContentVersion, listsMoved } from '../projects/queries.ts';
 import { findArticleIdBySlug, lowestUnusedOrdinal } from './article-queries.ts';
 import { announceDuePublications } from './announcements.ts';
 import { articleEvent, changeEvents } from './article-events.ts';
 import { applySetChanges, projectFragments, storedSetKeys } from './article-set-queries.ts';
-import { articleSetKeys, SetChanges, tagSetKey } from './article-sets.ts';
+import { articleSetKeys, movesInLists, SetChanges } from './article-sets.ts';
 import {
   sameArticle,
   type StoredArticle,
@@ -88,7 +88,7 @@ interface WriteScope {
   now: Date;
   events: OutboxEvent[];
   /**
-   * Set by a write that moved no article in or along a list not sorted by updatedAt (listMoves):
+   * Set by a write that moved no article in or along a list not sorted by updatedAt (movesInLists):
    * the project's order version stays, and so do the marks of its deep pages.
    */
   keptOrder?: boolean;
@@ -115,26 +115,6 @@ async function inProjectTransaction<T>(
     await recordEvents(trx, scope.events, scope.now);
     return result;
   });
-}
-
-/**
- * Whether a change of an article can move it in or along a list sorted by createdAt or title, or
- * in or out of a status or tag filter: what the marks of page-marks.ts are kept across otherwise.
- */
-function listMoves(
-  before: Pick<ArticleInsertRow, 'status' | 'published_at' | 'created_at' | 'title_key'>,
-  after: Pick<ArticleInsertRow, 'status' | 'published_at' | 'created_at' | 'title_key'>,
-  tagsBefore: readonly string[],
-  tagsAfter: readonly string[],
-): boolean {
-  return (
-    before.status !== after.status ||
-    before.published_at !== after.published_at ||
-    before.created_at !== after.created_at ||
-    before.title_key !== after.title_key ||
-    tagsBefore.length !== tagsAfter.length ||
-    tagsAfter.some((id) => !tagsBefore.includes(id))
-  );
 }
 
 async function answerOf(
@@ -341,11 +321,8 @@ async function writeArticle(
   const keysAfter = articleSetKeys({ status: row.status, tagIds, searchText: row.search_text }, fragments);
   sets.article(row.ordinal, keysBefore, keysAfter);
   await applySetChanges(trx, db.dialect, scope.project.id, sets);
-  scope.keptOrder = !listMoves(before.row, row, tagKeys(keysBefore), tagKeys(keysAfter));
+  scope.keptOrder = !movesInLists(before.row, row, keysBefore, keysAfter);
 }
-
-/** The keys of an article's tag sets among its set keys. */
-const tagKeys = (keys: Set<string>) => [...keys].filter((key) => key.startsWith(tagSetKey('')));
 
 /** `DELETE /v1/articles/:slug`: removed as `--prune` removes it (an import bringing its slug back restores its id and views). */
 export async function deleteArticle(

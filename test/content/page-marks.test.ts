@@ -282,14 +282,16 @@ describeEachDialect('list pages found from marks', (ctx) => {
 });
 
 describeEachDialect('list marks across writes', (ctx) => {
-  // An edit of an article's text moves no article in or along a list sorted by createdAt or title,
-  // nor in or out of a status or tag filter: the marks of those lists are kept (the project's
-  // order version stays), those sorted by updatedAt are found again. Every other kind of write
-  // can move one, and each makes them found again; the pages stay those of the walk throughout.
-  test('list: marks are kept across an edit of a text and found again after each write that can move an article', async () => {
+  // An edit of an article's text (a PATCH, or an import changing texts alone) moves no article in
+  // or along a list sorted by createdAt or title, nor in or out of a status or tag filter: the
+  // marks of those lists are kept (the project's order version stays), those sorted by updatedAt
+  // are found again. Every other kind of write can move one, and each makes them found again; the
+  // pages stay those of the walk throughout.
+  test('list: marks are kept across edits of texts (PATCH, import) and found again after each write that can move an article', async () => {
     const project = await createTestProject(ctx.db, { scopes: ['read', 'write'] });
     const now = Date.now();
-    await importArticles(ctx.db, project.project, articles(now));
+    const inputs = articles(now);
+    await importArticles(ctx.db, project.project, inputs);
     const red = await ctx.db.kysely
       .selectFrom('tags')
       .select('id')
@@ -383,6 +385,25 @@ describeEachDialect('list marks across writes', (ctx) => {
     assert.equal(Number(edited.content_version), Number(versions.content_version) + 1);
     assert.equal(Number(edited.order_version), Number(versions.order_version));
     assert.deepEqual(await readAll('text edited'), ['updated']);
+    // An import that changes texts alone (m-12's back, m-13's) keeps them too.
+    const texts = inputs.map((input) =>
+      input.slug === 'm-13' ? { ...input, content: 'a new text', excerpt: 'a new excerpt' } : input,
+    );
+    await importArticles(ctx.db, project.project, texts);
+    const imported = await current();
+    assert.equal(Number(imported.content_version), Number(edited.content_version) + 1);
+    assert.equal(Number(imported.order_version), Number(versions.order_version));
+    assert.deepEqual(await readAll('texts imported'), ['updated']);
+
+    // An import that changes a title moves it.
+    await importArticles(
+      ctx.db,
+      project.project,
+      texts.map((input) => (input.slug === 'm-21' ? { ...input, title: 'Aardvark imported' } : input)),
+    );
+    const renamed = await current();
+    assert.equal(Number(renamed.order_version), Number(renamed.content_version));
+    assert.deepEqual(await readAll('title imported'), everyList);
 
     const moves: Array<[label: string, method: string, url: string, body?: unknown]> = [
       ['title', 'PATCH', '/v1/articles/m-20', { title: 'Aardvark first' }],
