@@ -429,21 +429,23 @@ describeEachDialect('list marks across writes', (ctx) => {
 });
 
 for (const dialect of configuredDialects()) {
-  test(`migration 0037 [${dialect}]: a project's order version starts at its content version`, async () => {
-    const { db, drop } = await createTestDatabase(dialect, { migrate: false });
-    try {
-      await migrateBefore(db, '0037');
-      const { project } = await createTestProject(db);
-      await sql`update projects set content_version = 7 where id = ${project.id}`.execute(db.kysely);
-      assert.equal((await migrateToLatest(db))[0], '0037-order-version');
-      const row = await db.kysely
-        .selectFrom('projects')
-        .select(['content_version', 'order_version'])
-        .where('id', '=', project.id)
-        .executeTakeFirstOrThrow();
-      assert.deepEqual([Number(row.content_version), Number(row.order_version)], [7, 7]);
-    } finally {
-      await drop();
+  test(`migration 0037 [${dialect}]: a project's order version starts at its content version, added or lent`, async () => {
+    for (const lend of [false, true]) {
+      const { db, drop } = await createTestDatabase(dialect, { migrate: false });
+      try {
+        await migrateBefore(db, '0037', { lend });
+        const { project } = await createTestProject(db);
+        await sql`update projects set content_version = 7 where id = ${project.id}`.execute(db.kysely);
+        assert.equal((await migrateToLatest(db))[0], '0037-order-version');
+        const row = await db.kysely
+          .selectFrom('projects')
+          .select(['content_version', 'order_version'])
+          .where('id', '=', project.id)
+          .executeTakeFirstOrThrow();
+        assert.deepEqual([Number(row.content_version), Number(row.order_version)], [7, 7], `lent: ${lend}`);
+      } finally {
+        await drop();
+      }
     }
   });
 }

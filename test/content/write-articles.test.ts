@@ -404,8 +404,6 @@ test('migration 0036 [sqlite]: the articles’ statistics cover the new index, a
   const { db, drop } = await createTestDatabase('sqlite', { migrate: false });
   try {
     await migrateBefore(db, '0036');
-    // Today's code writes projects.order_version (migration 0037): lent for the import.
-    await sql`alter table projects add column order_version integer not null default 0`.execute(db.kysely);
     const { project } = await createTestProject(db);
     await importArticles(
       db,
@@ -414,7 +412,6 @@ test('migration 0036 [sqlite]: the articles’ statistics cover the new index, a
         articleInput({ slug: `a-${i}`, status: i % 3 === 0 ? 'draft' : 'published' }),
       ),
     );
-    await sql`alter table projects drop column order_version`.execute(db.kysely);
     await sql`analyze articles`.execute(db.kysely);
     assert.equal((await migrateToLatest(db))[0], '0036-storage-index');
     const { rows } = await sql<{ idx: string }>`select idx from sqlite_stat1 where tbl = 'articles'`.execute(
