@@ -302,31 +302,62 @@ async function coldQueries(
     .where('slug', 'like', 'search-bench-%')
     .executeTakeFirstOrThrow();
   console.log('\n## Cold: the content version bumped before each request (20 requests each)\n');
-  console.log('| query | p50 ms | p95 ms | max ms | meta.total |');
-  console.log('|---|---:|---:|---:|---:|');
   try {
-    for (const [name, template] of coldCases) {
-      const query = await lastPage(base, template, headers);
-      const url = `${base}/v1/articles?${query}`;
-      let total = 0;
-      const times = await latencies(20, async () => {
-        await db.kysely.transaction().execute((trx) => bumpContentVersion(trx, id));
-        // The server learns of the change (SQLite's data version, PostgreSQL's notification).
-        await new Promise((resolve) => setTimeout(resolve, 30));
-        const started = performance.now();
-        const response = await fetch(url, { headers });
-        total = ((await response.json()) as { meta: { total: number } }).meta.total;
-        return performance.now() - started;
-      });
-      console.log(
-        `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${total} |`,
-      );
-    }
-    console.log(`\n${load()}`);
+    await timedAfterChanges(base, headers, coldCases, async () => {
+      await db.kysely.transaction().execute((trx) => bumpContentVersion(trx, id));
+    });
   } finally {
     await db.close();
   }
   await afterTextEdits(base, headers, databaseUrl);
+}
+
+/** Each query's time right after `change` (20 requests each, a change before each), as a table. */
+async function timedAfterChanges(
+  base: string,
+  headers: Record<string, string>,
+  cases: Array<[name: string, query: string]>,
+  change: () => Promise<void>,
+): Promise<void> {
+  console.log('| query | p50 ms | p95 ms | max ms | meta.total |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [name, template] of cases) {
+    const url = `${base}/v1/articles?${await lastPage(base, template, headers)}`;
+    let total = 0;
+    const times = await latencies(20, async () => {
+      await change();
+      // The server learns of the change (SQLite's data version, PostgreSQL's notification).
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const started = performance.now();
+      const response = await fetch(url, { headers });
+      total = ((await response.json()) as { meta: { total: number } }).meta.total;
+      return performance.now() - started;
+    });
+    console.log(
+      `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${total} |`,
+    );
+  }
+  console.log(`\n${load()}`);
+}
+
+/** A new secret key of the bench's project that may read and write. */
+async function benchWriteKey(databaseUrl: string): Promise<string> {
+  const db = openDatabase(databaseUrl);
+  try {
+    const { slug } = await db.kysely
+      .selectFrom('projects')
+      .select('slug')
+      .where('slug', 'like', 'search-bench-%')
+      .executeTakeFirstOrThrow();
+    const { key } = await createApiKey(db, slug, {
+      kind: 'secret',
+      rateLimit: 1_000_000,
+      scopes: ['read', 'write'],
+    });
+    return key;
+  } finally {
+    await db.close();
+  }
 }
 
 /**
@@ -339,22 +370,7 @@ async function afterTextEdits(
   headers: Record<string, string>,
   databaseUrl: string,
 ): Promise<void> {
-  const db = openDatabase(databaseUrl);
-  let writeKey: string;
-  try {
-    const { slug } = await db.kysely
-      .selectFrom('projects')
-      .select('slug')
-      .where('slug', 'like', 'search-bench-%')
-      .executeTakeFirstOrThrow();
-    ({ key: writeKey } = await createApiKey(db, slug, {
-      kind: 'secret',
-      rateLimit: 1_000_000,
-      scopes: ['read', 'write'],
-    }));
-  } finally {
-    await db.close();
-  }
+  const writeKey = await benchWriteKey(databaseUrl);
   const article = `${base}/v1/articles/article-4244`;
   const writer = { 'x-api-key': writeKey, 'content-type': 'application/merge-patch+json' };
   const { content } = ((await (await fetch(article, { headers })).json()) as { data: { content: string } })
@@ -382,29 +398,12 @@ async function afterTextEdits(
   console.log(
     '\n## After an edit of an article’s text (a PATCH of its content before each request, 20 requests each)\n',
   );
-  console.log('| query | p50 ms | p95 ms | max ms | meta.total |');
-  console.log('|---|---:|---:|---:|---:|');
+  let n = 0;
   try {
-    for (const [name, query] of textEditCases) {
-      const url = `${base}/v1/articles?${await lastPage(base, query, headers)}`;
-      let total = 0;
-      let n = 0;
-      const times = await latencies(20, async () => {
-        await edit(`${content}\n\nEdited ${++n}.`);
-        await new Promise((resolve) => setTimeout(resolve, 30));
-        const started = performance.now();
-        const response = await fetch(url, { headers });
-        total = ((await response.json()) as { meta: { total: number } }).meta.total;
-        return performance.now() - started;
-      });
-      console.log(
-        `| ${name} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${fmt(times[times.length - 1])} | ${total} |`,
-      );
-    }
+    await timedAfterChanges(base, headers, textEditCases, () => edit(`${content}\n\nEdited ${++n}.`));
   } finally {
     await edit(content);
   }
-  console.log(`\n${load()}`);
 }
 
 const textEditCases: Array<[name: string, query: string]> = [
@@ -533,23 +532,7 @@ const sections = new Set(
  * article deleted), so that the database stays as seeded for the next run.
  */
 async function stalls(base: string, headers: Record<string, string>, databaseUrl: string): Promise<void> {
-  const db = openDatabase(databaseUrl);
-  let slug: string;
-  let writeKey: string;
-  try {
-    ({ slug } = await db.kysely
-      .selectFrom('projects')
-      .select('slug')
-      .where('slug', 'like', 'search-bench-%')
-      .executeTakeFirstOrThrow());
-    ({ key: writeKey } = await createApiKey(db, slug, {
-      kind: 'secret',
-      rateLimit: 1_000_000,
-      scopes: ['read', 'write'],
-    }));
-  } finally {
-    await db.close();
-  }
+  const writeKey = await benchWriteKey(databaseUrl);
   const writer = { 'x-api-key': writeKey, 'content-type': 'application/json' };
   const cheapUrl = `${base}/v1/articles/article-4242`;
   let worst = 0;

@@ -104,6 +104,20 @@ function readListPage(
   );
 }
 
+/** A project's row as a page read takes it, read again at each call. */
+const projectRow = (db: Db, id: string) => () =>
+  db.kysely.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+/** Runs the statements of page reads in the read thread, counting those that find marks. */
+function countingMarks(db: Db): { run: Run; found: () => number } {
+  let found = 0;
+  const run: Run = async (compiled) => {
+    if (compiled.sql.startsWith('with recursive')) found++;
+    return (await db.readOffThread(compiled)) as never;
+  };
+  return { run, found: () => found };
+}
+
 describeEachDialect('list pages found from marks', (ctx) => {
   /** A new project holding `articles(now)`, with its row as a page read takes it. */
   async function projectWithArticles() {
@@ -219,17 +233,8 @@ describeEachDialect('list pages found from marks', (ctx) => {
     const now = Date.now();
     const inputs = articles(now);
     await importArticles(ctx.db, p.project, inputs);
-    const current = () =>
-      ctx.db.kysely
-        .selectFrom('projects')
-        .selectAll()
-        .where('id', '=', p.project.id)
-        .executeTakeFirstOrThrow();
-    let marksFound = 0;
-    const run: Run = async (compiled) => {
-      if (compiled.sql.startsWith('with recursive')) marksFound++;
-      return (await ctx.db.readOffThread(compiled)) as never;
-    };
+    const current = projectRow(ctx.db, p.project.id);
+    const { run, found: marksFound } = countingMarks(ctx.db);
     let stale: Awaited<ReturnType<typeof current>> | null = null;
     const read = async (status: ArticleFilter['status'], at: number, page: number, markStep: number) =>
       (
@@ -275,9 +280,9 @@ describeEachDialect('list pages found from marks', (ctx) => {
     stale = { ...(await current()), content_version: (await current()).content_version - 1 };
     assert.deepEqual(await read(undefined, now, page, step), changed);
     stale = null;
-    const found = marksFound;
+    const found = marksFound();
     assert.deepEqual(await read(undefined, now, page, step), changed);
-    assert.equal(marksFound, found, 'the marks kept for the new content are used');
+    assert.equal(marksFound(), found, 'the marks kept for the new content are used');
   });
 });
 
@@ -298,17 +303,8 @@ describeEachDialect('list marks across writes', (ctx) => {
       .where('project_id', '=', project.project.id)
       .where('name', '=', 'Red')
       .executeTakeFirstOrThrow();
-    const current = () =>
-      ctx.db.kysely
-        .selectFrom('projects')
-        .selectAll()
-        .where('id', '=', project.project.id)
-        .executeTakeFirstOrThrow();
-    let marksFound = 0;
-    const run: Run = async (compiled) => {
-      if (compiled.sql.startsWith('with recursive')) marksFound++;
-      return (await ctx.db.readOffThread(compiled)) as never;
-    };
+    const current = projectRow(ctx.db, project.project.id);
+    const { run, found: marksFound } = countingMarks(ctx.db);
     const lists: Array<{ name: string; filter: Partial<ArticleFilter>; order: ArticleOrder }> = [
       { name: 'newest', filter: {}, order: { sort: 'createdAt', order: 'desc' } },
       { name: 'published by title', filter: { status: 'published' }, order: { sort: 'title', order: 'asc' } },
@@ -340,13 +336,13 @@ describeEachDialect('list marks across writes', (ctx) => {
       const found: string[] = [];
       for (const list of lists) {
         const walked = await read(list, Infinity);
-        const before = marksFound;
+        const before = marksFound();
         assert.deepEqual(await read(list, step), walked, `${label}: ${list.name}`);
-        if (marksFound > before) found.push(list.name);
+        if (marksFound() > before) found.push(list.name);
         // Found once, then kept.
-        const again = marksFound;
+        const again = marksFound();
         assert.deepEqual(await read(list, step), walked, `${label}: ${list.name}, again`);
-        assert.equal(marksFound, again, `${label}: ${list.name}, again`);
+        assert.equal(marksFound(), again, `${label}: ${list.name}, again`);
       }
       return found;
     };
