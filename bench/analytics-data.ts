@@ -113,8 +113,9 @@ export async function generatePageViews(
           screen_height, event_count, page_url_id, page_title_id, referrer_id, utm_source_id, utm_medium_id, utm_campaign_id, events)
         select g.id, ${projectId}, (${articleIds}::text[])[1 + least(floor(random() * ${articleIds.length}),
             floor(random() * ${articleIds.length}))::int],
-          g.day, g.day || 'T' || to_char(make_interval(secs => ${sql.raw(second)}), 'HH24:MI:SS') || '.000Z',
-          g.day || 'T12:00:30.000Z', 'v' || floor(random() * 20000)::int,
+          g.day::date,
+          (g.day || 'T' || to_char(make_interval(secs => ${sql.raw(second)}), 'HH24:MI:SS') || '.000Z')::timestamptz,
+          (g.day || 'T12:00:30.000Z')::timestamptz, 'v' || floor(random() * 20000)::int,
           's' || g.i, case when g.i % 4 = 0 then 'sdk' else 'direct' end,
           case when g.i % 10 = 0 then null else substr(${countries}, 1 + 2 * floor(random() * 20)::int, 2) end,
           floor(random() * 300000)::bigint, floor(random() * 10001)::int, floor(random() * 101),

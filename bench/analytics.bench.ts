@@ -1,5 +1,5 @@
-// Analytics under load, on SQLite and (with BENCH_POSTGRES_URL) PostgreSQL, each in a database of
-// its own that is removed afterwards:
+// Analytics under load, on SQLite and (with BENCH_POSTGRES_URL) PostgreSQL (BENCH_SKIP_SQLITE=1 for
+// PostgreSQL alone), each in a database of its own that is removed afterwards:
 // 1. a project of BENCH_PAGE_VIEWS (10 million; set it lower for a quick run) page views over a
 //    year is generated inside the database by INSERT … SELECT (not through HTTP), with referrers,
 //    UTM fields, screens and events; its rollups are built from the raw rows, and stats, funnel and
@@ -195,7 +195,7 @@ async function recentPageViewIds(databaseUrl: string, limit: number): Promise<st
 
 const work = mkdtempSync(join(tmpdir(), 'folio-bench-'));
 try {
-  await measure('SQLite', join(work, 'bench.db'), work);
+  if (process.env.BENCH_SKIP_SQLITE !== '1') await measure('SQLite', join(work, 'bench.db'), work);
   if (process.env.BENCH_POSTGRES_URL) {
     await withPostgresDatabase(process.env.BENCH_POSTGRES_URL, 'folio_bench', (url) =>
       measure('PostgreSQL', url, work),
