@@ -3,7 +3,19 @@
 // validation as for the POST; nothing half-written.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
+import type { CompiledQuery } from 'kysely';
+import { pageViewIdPrefix } from '../../src/analytics/page-view-ids.ts';
+import { postgresStore } from '../../src/analytics/ingest/queries/write-postgres.ts';
+import type { Executor } from '../../src/db/schema.ts';
+import {
+  articleInput,
+  configuredDialects,
+  createTestDatabase,
+  createTestProject,
+  describeEachDialect,
+  importArticles,
+  queryPlan,
+} from '../helpers.ts';
 import { rawPageViews, referenceRollups, storedRollups, track, update } from './support.ts';
 
 describeEachDialect('tracking: PUT /v1/analytics/track/:id', (ctx) => {
@@ -244,4 +256,58 @@ describeEachDialect('tracking: PUT /v1/analytics/track/:id', (ctx) => {
     assert.deepEqual(response.json(), { success: false, reason: 'bot' });
     assert.equal(measures(await view.row()).time, 1000);
   });
+});
+
+// PostgreSQL: the statement that updates page views one each (a batch of PUTs), and the one that
+// locks them for a batch mixing writes, find each by its whole key, (project_id, day, id). Found
+// by arrays of projects, days and ids, the days became the index's condition and the ids a filter:
+// each batch read every page view of the project's day (18 ms a batch at 24,000 a day; PUTs at
+// saturation 870 to 1,000 a second, against 4,900 to 6,900 now).
+test('PUT batches on PostgreSQL: a page view is read and locked by its whole key, not among the project’s day', async (t) => {
+  if (!configuredDialects().includes('postgres')) return t.skip('PostgreSQL is not configured');
+  const { db, drop } = await createTestDatabase('postgres');
+  try {
+    // The statement is recorded, not run: it is explained below.
+    const id = `${pageViewIdPrefix(Date.now())}${'a'.repeat(22)}`;
+    let statement: CompiledQuery | undefined;
+    const recorder = {
+      executeQuery: async (query: CompiledQuery) => {
+        statement = query;
+        return { rows: [{ id, outcome: 'missing', event_count: null }] };
+      },
+    } as unknown as Executor;
+    const now = new Date().toISOString();
+    await postgresStore.updateAlone!(
+      recorder,
+      [
+        {
+          projectId: 'p',
+          id,
+          day: now.slice(0, 10),
+          now,
+          oldest: now,
+          timeOnPageMs: 1000,
+          scrollDepthCenti: 100,
+          exitPosition: null,
+          bounced: null,
+          events: '[]',
+          added: 0,
+        },
+      ],
+      100,
+    );
+    const soleUpdates = statement!;
+    // A batch mixing writes locks the rows it updates first.
+    await postgresStore.lockPageViews(recorder, { projectIds: ['p'], days: [now.slice(0, 10)], ids: [id] });
+    for (const query of [soleUpdates, statement!]) {
+      const plan = await queryPlan(db, query);
+      const lookups = plan
+        .split('\n')
+        .filter((line) => /Index Cond: .*project_id = .*day = .*id = /.test(line));
+      assert.ok(lookups.length > 0, plan);
+      assert.doesNotMatch(plan, /Filter: .*id = ANY/, plan);
+    }
+  } finally {
+    await drop();
+  }
 });

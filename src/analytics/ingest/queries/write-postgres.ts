@@ -151,14 +151,29 @@ select * from ${unnestArrays(
   )}`,
 );
 
-// Within the first and last day too, so that the other month partitions are pruned (as above). The
-// days are given as an array of the column's own type (text or date, by layout); the days and times
-// read are of one type on both layouts, since a prepared statement's columns may not change type.
+// Each key of the projects, days and ids given is looked up alone, whole, (project_id, day, id),
+// in id order (a subquery with a limit is not merged into a join). Compared with the arrays
+// themselves, the range of days became the index's condition and the ids a filter, so that every
+// page view of the project's days was read; joined with them, the planner hashed the keys against
+// every page view of those days. Within the first and last day too, so that the other month
+// partitions are pruned (as above). The days are given as an array of the column's own type (text
+// or date, by layout); the days and times read are of one type on both layouts, since a prepared
+// statement's columns may not change type.
 const lockSql = preparedOnPostgres(
-  `select ${storedColumns.map((column) => (column === 'day' ? 'cast(day as text) as day' : column === 'created_at' || column === 'updated_at' ? `cast(${column} as timestamptz) as ${column}` : column)).join(', ')} from page_views
-  where day between ${typedDay('$4::text')} and ${typedDay('$5::text')}
-    and project_id = any($1::text[]) and day = any(${typedDays('$2')}) and id = any($3::text[])
-  order by id for update`,
+  `with keys as materialized (
+    select k.project_id, d.day, i.id from unnest($1::text[]) as k(project_id)
+      cross join unnest(${typedDays('$2')}) as d(day) cross join unnest($3::text[]) as i(id)
+    order by i.id
+  )
+  select ${storedColumns.map((column) => (column === 'day' ? 'cast(p.day as text) as day' : column === 'created_at' || column === 'updated_at' ? `cast(p.${column} as timestamptz) as ${column}` : `p.${column}`)).join(', ')}
+  from keys cross join lateral (
+    select * from page_views
+    where page_views.project_id = keys.project_id and page_views.day = keys.day and page_views.id = keys.id
+      and page_views.day between ${typedDay('$4::text')} and ${typedDay('$5::text')}
+    limit 1
+    for update
+  ) as p
+  order by p.id`,
 );
 
 // Updates of distinct page views, in one statement: the rows read and locked (`old`), patched as
@@ -195,20 +210,21 @@ const soleTypes: Record<(typeof soleColumns)[number], string> = {
 };
 const soleMeasures = measureColumns;
 const updateAloneSql = preparedOnPostgres(
-  // page_views is found by the arrays themselves, not by a join with them, and within the batch's
-  // first and last day: a range of parameters lets the month partitions outside it be pruned as
-  // the statement starts (an array's members do not).
+  // Each page view is found by its whole key, joined from the rows asked, within the batch's first
+  // and last day: a range of parameters lets the month partitions outside it be pruned as the
+  // statement starts (an array's members do not). Found by the arrays of ids, projects and days
+  // instead, the range of days became the index's condition and the ids a filter: every page view
+  // of the project in those days was read (18 ms a batch with 24,000 of them in the day).
   `with u as (select * from ${unnestArrays(
     soleColumns.map((column) => soleTypes[column]),
     soleColumns,
   )}),
 old as (
   select p.id, p.project_id, p.day, p.created_at, p.events, ${soleMeasures.map((column) => `p.${column}`).join(', ')}
-  from page_views as p
+  from u ${typedAs('k', { day: 'u.day' })}
+  join page_views as p on p.project_id = u.project_id and p.day = k.day and p.id = u.id
   where p.day between ${typedDay(`$${soleColumns.length + 2}::text`)} and ${typedDay(`$${soleColumns.length + 3}::text`)}
-    and p.project_id = any($2::text[]) and p.day = any(${typedDays('$3')})
-    and p.id = any($1::text[])
-  order by p.id for update
+  order by p.id for update of p
 ), matched as (
   select u.*, o.day as stored_day, ${['created_at', 'events', ...soleMeasures].map((column) => `o.${column} as was_${column}`).join(', ')}
   from u join old as o on o.id = u.id and o.project_id = u.project_id and cast(o.day as text) = u.day
