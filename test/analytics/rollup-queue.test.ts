@@ -8,19 +8,25 @@ import { sql } from 'kysely';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
-import { deleteEntries, queuedUpTo } from '../../src/analytics/rollups/queries/rollup-queue-entries.ts';
+import {
+  deleteEntries,
+  queuedPageViewsQuery,
+  queuedUpTo,
+} from '../../src/analytics/rollups/queries/rollup-queue-entries.ts';
 import { utcDay } from '../../src/analytics/days.ts';
 import { buildApp } from '../../src/app.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import {
   articleInput,
+  configuredDialects,
   createTestDatabase,
   createTestProject,
   describeEachDialect,
   getJson,
   importArticles,
   migrateBefore,
+  queryPlan,
 } from '../helpers.ts';
 import { factoryRow, referenceRollups, storedRollups, track, update } from './support.ts';
 
@@ -374,6 +380,23 @@ test('migration 0034 [sqlite]: the entries queued before it are kept, and rolled
     assert.ok(Number(latest.seq) > Number(before[2].seq), `entry ${latest.seq} after entry ${before[2].seq}`);
     assert.equal(await rollUpQueued(db), 4);
     assert.deepEqual(await storedRollups(db, project.id), await referenceRollups(db, project.id));
+  } finally {
+    await drop();
+  }
+});
+
+// PostgreSQL: the roll-up reads the page views of its queued entries each by its whole key. Found
+// among lists of projects, days and ids, PostgreSQL read every page view of the batch's days and
+// filtered the ids (10 to 20 ms a batch of 500 at 20,000 views a day, growing with them).
+test('roll-up on PostgreSQL: the queued page views are read by their whole key, not among their days', async (t) => {
+  if (!configuredDialects().includes('postgres')) return t.skip('PostgreSQL is not configured');
+  const { db, drop } = await createTestDatabase('postgres');
+  try {
+    const day = utcDay(Date.now());
+    const entries = ['a', 'b'].map((suffix) => ({ page_view_id: `id-${suffix}`, project_id: 'p', day }));
+    const plan = await queryPlan(db, queuedPageViewsQuery(db.kysely, 'postgres', entries));
+    assert.match(plan, /Index Cond: .*project_id = .*day = .*id = /, plan);
+    assert.doesNotMatch(plan, /Filter: .*id = ANY/, plan);
   } finally {
     await drop();
   }

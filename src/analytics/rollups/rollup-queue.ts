@@ -6,7 +6,7 @@
 // write path stays short. A batch of entries, its rollup changes and the deletion of the entries
 // are one transaction, so an entry is counted exactly once, even across a crash or several
 // instances (PostgreSQL: one roller at a time, by an advisory lock).
-import type { Db } from '../../db/database.ts';
+import type { Db, DialectName } from '../../db/database.ts';
 import type { Executor, PageViewTable } from '../../db/schema.ts';
 import { writeRefusalMessage } from '../../db/database-errors.ts';
 import { forgetClosedDays } from './closed-day-views.ts';
@@ -236,7 +236,7 @@ async function lockedBatch(db: Db, upTo: number, known: KnownVisitors): Promise<
     // Read committed: this statement sees every roll-up committed before the lock was granted.
     const entries = await queuedUpTo(trx, upTo, entriesPerTransaction.postgres);
     if (entries.length === 0) return null;
-    const changes = await changesOf(trx, entries);
+    const changes = await changesOf(trx, 'postgres', entries);
     // Only a holder of the lock deletes entries: a difference is a bug, never to be committed.
     if ((await deleteEntries(trx, entries)) !== entries.length)
       throw new Error('queued entries vanished under the roll-up lock');
@@ -261,7 +261,7 @@ async function sqliteBatch(db: Db, upTo: number, known: KnownVisitors): Promise<
   for (;;) {
     const entries = await queuedUpTo(db.kysely, upTo, entriesPerTransaction.sqlite);
     if (entries.length === 0) return null;
-    const changes = await changesOf(db.kysely, entries);
+    const changes = await changesOf(db.kysely, 'sqlite', entries);
     const stored = await db.kysely
       .transaction()
       .execute(async (trx) => {
@@ -285,8 +285,8 @@ async function sqliteBatch(db: Db, upTo: number, known: KnownVisitors): Promise<
 class EntriesTaken extends Error {}
 
 /** The changes `entries` make to the rollups and view counts, and the articles whose count grows. */
-async function changesOf(db: Executor, entries: QueuedEntry[]) {
-  const views = await queuedPageViews(db, entries);
+async function changesOf(db: Executor, dialect: DialectName, entries: QueuedEntry[]) {
+  const views = await queuedPageViews(db, dialect, entries);
   const viewed = new Map<string, Viewed>();
   const closedDayProjects = new Set<string>();
   const daily = new RollupChanges();

@@ -1,8 +1,9 @@
 // SQL of the roll-up queue (migration 0009): the entries queued by the tracking writes, read in
 // order and deleted once rolled up, the page views they name, and the PostgreSQL advisory lock that
 // keeps one roller (or rebuild) at a time on the rollups.
-import { type Selectable, sql } from 'kysely';
+import { type CompiledQuery, type InferResult, type Selectable, sql } from 'kysely';
 import { withPageViewStrings } from '../../../db/page-view-strings.ts';
+import type { DialectName } from '../../../db/database.ts';
 import type { Executor, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
 import { breakdownColumns } from '../insight-changes.ts';
 
@@ -60,22 +61,60 @@ export type FixedColumns = Pick<PageViewTable, FixedColumn>;
  */
 export async function queuedPageViews(
   db: Executor,
-  entries: Array<Pick<QueuedEntry, 'page_view_id' | 'project_id' | 'day'>>,
+  dialect: DialectName,
+  entries: KeyedEntries,
 ): Promise<Map<string, FixedColumns & { slug: string | null }>> {
   const views = new Map<string, FixedColumns & { slug: string | null }>();
   for (let start = 0; start < entries.length; start += 1000) {
     const chunk = entries.slice(start, start + 1000);
-    const stored = await db
+    const { rows } = await db.executeQuery(queuedPageViewsQuery(db, dialect, chunk));
+    for (const row of await withPageViewStrings(db, rows)) views.set(row.id, row);
+  }
+  return views;
+}
+
+type KeyedEntries = Array<Pick<QueuedEntry, 'page_view_id' | 'project_id' | 'day'>>;
+
+/** The page views of `entries` and their articles' slugs, among lists of their projects, days and ids. */
+function pageViewsByLists(db: Executor, entries: KeyedEntries) {
+  return (
+    db
       .selectFrom('page_views')
       .leftJoin('articles', 'articles.id', 'page_views.article_id')
       // Every column: the strings are ids, or in a table not yet converted, the values themselves.
       .selectAll('page_views')
       .select('articles.slug')
-      .where('page_views.project_id', 'in', [...new Set(chunk.map((entry) => entry.project_id))])
-      .where('page_views.day', 'in', [...new Set(chunk.map((entry) => entry.day))])
-      .where('page_views.id', 'in', [...new Set(chunk.map((entry) => entry.page_view_id))])
-      .execute();
-    for (const row of await withPageViewStrings(db, stored)) views.set(row.id, row);
-  }
-  return views;
+      .where('page_views.project_id', 'in', [...new Set(entries.map((entry) => entry.project_id))])
+      .where('page_views.day', 'in', [...new Set(entries.map((entry) => entry.day))])
+      .where('page_views.id', 'in', [...new Set(entries.map((entry) => entry.page_view_id))])
+  );
+}
+
+type QueuedPageViewRow = InferResult<ReturnType<typeof pageViewsByLists>>[number];
+
+/**
+ * The statement reading the page views of `entries` with their articles' slugs. On PostgreSQL each
+ * entry's page view is looked up alone by its whole key (a subquery with a limit is not merged
+ * into a join), its day typed as the column is (text or date, by layout): found among lists of
+ * projects, days and ids (as on SQLite), PostgreSQL read every page view of the batch's days and
+ * filtered the ids, 10 to 20 ms a batch of 500 at 20,000 views a day, growing with them.
+ */
+export function queuedPageViewsQuery(
+  db: Executor,
+  dialect: DialectName,
+  entries: KeyedEntries,
+): CompiledQuery<QueuedPageViewRow> {
+  if (dialect !== 'postgres') return pageViewsByLists(db, entries).compile();
+  return sql<QueuedPageViewRow>`
+    select p.*, a.slug
+    from unnest(${entries.map((entry) => entry.page_view_id)}::text[],
+        ${entries.map((entry) => entry.project_id)}::text[],
+        ${entries.map((entry) => entry.day)}::text[]) as k(id, project_id, day)
+      cross join lateral json_populate_record(null::page_views, json_build_object('day', k.day)) as t
+      cross join lateral (
+        select * from page_views
+        where page_views.project_id = k.project_id and page_views.day = t.day and page_views.id = k.id
+        limit 1
+      ) as p
+      left join articles as a on a.id = p.article_id`.compile(db);
 }
