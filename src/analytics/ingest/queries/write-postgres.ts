@@ -5,6 +5,7 @@
 import { CompiledQuery } from 'kysely';
 import { preparedOnPostgres } from '../../../db/database.ts';
 import { columnArrays, unnestArrays } from '../../../db/dialect-sql.ts';
+import { pageViewOfKey, typedAs } from '../../../db/page-view-lookups.ts';
 import { stringIds, stringsOf, withStringIds } from '../../../db/page-view-strings.ts';
 import {
   type Executor,
@@ -50,15 +51,6 @@ const columnTypes: Record<(typeof pageViewColumns)[number], string> = {
   test: 'int4',
 };
 
-/**
- * The days and times of a row of unnested arrays (alias `u`), as the types of page_views' own
- * columns: text before the compact layout of migration 0031, date and timestamptz after it. The
- * statements then run unchanged on either layout, and during the swap of one for the other.
- */
-function typedAs(alias: string, values: Record<string, string>): string {
-  const members = Object.entries(values).map(([column, value]) => `'${column}', ${value}`);
-  return `cross join lateral json_populate_record(null::page_views, json_build_object(${members.join(', ')})) as ${alias}`;
-}
 const typedColumns = new Set(['day', 'created_at', 'updated_at']);
 /**
  * A day given as text, as the type of page_views.day. Parameters are typed explicitly, never by the
@@ -151,14 +143,10 @@ select * from ${unnestArrays(
   )}`,
 );
 
-// Each key of the projects, days and ids given is looked up alone, whole, (project_id, day, id),
-// in id order (a subquery with a limit is not merged into a join). Compared with the arrays
-// themselves, the range of days became the index's condition and the ids a filter, so that every
-// page view of the project's days was read; joined with them, the planner hashed the keys against
-// every page view of those days. Within the first and last day too, so that the other month
-// partitions are pruned (as above). The days are given as an array of the column's own type (text
-// or date, by layout); the days and times read are of one type on both layouts, since a prepared
-// statement's columns may not change type.
+// Each key of the projects, days and ids given is looked up alone (pageViewOfKey), in id order,
+// within the first and last day too, so that the other month partitions are pruned (as above). The
+// days are given as an array of the column's own type (text or date, by layout); the days and times
+// read are of one type on both layouts, since a prepared statement's columns may not change type.
 const lockSql = preparedOnPostgres(
   `with keys as materialized (
     select k.project_id, d.day, i.id from unnest($1::text[]) as k(project_id)
@@ -166,13 +154,11 @@ const lockSql = preparedOnPostgres(
     order by i.id
   )
   select ${storedColumns.map((column) => (column === 'day' ? 'cast(p.day as text) as day' : column === 'created_at' || column === 'updated_at' ? `cast(p.${column} as timestamptz) as ${column}` : `p.${column}`)).join(', ')}
-  from keys cross join lateral (
-    select * from page_views
-    where page_views.project_id = keys.project_id and page_views.day = keys.day and page_views.id = keys.id
-      and page_views.day between ${typedDay('$4::text')} and ${typedDay('$5::text')}
-    limit 1
-    for update
-  ) as p
+  from keys ${pageViewOfKey(
+    'p',
+    { projectId: 'keys.project_id', day: 'keys.day', id: 'keys.id' },
+    { within: ` and page_views.day between ${typedDay('$4::text')} and ${typedDay('$5::text')}`, lock: true },
+  )}
   order by p.id`,
 );
 
