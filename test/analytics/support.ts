@@ -2,9 +2,10 @@
 // page views with known values at chosen times (through the same group-commit writer as the API),
 // and a reference computation of every rollup straight from the raw rows, written from the documented rules
 // (the OpenAPI descriptions) independently of src/analytics/contribution.ts.
+import assert from 'node:assert/strict';
 import { type Contribution, contributionFields } from '../../src/analytics/contribution.ts';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { Kysely, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import { queueEntryOf } from '../../src/analytics/ingest/queries/write-store.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
@@ -18,6 +19,7 @@ import {
   withStringIds,
 } from '../../src/db/page-view-strings.ts';
 import type { Database, Executor, PageViewTable, Project } from '../../src/db/schema.ts';
+import { queryPlan } from '../helpers.ts';
 
 export const browser =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -356,4 +358,14 @@ export async function endsWithin(promise: Promise<unknown>, ms: number): Promise
   ]);
   clearTimeout(timer);
   return ended;
+}
+
+/**
+ * PostgreSQL: `query`'s plan looks page_views up by its whole key (project_id, day, id), and
+ * filters no ids (found among lists, every page view of the days was read).
+ */
+export async function assertLooksUpPageViewsByKey(db: Db, query: CompiledQuery): Promise<void> {
+  const plan = await queryPlan(db, query);
+  assert.match(plan, /Index Cond: .*project_id = .*day = .*id = /, plan);
+  assert.doesNotMatch(plan, /Filter: .*id = ANY/, plan);
 }
