@@ -340,6 +340,25 @@ async function timedAfterChanges(
   console.log(`\n${load()}`);
 }
 
+/** The version a write of an article must name (If-Match): the one a stale If-Match is told of. */
+async function articleVersion(base: string, writeKey: string, slug: string): Promise<string> {
+  const response = await patchArticle(base, writeKey, slug, '0', {});
+  return ((await response.json()) as { details: { current: string } }).details.current;
+}
+
+/** A merge patch of an article naming `version`. */
+function patchArticle(base: string, writeKey: string, slug: string, version: string, body: unknown) {
+  return fetch(`${base}/v1/articles/${slug}`, {
+    method: 'PATCH',
+    headers: {
+      'x-api-key': writeKey,
+      'if-match': `"${version}"`,
+      'content-type': 'application/merge-patch+json',
+    },
+    body: JSON.stringify(body),
+  });
+}
+
 /** A new secret key of the bench's project that may read and write. */
 async function benchWriteKey(databaseUrl: string): Promise<string> {
   const db = openDatabase(databaseUrl);
@@ -371,27 +390,14 @@ async function afterTextEdits(
   databaseUrl: string,
 ): Promise<void> {
   const writeKey = await benchWriteKey(databaseUrl);
-  const article = `${base}/v1/articles/article-4244`;
-  const writer = { 'x-api-key': writeKey, 'content-type': 'application/merge-patch+json' };
-  const { content } = ((await (await fetch(article, { headers })).json()) as { data: { content: string } })
-    .data;
-  let version = '0';
+  const slug = 'article-4244';
+  const { content } = (
+    (await (await fetch(`${base}/v1/articles/${slug}`, { headers })).json()) as { data: { content: string } }
+  ).data;
+  let version = await articleVersion(base, writeKey, slug);
   const edit = async (text: string) => {
-    let response = await fetch(article, {
-      method: 'PATCH',
-      headers: { ...writer, 'if-match': `"${version}"` },
-      body: JSON.stringify({ content: text }),
-    });
-    // The version a write must name is the one a stale If-Match is told of.
-    if (response.status === 412) {
-      version = ((await response.json()) as { details: { current: string } }).details.current;
-      response = await fetch(article, {
-        method: 'PATCH',
-        headers: { ...writer, 'if-match': `"${version}"` },
-        body: JSON.stringify({ content: text }),
-      });
-    }
-    if (response.status !== 200) throw new Error(`PATCH ${article}: ${response.status}`);
+    const response = await patchArticle(base, writeKey, slug, version, { content: text });
+    if (response.status !== 200) throw new Error(`PATCH ${slug}: ${response.status}`);
     version = String(Number(version) + 1);
     await response.arrayBuffer();
   };
@@ -544,23 +550,9 @@ async function stalls(base: string, headers: Record<string, string>, databaseUrl
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   })();
-  /** The version a write must name (If-Match): the one a stale If-Match is told of. */
-  const versionOf = async (article: string) => {
-    const response = await fetch(`${base}/v1/articles/${article}`, {
-      method: 'PATCH',
-      headers: { ...writer, 'if-match': '"0"', 'content-type': 'application/merge-patch+json' },
-      body: '{}',
-    });
-    return ((await response.json()) as { details: { current: string } }).details.current;
-  };
   const patch = async (article: string, body: unknown) => {
-    const version = await versionOf(article);
-    return () =>
-      fetch(`${base}/v1/articles/${article}`, {
-        method: 'PATCH',
-        headers: { ...writer, 'if-match': `"${version}"`, 'content-type': 'application/merge-patch+json' },
-        body: JSON.stringify(body),
-      });
+    const version = await articleVersion(base, writeKey, article);
+    return () => patchArticle(base, writeKey, article, version, body);
   };
   const { title } = (
     (await (await fetch(`${base}/v1/articles/article-4243`, { headers })).json()) as {
