@@ -9,10 +9,9 @@ import type { Run } from '../../src/content/article-matches.ts';
 import { readArticlePage } from '../../src/content/article-page.ts';
 import type { ArticleFilter, ArticleOrder } from '../../src/content/article-queries.ts';
 import type { ArticleInput } from '../../src/content/import/records.ts';
-import type { Selectable } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 import type { ProjectTable } from '../../src/db/schema.ts';
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import {
   articleInput,
