@@ -417,6 +417,38 @@ export async function queryPlan(db: Db, query: CompiledQuery): Promise<string> {
   });
 }
 
+/**
+ * PostgreSQL: the plan of `query` run as a named prepared statement once PostgreSQL plans it
+ * generically (from the sixth run on, unless a custom plan is cheaper by its estimates), as
+ * preparedOnPostgres's statements are run: the parameters unknown, so a range of them is given a
+ * default selectivity. Seq scans stay allowed, so that the plan is the one the data would get.
+ */
+export async function genericPlan(db: Db, query: CompiledQuery): Promise<string> {
+  return db.kysely.connection().execute(async (connection) => {
+    await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
+    try {
+      await connection.executeQuery(Compiled.raw(`prepare folio_generic_plan as ${query.sql}`));
+      const values = query.parameters.map(untypedLiteral).join(', ');
+      const { rows } = await connection.executeQuery<Record<string, string>>(
+        Compiled.raw(`explain execute folio_generic_plan(${values})`),
+      );
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    } finally {
+      await sql`deallocate all`.execute(connection);
+      await sql`reset plan_cache_mode`.execute(connection);
+    }
+  });
+}
+
+/** A parameter's value as an SQL literal of no type (an array in PostgreSQL's array syntax). */
+function untypedLiteral(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  const text = Array.isArray(value)
+    ? `{${value.map((item) => (item === null ? 'NULL' : `"${String(item).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`
+    : String(value);
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
 /** Each article's ordinal (its place in the article sets), by slug. */
 export async function articleOrdinals(db: Db, projectId: string): Promise<Record<string, number>> {
   const rows = await db.kysely

@@ -30,6 +30,7 @@ import {
 import {
   assertLooksUpPageViewsByKey,
   factoryRow,
+  fillDay,
   referenceRollups,
   storedRollups,
   track,
@@ -398,9 +399,15 @@ test('roll-up on PostgreSQL: the queued page views are read by their whole key, 
   if (!configuredDialects().includes('postgres')) return t.skip('PostgreSQL is not configured');
   const { db, drop } = await createTestDatabase('postgres');
   try {
+    const { project } = await createTestProject(db);
     const day = utcDay(Date.now());
-    const entries = ['a', 'b'].map((suffix) => ({ page_view_id: `id-${suffix}`, project_id: 'p', day }));
-    await assertLooksUpPageViewsByKey(db, queuedPageViewsQuery(db.kysely, 'postgres', entries));
+    await fillDay(db, project.id, day, 2000);
+    const entries = ['a', 'b'].map((suffix) => ({
+      page_view_id: `id-${suffix}`,
+      project_id: project.id,
+      day,
+    }));
+    await assertLooksUpPageViewsByKey(db, queuedPageViewsQuery(db.kysely, 'postgres', entries), day);
   } finally {
     await drop();
   }

@@ -17,6 +17,7 @@ import {
 } from '../helpers.ts';
 import {
   assertLooksUpPageViewsByKey,
+  fillDay,
   rawPageViews,
   referenceRollups,
   storedRollups,
@@ -273,6 +274,9 @@ test('PUT batches on PostgreSQL: a page view is read and locked by its whole key
   if (!configuredDialects().includes('postgres')) return t.skip('PostgreSQL is not configured');
   const { db, drop } = await createTestDatabase('postgres');
   try {
+    const { project } = await createTestProject(db);
+    const day = new Date().toISOString().slice(0, 10);
+    await fillDay(db, project.id, day, 2000);
     // The statement is recorded, not run: it is explained below.
     const id = `${pageViewIdPrefix(Date.now())}${'a'.repeat(22)}`;
     let statement: CompiledQuery | undefined;
@@ -287,9 +291,9 @@ test('PUT batches on PostgreSQL: a page view is read and locked by its whole key
       recorder,
       [
         {
-          projectId: 'p',
+          projectId: project.id,
           id,
-          day: now.slice(0, 10),
+          day,
           now,
           oldest: now,
           timeOnPageMs: 1000,
@@ -304,8 +308,8 @@ test('PUT batches on PostgreSQL: a page view is read and locked by its whole key
     );
     const soleUpdates = statement!;
     // A batch mixing writes locks the rows it updates first.
-    await postgresStore.lockPageViews(recorder, { projectIds: ['p'], days: [now.slice(0, 10)], ids: [id] });
-    for (const query of [soleUpdates, statement!]) await assertLooksUpPageViewsByKey(db, query);
+    await postgresStore.lockPageViews(recorder, { projectIds: [project.id], days: [day], ids: [id] });
+    for (const query of [soleUpdates, statement!]) await assertLooksUpPageViewsByKey(db, query, day);
   } finally {
     await drop();
   }
