@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { CompiledQuery } from 'kysely';
 import { pageViewIdPrefix } from '../../src/analytics/page-view-ids.ts';
 import { postgresStore } from '../../src/analytics/ingest/queries/write-postgres.ts';
+import type { StoredPageView } from '../../src/analytics/ingest/queries/write-store.ts';
 import type { Executor } from '../../src/db/schema.ts';
 import {
   articleInput,
@@ -307,9 +308,29 @@ test('PUT batches on PostgreSQL: a page view is read and locked by its whole key
       100,
     );
     const soleUpdates = statement!;
-    // A batch mixing writes locks the rows it updates first.
+    // A batch mixing writes locks the rows it updates first, then updates them.
     await postgresStore.lockPageViews(recorder, { projectIds: [project.id], days: [day], ids: [id] });
-    for (const query of [soleUpdates, statement!]) await assertLooksUpPageViewsByKey(db, query, day);
+    const lock = statement!;
+    const stored: StoredPageView = {
+      id,
+      project_id: project.id,
+      article_id: 'article',
+      day,
+      created_at: now,
+      updated_at: now,
+      source: 'direct',
+      time_on_page_ms: 0,
+      scroll_depth_centi: 0,
+      exit_position: null,
+      bounced: null,
+      event_count: 0,
+      events: '[]',
+      visitor_id: 'visitor',
+    };
+    await postgresStore.updatePageViews(recorder, [
+      { before: stored, after: { ...stored, time_on_page_ms: 1000 } },
+    ]);
+    for (const query of [soleUpdates, lock, statement!]) await assertLooksUpPageViewsByKey(db, query, day);
   } finally {
     await drop();
   }
