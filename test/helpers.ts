@@ -434,7 +434,8 @@ export async function genericPlan(db: Db, query: CompiledQuery): Promise<string>
       );
       return rows.map((row) => row['QUERY PLAN']).join('\n');
     } finally {
-      await sql`deallocate all`.execute(connection);
+      // This statement alone: the connection may hold the pool's named statements.
+      await sql`deallocate folio_generic_plan`.execute(connection).catch(() => {});
       await sql`reset plan_cache_mode`.execute(connection);
     }
   });
