@@ -179,14 +179,12 @@ function openPostgres(url: string, options: OpenOptions): Db {
   // run for 50 to 500 ms and never won that time back: a marks statement (estimated just past the
   // threshold) spent 18 to 23 ms compiling, and a 50% tag's page 2,500 took 187 to 208 ms p50
   // without it against 208 to 247 with it; the analytics bench did not move. Folio's own
-  // connections turn it off (the query is queued before any other of the connection). Through a
+  // connections turn it off (before the connection's first use: timingOut). Through a
   // pooler in transaction mode a session's setting would reach other clients' transactions: there
   // `ALTER DATABASE … SET jit = off` does it (README, Behind PgBouncer).
-  if (statements.named) {
-    pool.on('connect', (client) => void client.query('set jit = off').catch(() => {}));
-  }
+  const sessionSetUp = statements.named ? 'set jit = off' : null;
   const kysely = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: timingOut(pool, health, statements) }),
+    dialect: new PostgresDialect({ pool: timingOut(pool, health, statements, sessionSetUp) }),
   });
   // Started by the first caller of keysStamp/onViews (the server), never by the CLI.
   const listener = new PostgresChangeListener(options.listenUrl ?? url, {
@@ -323,14 +321,30 @@ export function preparedOnPostgres(sql: string): string {
  * health checked; a timeout becomes a DatabaseTimeoutError; a client whose query timed out is
  * destroyed instead of going back to the pool (its late answer would otherwise be read as the
  * answer to the next query); the texts marked by preparedOnPostgres run as named prepared
- * statements; and the queries of a transactionWithTimeout get its raised client timeout.
+ * statements; the queries of a transactionWithTimeout get its raised client timeout; and a new
+ * connection runs `sessionSetUp` (if any) before its first use.
  */
-function timingOut(pool: pg.Pool, health: DatabaseHealth, statements: { named: boolean }): pg.Pool {
+function timingOut(
+  pool: pg.Pool,
+  health: DatabaseHealth,
+  statements: { named: boolean },
+  sessionSetUp: string | null,
+): pg.Pool {
+  const setUp = new WeakSet<pg.PoolClient>();
   const connect = async () => {
     health.assertUp();
     let client: pg.PoolClient;
     try {
       client = await pool.connect();
+      if (sessionSetUp !== null && !setUp.has(client)) {
+        try {
+          await client.query(sessionSetUp);
+        } catch (error) {
+          client.release(true);
+          throw error;
+        }
+        setUp.add(client);
+      }
     } catch (error) {
       if (isConnectionFailure(error)) health.suspect();
       throw asTimeout(error);
