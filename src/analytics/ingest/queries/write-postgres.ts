@@ -65,7 +65,12 @@ function typedDays(parameter: string): string {
 }
 
 // The new page views are `input`; `article_id` comes from the slug (rows without an article are
-// not inserted, and the caller answers 404 for them).
+// not inserted, and the caller answers 404 for them). The rows are limited to their own number, the
+// last parameter: it changes nothing of the rows, but a limit PostgreSQL does not know makes it
+// expect a tenth of them, so that the generic plan (ten rows from the arrays, then one) costs what a
+// batch's custom plan does and is kept once prepared. Without it every run was planned again, the
+// custom plan counting the arrays' real length: 0.36 to 0.45 ms of PostgreSQL's CPU a POST, twice
+// the insert itself.
 const inputColumns = [...pageViewColumns.filter((column) => column !== 'article_id'), 'slug'] as const;
 const measureColumns = ['time_on_page_ms', 'scroll_depth_centi', 'exit_position', 'bounced', 'event_count'];
 const measures = measureColumns.join(', ');
@@ -77,10 +82,10 @@ const insertSql = preparedOnPostgres(
       column === 'article_id' ? 'a.id' : typedColumns.has(column) ? `t.${column}` : `u.${column}`,
     )
     .join(', ')}
-  from ${unnestArrays(
+  from (select * from ${unnestArrays(
     inputColumns.map((column) => (column === 'slug' ? 'text' : columnTypes[column])),
     inputColumns,
-  )}
+  )} limit $${inputColumns.length + 1}) as u
   join articles as a on a.project_id = u.project_id and a.slug = u.slug
   ${typedAs('t', { day: 'u.day', created_at: 'u.created_at', updated_at: 'u.updated_at' })}
   returning id, project_id, article_id, day, ${measures}
@@ -330,7 +335,7 @@ export const postgresStore: WriteStore = {
       strings,
     );
     const rows = views.map(({ row, slug }) => ({ ...withStringIds(row, ids), slug }));
-    const result = await run(db, insertSql, columnArrays(rows, inputColumns));
+    const result = await run(db, insertSql, [...columnArrays(rows, inputColumns), rows.length]);
     return new Map(
       (result.rows as Array<{ id: string; article_id: string }>).map((row) => [row.id, row.article_id]),
     );
