@@ -23,6 +23,7 @@ import { type AppOptions, buildApp } from '../src/app.ts';
 import type { ArticleInput, ContentSource, TagInput } from '../src/content/import/records.ts';
 import { type ImportOptions, importContent } from '../src/content/import.ts';
 import { type Db, type DialectName, openDatabase } from '../src/db/database.ts';
+import { arrayLiteral } from '../src/db/dialect-sql.ts';
 import { migrateToLatest, migrations } from '../src/db/migrations/index.ts';
 import type { KeyScope, Project } from '../src/db/schema.ts';
 import type { KeyKind } from '../src/projects/keys.ts';
@@ -444,9 +445,7 @@ export async function genericPlan(db: Db, query: CompiledQuery): Promise<string>
 /** A parameter's value as an SQL literal of no type (an array in PostgreSQL's array syntax). */
 function untypedLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'null';
-  const text = Array.isArray(value)
-    ? `{${value.map((item) => (item === null ? 'NULL' : `"${String(item).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`
-    : String(value);
+  const text = Array.isArray(value) ? arrayLiteral(value) : String(value);
   return `'${text.replaceAll("'", "''")}'`;
 }
 
