@@ -64,6 +64,19 @@ function typedDays(parameter: string): string {
   return `array(select d.day from unnest(${parameter}::text[]) as x(day) ${typedAs('d', { day: 'x.day' })})`;
 }
 
+/**
+ * The page views of the `keys` CTE (project_id, day, id, in id order), as a join named `p`: each
+ * looked up alone by its whole key (pageViewOfKey) and locked, within the days of the parameters
+ * `first` and `last` (text), which prune the other month partitions as the statement starts.
+ */
+function lockedByKey(first: string, last: string): string {
+  return `from keys ${pageViewOfKey(
+    'p',
+    { projectId: 'keys.project_id', day: 'keys.day', id: 'keys.id' },
+    { within: ` and page_views.day between ${typedDay(first)} and ${typedDay(last)}`, lock: true },
+  )}`;
+}
+
 // The new page views are `input`; `article_id` comes from the slug (rows without an article are
 // not inserted, and the caller answers 404 for them). The rows are limited to their own number, the
 // last parameter: it changes nothing of the rows, but a limit PostgreSQL does not know makes it
@@ -148,8 +161,8 @@ select * from ${unnestArrays(
   )}`,
 );
 
-// Each key of the projects, days and ids given is looked up alone (pageViewOfKey), in id order,
-// within the first and last day too, so that the other month partitions are pruned (as above). The
+// Each key of the projects, days and ids given is looked up alone and locked (lockedByKey), in id
+// order, within the first and last day too, so that the other month partitions are pruned. The
 // days are given as an array of the column's own type (text or date, by layout); the days and times
 // read are of one type on both layouts, since a prepared statement's columns may not change type.
 const lockSql = preparedOnPostgres(
@@ -159,11 +172,7 @@ const lockSql = preparedOnPostgres(
     order by i.id
   )
   select ${storedColumns.map((column) => (column === 'day' ? 'cast(p.day as text) as day' : column === 'created_at' || column === 'updated_at' ? `cast(p.${column} as timestamptz) as ${column}` : `p.${column}`)).join(', ')}
-  from keys ${pageViewOfKey(
-    'p',
-    { projectId: 'keys.project_id', day: 'keys.day', id: 'keys.id' },
-    { within: ` and page_views.day between ${typedDay('$4::text')} and ${typedDay('$5::text')}`, lock: true },
-  )}
+  ${lockedByKey('$4::text', '$5::text')}
   order by p.id`,
 );
 
@@ -201,7 +210,7 @@ const soleTypes: Record<(typeof soleColumns)[number], string> = {
 };
 const soleMeasures = measureColumns;
 const updateAloneSql = preparedOnPostgres(
-  // Each page view is looked up alone by its whole key (pageViewOfKey) and locked, in id order as
+  // Each page view is looked up alone by its whole key and locked (lockedByKey), in id order as
   // lockSql does, within the batch's first and last day: a range of parameters lets the month
   // partitions outside it be pruned as the statement starts (an array's members do not). Found by
   // the arrays of ids, projects and days instead, the range of days became the index's condition
@@ -218,14 +227,7 @@ keys as materialized (
   select u.project_id, k.day, u.id from u ${typedAs('k', { day: 'u.day' })} order by u.id
 ), old as (
   select p.id, p.project_id, p.day, p.created_at, p.events, ${soleMeasures.map((column) => `p.${column}`).join(', ')}
-  from keys ${pageViewOfKey(
-    'p',
-    { projectId: 'keys.project_id', day: 'keys.day', id: 'keys.id' },
-    {
-      within: ` and page_views.day between ${typedDay(`$${soleColumns.length + 2}::text`)} and ${typedDay(`$${soleColumns.length + 3}::text`)}`,
-      lock: true,
-    },
-  )}
+  ${lockedByKey(`$${soleColumns.length + 2}::text`, `$${soleColumns.length + 3}::text`)}
 ), matched as (
   select u.*, o.day as stored_day, ${['created_at', 'events', ...soleMeasures].map((column) => `o.${column} as was_${column}`).join(', ')}
   from u join old as o on o.id = u.id and o.project_id = u.project_id and cast(o.day as text) = u.day
