@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import { type CompiledQuery, sql } from 'kysely';
 import { pageViewIdPrefix } from '../../src/analytics/page-view-ids.ts';
 import { postgresStore } from '../../src/analytics/ingest/queries/write-postgres.ts';
-import type { StoredPageView } from '../../src/analytics/ingest/queries/write-store.ts';
 import { StringIdCache } from '../../src/db/page-view-strings.ts';
 import type { Executor } from '../../src/db/schema.ts';
 import {
@@ -313,22 +312,7 @@ test('PUT batches on PostgreSQL: a page view is read and locked by its whole key
     // A batch mixing writes locks the rows it updates first, then updates them.
     await postgresStore.lockPageViews(recorder, { projectIds: [project.id], days: [day], ids: [id] });
     const lock = statement!;
-    const stored: StoredPageView = {
-      id,
-      project_id: project.id,
-      article_id: 'article',
-      day,
-      created_at: now,
-      updated_at: now,
-      source: 'direct',
-      time_on_page_ms: 0,
-      scroll_depth_centi: 0,
-      exit_position: null,
-      bounced: null,
-      event_count: 0,
-      events: '[]',
-      visitor_id: 'visitor',
-    };
+    const stored = { ...factoryRow(project, { slug: 'hello' }), id, day };
     await postgresStore.updatePageViews(recorder, [
       { before: stored, after: { ...stored, time_on_page_ms: 1000 } },
     ]);
