@@ -213,14 +213,20 @@ export async function rebuildArticleSets(executor: Executor, projectId: string):
   const fragments = await projectFragments(executor, projectId);
   await executor.deleteFrom('article_sets').where('project_id', '=', projectId).execute();
   await executor.deleteFrom('search_tokens').where('project_id', '=', projectId).execute();
-  const { last } = await executor
-    .selectFrom('articles')
-    .select((eb) => eb.fn.max('ordinal').as('last'))
-    .where('project_id', '=', projectId)
-    .executeTakeFirstOrThrow();
-  if (last === null || last === undefined) return;
+  // The chunks that hold an article, each found from the end of the last: ordinals may lie far
+  // apart, and a chunk without articles has no sets.
+  const firstOrdinalFrom = async (from: number) => {
+    const { first } = await executor
+      .selectFrom('articles')
+      .select((eb) => eb.fn.min('ordinal').as('first'))
+      .where('project_id', '=', projectId)
+      .where('ordinal', '>=', from)
+      .executeTakeFirstOrThrow();
+    return first === null || first === undefined ? null : Number(first);
+  };
   const tokens = new Set<string>();
-  for (let chunk = 0; chunk <= Number(last) >>> chunkBits; chunk++) {
+  for (let next = await firstOrdinalFrom(0); next !== null;) {
+    const chunk = next >>> chunkBits;
     const from = chunk << chunkBits;
     const to = from + chunkSize;
     const articles = await executor
@@ -273,6 +279,7 @@ export async function rebuildArticleSets(executor: Executor, projectId: string):
         .execute();
     }
     await addTokens(executor, projectId, added);
+    next = await firstOrdinalFrom(to);
   }
 }
 
