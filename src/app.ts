@@ -26,6 +26,7 @@ import { registerCompression } from './http/compression.ts';
 import { registerErrorHandling, sendError } from './http/errors.ts';
 import { retryAfterSeconds } from './errors.ts';
 import { registerHttpCaching } from './http/http-caching.ts';
+import { installHitPath } from './http/hit-path.ts';
 import { metricsRoute, registerMetrics } from './http/metrics.ts';
 import { DatabaseFailures, opsRoutes } from './http/ops-routes.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.ts';
@@ -104,16 +105,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     writeBatches,
     sources: [(registry) => registerCleanupMetrics(registry, options.db)],
   });
-  // Its lines are at level info: below that level (warn, silent) it would build lines none writes.
-  if (options.logLevel && ['trace', 'debug', 'info'].includes(options.logLevel)) registerRequestLog(app);
+  const requestLog = registerRequestLog(app, options.logLevel);
   registerErrorHandling(app, failures);
-  registerAuth(app, { keys: keyLookup(options.db), rateLimits });
+  const hitAuth = registerAuth(app, { keys: keyLookup(options.db), rateLimits });
   registerCors(app);
   // onSend order matters: the ETag is computed before an answer is cached with it, and the answer
   // is compressed last, its compressed bytes kept with the cached answer.
   registerHttpCaching(app);
   const viewClock = new ViewClock();
-  registerAnswerCache(app, options.db, {
+  const lookupHit = registerAnswerCache(app, options.db, {
     cache: options.answerCache ?? new AnswerCache(),
     clock: viewClock,
     viewCountLagMs: options.viewCountLagMs ?? defaultViewCountLagMs,
@@ -122,10 +122,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       findViewCountBySlug(options.db.kysely, options.db.dialect, projectId, slug),
   });
   registerCompression(app);
+  installHitPath(app, {
+    auth: hitAuth,
+    lookup: lookupHit,
+    countHit: metrics.countHit,
+    draining: () => lifecycle.draining,
+    trustsForwarding: options.trustProxy !== undefined && options.trustProxy !== false,
+    log: requestLog,
+  });
 
   await registerApiDocs(app);
   opsRoutes(app, { db: options.db, rateLimits, failures, writeBatches });
-  metricsRoute(app, metrics);
+  metricsRoute(app, metrics.registry);
 
   contentRoutes(app, options.db, options.search);
   previewRoutes(app, options.db);

@@ -13,14 +13,22 @@
 // new count written in: the count PostgreSQL's notification carried, else one read of it.
 //
 // Compressed forms (compression.ts) are kept with the answer, so a hit is never compressed again.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { NotifiedViewCount } from '../db/change-listener.ts';
 import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
-import { chooseEncoding, compressSync, type Encoding, negotiatesEncoding, weakTag } from './compression.ts';
-import { corsHeadersFor, exposeHeaders } from './cors.ts';
+import type { AuthContext } from './auth.ts';
+import {
+  chooseEncoding,
+  compressSync,
+  type Encoding,
+  routeNegotiatesEncoding,
+  weakTag,
+} from './compression.ts';
+import { corsOf, exposeHeaders } from './cors.ts';
 import { bodyTag, cacheControl, isPrivateAnswer, matches } from './http-caching.ts';
-import { routeOf } from './route-of.ts';
+import { type RouteOf, routeOf } from './route-of.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -70,7 +78,24 @@ export interface CachedAnswer {
   encoded?: Partial<Record<Encoding, Buffer>>;
   /** Where the body's one `"viewCount":` number is (an article's answer), to write a new count in. */
   viewCountAt?: { start: number; end: number } | null;
+  /** The route that built it (its pattern and config), for the hit path (hit-path.ts). */
+  route?: RouteOf;
 }
+
+/**
+ * A cached answer that can be sent as it is now, for the hit path (hit-path.ts): null when there is
+ * none, or when its view counts must be looked at first (the hooks do that).
+ */
+export type HitLookup = (
+  auth: AuthContext,
+  url: string,
+  now: number,
+) => { hit: CachedAnswer & { route: RouteOf }; keepEncoded: KeepEncoded } | null;
+
+type KeepEncoded = (encoding: Encoding, bytes: Buffer) => void;
+
+/** Response headers by lower-case name. */
+export type HitHeaders = Record<string, string | number | string[] | undefined>;
 
 function sizeOf(entry: CachedAnswer): number {
   return entry.body.length + (entry.encoded?.br?.length ?? 0) + (entry.encoded?.gzip?.length ?? 0);
@@ -228,7 +253,7 @@ export interface AnswerCacheOptions {
 
 const forwardedHeaders = ['link'];
 
-export function registerAnswerCache(app: FastifyInstance, db: Db, options: AnswerCacheOptions): void {
+export function registerAnswerCache(app: FastifyInstance, db: Db, options: AnswerCacheOptions): HitLookup {
   const { cache, clock, viewCountLagMs, nextPublication, viewCountOf } = options;
   app.decorateRequest('answerCacheKey', null);
   app.decorateRequest('answerViewsSeq', 0);
@@ -244,11 +269,10 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
     const config = routeOf(request).config;
     if (request.method !== 'GET' || config.cache !== true || !request.auth || isPrivateAnswer(request))
       return done();
-    const { project } = request.auth;
-    const key = `${project.id}\u0000${project.content_version}\u0000${request.auth.key.kind}\u0000${request.url}`;
+    const key = cacheKey(request.auth, request.url);
     const now = Date.now();
     const hit = cache.get(key, now);
-    const keepEncoded = (encoding: Encoding, bytes: Buffer) => cache.addEncoded(key, encoding, bytes);
+    const keepEncoded: KeepEncoded = (encoding, bytes) => cache.addEncoded(key, encoding, bytes);
     const miss = () => {
       request.answerCacheKey = key;
       request.answerViewsSeq = clock.seq;
@@ -256,13 +280,14 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
       done();
     };
     if (hit === undefined) return miss();
-    if (!hit.views || now - (hit.builtAt ?? 0) < viewCountLagMs || !viewsChanged(hit.views, now)) {
+    if (countsAreCurrent(hit, now)) {
       sendHit(request, reply, hit, keepEncoded);
       return done();
     }
     // Notified counts only while notifications are heard: one missed meanwhile would leave a count behind.
     const countsHeard = db.hearsChanges() === true;
-    recounted(hit, clock, viewCountOf, countsHeard ? String(project.content_version) : null).then(
+    const version = String(request.auth.project.content_version);
+    recounted(hit, clock, viewCountOf, countsHeard ? version : null).then(
       (fresh) => {
         if (fresh === null) return miss();
         cache.set(key, fresh);
@@ -281,36 +306,67 @@ export function registerAnswerCache(app: FastifyInstance, db: Db, options: Answe
     if (typeof etag !== 'string') return payload;
     const now = Date.now();
     const next = await nextPublication(request.auth.project, new Date(now).toISOString());
-    const headers: Record<string, string> = {};
-    for (const name of forwardedHeaders) {
-      const value = reply.getHeader(name);
-      if (typeof value === 'string') headers[name] = value;
-    }
-    const scope = routeOf(request).config.viewCounts;
-    const slug = slugParam(request);
-    const body = Buffer.from(payload);
-    cache.set(key, {
-      body,
-      etag,
-      contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-      headers,
-      expiresAt: next === null ? Number.POSITIVE_INFINITY : Date.parse(next),
-      builtAt: now,
-      views:
-        scope === undefined
-          ? null
-          : {
-              seq: request.answerViewsSeq,
-              projectId: request.auth.project.id,
-              slug: scope === 'article' ? slug : null,
-              ...(scope === 'project' && request.answerViewedSlugs !== null
-                ? { slugs: request.answerViewedSlugs }
-                : {}),
-            },
-      viewCountAt: scope === 'article' ? viewCountPosition(body) : null,
-    });
+    cache.set(key, answerToKeep(request, reply, Buffer.from(payload), etag, now, next));
     return payload;
   });
+
+  function countsAreCurrent(hit: CachedAnswer, now: number): boolean {
+    return !hit.views || now - (hit.builtAt ?? 0) < viewCountLagMs || !viewsChanged(hit.views, now);
+  }
+
+  return (auth, url, now) => {
+    const key = cacheKey(auth, url);
+    const hit = cache.get(key, now);
+    if (hit?.route === undefined || !countsAreCurrent(hit, now)) return null;
+    return {
+      hit: hit as CachedAnswer & { route: RouteOf },
+      keepEncoded: (encoding, bytes) => cache.addEncoded(key, encoding, bytes),
+    };
+  };
+}
+
+/** The cached form of a GET's answer: `body` with `etag`, built at `now`, good until `next` (or ever). */
+function answerToKeep(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: Buffer,
+  etag: string,
+  now: number,
+  next: string | null,
+): CachedAnswer {
+  const headers: Record<string, string> = {};
+  for (const name of forwardedHeaders) {
+    const value = reply.getHeader(name);
+    if (typeof value === 'string') headers[name] = value;
+  }
+  const route = routeOf(request);
+  const scope = route.config.viewCounts;
+  return {
+    body,
+    etag,
+    contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+    headers,
+    expiresAt: next === null ? Number.POSITIVE_INFINITY : Date.parse(next),
+    builtAt: now,
+    views:
+      scope === undefined
+        ? null
+        : {
+            seq: request.answerViewsSeq,
+            projectId: request.auth.project.id,
+            slug: scope === 'article' ? slugParam(request) : null,
+            ...(scope === 'project' && request.answerViewedSlugs !== null
+              ? { slugs: request.answerViewedSlugs }
+              : {}),
+          },
+    viewCountAt: scope === 'article' ? viewCountPosition(body) : null,
+    route,
+  };
+}
+
+/** The key of a GET's answer: the project at its content version, the key's kind and the URL. */
+function cacheKey(auth: AuthContext, url: string): string {
+  return `${auth.project.id}\u0000${auth.project.content_version}\u0000${auth.key.kind}\u0000${url}`;
 }
 
 const viewCountKey = Buffer.from('"viewCount":');
@@ -412,13 +468,30 @@ function sendHit(
   request: FastifyRequest,
   reply: FastifyReply,
   hit: CachedAnswer,
-  keepEncoded: (encoding: Encoding, bytes: Buffer) => void,
+  keepEncoded: KeepEncoded,
 ): void {
-  const headers: Record<string, string | number | string[] | undefined> = reply.getHeaders();
+  const headers: HitHeaders = reply.getHeaders();
+  reply.hijack();
+  writeHit(request.raw, reply.raw, headers, hit, routeOf(request), request.auth, keepEncoded);
+}
+
+/**
+ * Writes a cached answer of `route` for the key of `auth` to `response`, with `headers` (the
+ * request id's and the rate limit's) and those of the answer. Returns the status sent.
+ */
+export function writeHit(
+  request: IncomingMessage,
+  response: ServerResponse,
+  headers: HitHeaders,
+  hit: CachedAnswer,
+  route: RouteOf,
+  auth: AuthContext,
+  keepEncoded: KeepEncoded,
+): 200 | 304 {
   let body = hit.body;
   let etag = hit.etag;
   const vary: string[] = [];
-  if (negotiatesEncoding(request, hit.contentType, hit.body.length)) {
+  if (routeNegotiatesEncoding(route.config, hit.contentType, hit.body.length)) {
     vary.push('Accept-Encoding');
     const encoding = chooseEncoding(request.headers['accept-encoding']);
     if (encoding !== null) {
@@ -432,7 +505,7 @@ function sendHit(
       etag = weakTag(etag);
     }
   }
-  const cors = corsHeadersFor(request, 200);
+  const cors = corsOf(route.config.cors, request.headers.origin, auth.key, 200);
   if (cors !== null) {
     vary.push('Origin');
     if (cors.allowOrigin !== null) {
@@ -444,16 +517,16 @@ function sendHit(
   headers.etag = etag;
   headers['cache-control'] = cacheControl;
   Object.assign(headers, hit.headers);
-  reply.hijack();
   if (matches(request.headers['if-none-match'], etag)) {
     delete headers['content-encoding'];
     headers['content-length'] = 0;
-    reply.raw.writeHead(304, headers);
-    reply.raw.end();
-    return;
+    response.writeHead(304, headers);
+    response.end();
+    return 304;
   }
   headers['content-type'] = hit.contentType;
   headers['content-length'] = body.length;
-  reply.raw.writeHead(200, headers);
-  reply.raw.end(body);
+  response.writeHead(200, headers);
+  response.end(body);
+  return 200;
 }

@@ -1,7 +1,8 @@
 // Authentication and rate limiting of every request, before anything else runs: the key (header
 // or bearer token) names the project; requests without a valid key share a small per-IP budget and
 // get 429 instead of 401 past it, so that guessing keys is throttled.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyTable, KeyScope, Project } from '../db/schema.ts';
 import { ForbiddenError, HttpError, UnauthorizedError } from '../errors.ts';
 import type { Decision, RateLimitStore } from './rate-limit.ts';
@@ -77,7 +78,27 @@ export interface AuthOptions {
   rateLimits: RateLimitStore;
 }
 
-export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOptions): void {
+/**
+ * What the hit path (hit-path.ts) asks of authentication, so that a cached answer sent without
+ * Fastify's hooks is admitted and counted as they would.
+ */
+export interface HitAuth {
+  /** The key the headers present, with its project, when known at once; null otherwise (absent, unknown or still to look up). */
+  known(headers: IncomingHttpHeaders): AuthContext | null;
+  /** Whether a route of this config admits the key without an error; if so the key's use is recorded, as the hook does. */
+  admits(found: AuthContext, config: FastifyContextConfig): boolean;
+  /** Counts a request of `found` from `address`: the decision, or null when the store failed (the hooks then count it and warn). */
+  count(found: AuthContext, address: string): Decision | Promise<Decision | null> | null;
+  /** A request counted by the hit path is answered by the hooks after all: they take its decision instead of counting it again. */
+  handOver(request: IncomingMessage, found: AuthContext, address: string, decision: Decision): void;
+}
+
+/** The decisions of requests the hit path counted before handing them to the hooks, by bucket. */
+const countedBefore = new WeakMap<IncomingMessage, { bucket: string; decision: Decision }>();
+
+const keyBucket = (found: AuthContext, address: string) => `key:${found.key.id}:${address}`;
+
+export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOptions): HitAuth {
   const lastTouched = new Map<string, number>();
   app.decorateRequest('auth', null as unknown as AuthContext);
 
@@ -131,38 +152,79 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
         return admit(request, found, access, config.scope);
       }
       return then(
-        spend(
-          rateLimits,
-          reply,
-          `key:${found.key.id}:${request.ip}`,
-          found.key.rate_limit ?? authenticatedLimit,
-        ),
+        spend(rateLimits, reply, keyBucket(found, request.ip), found.key.rate_limit ?? authenticatedLimit),
         () => admit(request, found, access, config.scope),
       );
     });
   }
 
   function admit(request: FastifyRequest, found: AuthContext, access: RouteAccess, scope?: KeyScope): void {
-    if (access === 'secret' && found.key.kind !== 'secret') {
-      throw new ForbiddenError(
-        'This endpoint needs a secret key; public keys may only read published content and send tracking requests',
-      );
-    }
-    if (scope !== undefined && found.key.kind === 'secret' && !found.key.scopes.includes(scope)) {
-      throw new ForbiddenError(
-        `This endpoint needs the '${scope}' scope; this key has ${scopeList(found.key.scopes)} (folio keys create --scope ${scope})`,
-        { scope },
-      );
-    }
+    const refusal = refusalOf(found, access, scope);
+    if (refusal !== null) throw refusal;
     request.auth = found;
+    touch(found, (error) => request.log.warn({ err: error }, 'could not record key use'));
+  }
+
+  function touch(found: AuthContext, failed: (error: unknown) => void): void {
     const now = Date.now();
     if (now - (lastTouched.get(found.key.id) ?? 0) > touchEveryMs) {
       lastTouched.set(found.key.id, now);
-      keys
-        .touch(found.key.id, new Date(now).toISOString())
-        .catch((error) => request.log.warn({ err: error }, 'could not record key use'));
+      keys.touch(found.key.id, new Date(now).toISOString()).catch(failed);
     }
   }
+
+  return hitAuth(keys, rateLimits, (found) =>
+    touch(found, (error) => app.log.warn({ err: error }, 'could not record key use')),
+  );
+}
+
+/** The hit path's view of authentication (HitAuth); `touch` records a key's use as the hook does. */
+function hitAuth(keys: KeyLookup, rateLimits: RateLimitStore, touch: (found: AuthContext) => void): HitAuth {
+  return {
+    known(headers) {
+      const presented = presentedInHeaders(headers);
+      if (presented === null) return null;
+      const found = keys.find(presented);
+      return found === undefined || found instanceof Promise ? null : found;
+    },
+    admits(found, config) {
+      if (config.keyInQuery === true || config.rateLimitAddress !== undefined) return false;
+      if (refusalOf(found, config.access ?? 'secret', config.scope) !== null) return false;
+      touch(found);
+      return true;
+    },
+    count(found, address) {
+      try {
+        const decision = rateLimits.consume(
+          keyBucket(found, address),
+          found.key.rate_limit ?? authenticatedLimit,
+          windowMs,
+        );
+        return decision instanceof Promise ? decision.catch(() => null) : decision;
+      } catch {
+        return null;
+      }
+    },
+    handOver(request, found, address, decision) {
+      countedBefore.set(request, { bucket: keyBucket(found, address), decision });
+    },
+  };
+}
+
+/** The error a route of this access and scope answers the key with, or null when it admits it. */
+function refusalOf(found: AuthContext, access: RouteAccess, scope?: KeyScope): HttpError | null {
+  if (access === 'secret' && found.key.kind !== 'secret') {
+    return new ForbiddenError(
+      'This endpoint needs a secret key; public keys may only read published content and send tracking requests',
+    );
+  }
+  if (scope !== undefined && found.key.kind === 'secret' && !found.key.scopes.includes(scope)) {
+    return new ForbiddenError(
+      `This endpoint needs the '${scope}' scope; this key has ${scopeList(found.key.scopes)} (folio keys create --scope ${scope})`,
+      { scope },
+    );
+  }
+  return null;
 }
 
 function scopeList(scopes: readonly KeyScope[]): string {
@@ -189,16 +251,22 @@ function secretKeyInQuery(request: FastifyRequest): boolean {
 }
 
 function presentedKey(request: FastifyRequest, takesQueryKey: boolean): string | null {
-  const header = request.headers['x-api-key'];
-  if (typeof header === 'string' && header.trim() !== '') return header.trim();
-  const authorization = request.headers.authorization;
-  if (typeof authorization === 'string') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (match) return match[1];
-  }
+  const presented = presentedInHeaders(request.headers);
+  if (presented !== null) return presented;
   if (takesQueryKey) {
     const key = keyInQuery(request);
     if (key !== undefined && key !== '') return key;
+  }
+  return null;
+}
+
+function presentedInHeaders(headers: IncomingHttpHeaders): string | null {
+  const header = headers['x-api-key'];
+  if (typeof header === 'string' && header.trim() !== '') return header.trim();
+  const authorization = headers.authorization;
+  if (typeof authorization === 'string') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match) return match[1];
   }
   return null;
 }
@@ -209,6 +277,11 @@ function spend(
   bucket: string,
   limit: number,
 ): void | Promise<void> {
+  const counted = countedBefore.get(reply.request.raw);
+  if (counted !== undefined && counted.bucket === bucket) {
+    countedBefore.delete(reply.request.raw);
+    return applyDecision(reply, counted.decision, limit);
+  }
   let decision: Decision | Promise<Decision>;
   try {
     decision = store.consume(bucket, limit, windowMs);
@@ -228,11 +301,20 @@ function storeFailed(reply: FastifyReply, error: unknown): void {
   reply.log.warn({ err: error }, 'rate limit store unavailable; request not counted');
 }
 
+/** The X-RateLimit-* headers of a decision on a budget of `limit`. */
+export function rateLimitHeaders(decision: Decision, limit: number): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(resetSecondsOf(decision)),
+  };
+}
+
+const resetSecondsOf = (decision: Decision) => Math.max(1, Math.ceil(decision.resetMs / 1000));
+
 function applyDecision(reply: FastifyReply, decision: Decision, limit: number): void {
-  const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
-  reply.header('X-RateLimit-Limit', String(limit));
-  reply.header('X-RateLimit-Remaining', String(decision.remaining));
-  reply.header('X-RateLimit-Reset', String(resetSeconds));
+  const resetSeconds = resetSecondsOf(decision);
+  reply.headers(rateLimitHeaders(decision, limit));
   if (!decision.allowed) {
     throw new HttpError(
       429,

@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { routeOf } from './route-of.ts';
 
 export type Encoding = 'br' | 'gzip';
@@ -76,8 +76,13 @@ function isStream(payload: unknown): payload is Readable {
  * varies by Accept-Encoding (a 304 names that too, as its 200 would: RFC 9110 §15.4.5).
  */
 export function negotiatesEncoding(request: FastifyRequest, type: unknown, size: number): boolean {
+  return routeNegotiatesEncoding(routeOf(request).config, type, size);
+}
+
+/** negotiatesEncoding of an answer of a route of this config. */
+export function routeNegotiatesEncoding(config: FastifyContextConfig, type: unknown, size: number): boolean {
   return (
-    routeOf(request).config.compress !== false &&
+    config.compress !== false &&
     typeof type === 'string' &&
     compressible.test(type) &&
     size >= compressThreshold

@@ -5,6 +5,7 @@
 import { addVary } from './compression.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../errors.ts';
+import type { AuthContext } from './auth.ts';
 import { routeOf } from './route-of.ts';
 
 /**
@@ -89,15 +90,24 @@ export function corsHeadersFor(
   request: FastifyRequest,
   statusCode: number,
 ): { allowOrigin: string | null } | null {
-  const mode = routeOf(request).config.cors;
-  if (mode === undefined || request.method === 'OPTIONS') return null;
-  const origin = request.headers.origin;
+  if (request.method === 'OPTIONS') return null;
+  return corsOf(routeOf(request).config.cors, request.headers.origin, request.auth?.key, statusCode);
+}
+
+/** corsHeadersFor of a request that is no preflight, from the route's mode, the Origin header and the key (if any). */
+export function corsOf(
+  mode: CorsMode | undefined,
+  origin: string | undefined,
+  key: Pick<AuthContext['key'], 'kind' | 'allowed_origins'> | undefined,
+  statusCode: number,
+): { allowOrigin: string | null } | null {
+  if (mode === undefined) return null;
   if (parseOrigin(origin) === null) return { allowOrigin: null };
   const readable =
     statusCode >= 400 ||
-    (request.auth &&
-      (mode === 'track' || request.auth.key.kind === 'public') &&
-      isOriginAllowed(request.auth.key.allowed_origins, origin));
+    (key !== undefined &&
+      (mode === 'track' || key.kind === 'public') &&
+      isOriginAllowed(key.allowed_origins, origin));
   return { allowOrigin: readable && origin !== undefined ? origin : null };
 }
 

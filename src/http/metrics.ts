@@ -22,19 +22,27 @@ export interface MetricsOptions {
  * Counts every request (its hook must be added before the routes) and returns the registry, which
  * metricsRoute serves.
  */
-export function registerMetrics(app: FastifyInstance, options: MetricsOptions): Registry {
+export function registerMetrics(app: FastifyInstance, options: MetricsOptions): AppMetrics {
   const registry = new Registry();
-  countRequests(app, registry);
+  const countHit = countRequests(app, registry);
   const stopBatches = countWriteBatches(registry, options.writeBatches);
   app.addHook('onClose', async () => stopBatches());
   watchDatabase(registry, options.db);
   watchRateLimitStore(registry, options.rateLimits);
   for (const register of options.sources) register(registry);
-  return registry;
+  return { registry, countHit };
 }
 
+export interface AppMetrics {
+  registry: Registry;
+  /** Counts a GET the hit path (hit-path.ts) answered from the answer cache, as the hook below counts one. */
+  countHit: CountHit;
+}
+
+type CountHit = (route: string | undefined, statusCode: number, seconds: number) => void;
+
 /** Requests by method, route pattern and status, and the answer cache's hits and misses. */
-function countRequests(app: FastifyInstance, registry: Registry): void {
+function countRequests(app: FastifyInstance, registry: Registry): CountHit {
   new Counter({
     name: 'folio_http_requests_total',
     help: 'Requests answered, by method, route pattern and status',
@@ -74,6 +82,10 @@ function countRequests(app: FastifyInstance, registry: Registry): void {
     }
     done();
   });
+  return (route, statusCode, seconds) => {
+    tallies.observe('GET', route ?? 'unmatched', statusCode, seconds);
+    cacheResults.hit++;
+  };
 }
 
 /** The page-view writer's batches: outcomes, durations and sizes. Returns what stops counting. */

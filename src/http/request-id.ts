@@ -2,7 +2,7 @@
 // follow a request across services. Each request is logged once, on completion, with that id.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
 const acceptable = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -76,16 +76,25 @@ function decoded(component: string): string {
   }
 }
 
-export function registerRequestLog(app: FastifyInstance): void {
+/**
+ * Logs each request once answered, at level info: below that level (warn, silent) it would build
+ * lines none writes, so it is not registered. Returns the logger of those lines, or null.
+ */
+export function registerRequestLog(
+  app: FastifyInstance,
+  level: string | false | undefined,
+): FastifyBaseLogger | null {
+  if (typeof level !== 'string' || !['trace', 'debug', 'info'].includes(level)) return null;
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      {
-        method: request.method,
-        url: loggableUrl(request.url),
-        statusCode: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-      },
+      requestLine(request.method, request.url, reply.statusCode, reply.elapsedTime),
       'request completed',
     );
   });
+  return app.log;
+}
+
+/** The fields of a request's log line ('request completed'). */
+export function requestLine(method: string, url: string, statusCode: number, elapsedMs: number) {
+  return { method, url: loggableUrl(url), statusCode, ms: Math.round(elapsedMs * 10) / 10 };
 }

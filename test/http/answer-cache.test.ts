@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
@@ -21,6 +22,40 @@ import {
   importArticles,
   type TestDatabase,
 } from '../helpers.ts';
+
+/** The app listening on a port of its own: its base URL. */
+async function listening(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+}
+
+/** A GET over HTTP with exactly these headers (fetch would add Accept-Encoding and decode the body). */
+function httpGet(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  rawPayload: Buffer;
+}> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(`${base}${path}`, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          statusCode: response.statusCode ?? 0,
+          headers: response.headers,
+          rawPayload: Buffer.concat(chunks),
+        }),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
 
 /** Answers served from the answer cache so far (the /metrics counter). */
 async function cacheHits(app: FastifyInstance): Promise<number> {
@@ -395,7 +430,14 @@ describeEachDialect('a cache hit answers as the hooks do', (ctx) => {
   test('same status, headers and bytes for every key kind, origin, encoding and If-None-Match', async () => {
     const uncached = await buildApp({ db: ctx.db, answerCache: new AnswerCache(0), sitemapPageSize: 2 });
     const cached = await buildApp({ db: ctx.db, sitemapPageSize: 2 });
+    // The hit path answers hits over HTTP before Fastify's hooks: this one counts what reaches them.
+    let hooked = 0;
+    cached.addHook('onResponse', (_request, _reply, done) => {
+      hooked++;
+      done();
+    });
     try {
+      const served = await listening(cached);
       const { project } = await createTestProject(ctx.db, { siteUrl: 'https://blog.example.com' });
       await importArticles(ctx.db, project, [
         ...Array.from({ length: 5 }, (_, index) =>
@@ -420,8 +462,15 @@ describeEachDialect('a cache hit answers as the hooks do', (ctx) => {
         '/v1/seo/sitemap?page=1',
         '/v1/seo/rss',
       ];
-      const variable = new Set(['date', 'x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
-      const shown = (response: Awaited<ReturnType<typeof cached.inject>>) => ({
+      // Keep-Alive is the socket's (HTTP only), not the answer's.
+      const variable = new Set([
+        'date',
+        'x-request-id',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'keep-alive',
+      ]);
+      const shown = (response: { statusCode: number; headers: object; rawPayload: Buffer }) => ({
         status: response.statusCode,
         headers: Object.fromEntries(
           Object.entries(response.headers)
@@ -436,6 +485,7 @@ describeEachDialect('a cache hit answers as the hooks do', (ctx) => {
         body: createHash('sha1').update(response.rawPayload).digest('hex'),
       });
       let compared = 0;
+      let sentByHitPath = 0;
       for (const key of [secret, open, listed]) {
         for (const origin of [undefined, 'https://blog.example.com', 'not an origin']) {
           for (const encoding of [undefined, 'gzip', 'gzip, deflate, br', 'br;q=0, gzip;q=0']) {
@@ -449,6 +499,16 @@ describeEachDialect('a cache hit answers as the hooks do', (ctx) => {
                 await cached.inject({ url, headers }); // built, or already cached
                 const hit = shown(await cached.inject({ url, headers }));
                 assert.deepEqual(hit, expected, `${url} ${JSON.stringify(headers)}`);
+                const reachedHooks = hooked;
+                const sent = shown(await httpGet(served, url, headers));
+                assert.deepEqual(sent, expected, `over HTTP: ${url} ${JSON.stringify(headers)}`);
+                // Every hit skips the hooks; the 403s of an origin the key does not allow reach them.
+                assert.equal(
+                  hooked === reachedHooks,
+                  sent.status !== 403,
+                  `${url} ${JSON.stringify(headers)}`,
+                );
+                if (hooked === reachedHooks) sentByHitPath++;
                 compared++;
               }
             }
@@ -468,9 +528,16 @@ describeEachDialect('a cache hit answers as the hooks do', (ctx) => {
       });
       assert.equal(notModified.statusCode, 304);
       assert.equal(compared, 3 * 3 * 4 * 4 * urls.length);
+      // The listed key refuses a missing origin and 'not an origin': two of its three origins.
+      assert.equal(sentByHitPath, compared - 2 * 4 * 4 * urls.length);
       const metrics = (await cached.inject({ url: '/metrics' })).body;
       const hits = Number(/folio_answer_cache_requests_total\{result="hit"\} (\d+)/.exec(metrics)?.[1]);
-      assert.ok(hits >= compared, `${hits} hits for ${compared} compared answers`);
+      assert.ok(hits >= compared + sentByHitPath, `${hits} hits for ${compared} compared answers`);
+      // The hit path counts its answers under their route, as the hooks do.
+      const listed200 = new RegExp(
+        `folio_http_requests_total\\{method="GET",route="/v1/articles",status="200"\\} (\\d+)`,
+      ).exec(metrics);
+      assert.ok(Number(listed200?.[1]) > 3 * 3 * 4, metrics);
     } finally {
       await uncached.close();
       await cached.close();
