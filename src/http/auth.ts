@@ -69,6 +69,8 @@ export interface KeyLookup {
    * when the answer is known at once (the hook then needs none).
    */
   find(presented: string): AuthContext | undefined | Promise<AuthContext | undefined>;
+  /** The active key presented as `find` keeps it now, or null when it keeps none (no query). */
+  kept(presented: string): AuthContext | null;
   /** Records that the key was used at `at` (an ISO timestamp). */
   touch(id: string, at: string): Promise<void>;
 }
@@ -83,10 +85,12 @@ export interface AuthOptions {
  * Fastify's hooks is admitted and counted as they would.
  */
 export interface HitAuth {
-  /** The key the headers present, with its project, when known at once; null otherwise (absent, unknown or still to look up). */
+  /** The active key the headers present, with its project, as kept in memory; null otherwise (absent, invalid, or to be looked up). */
   known(headers: IncomingHttpHeaders): AuthContext | null;
-  /** Whether a route of this config admits the key without an error; if so the key's use is recorded, as the hook does. */
+  /** Whether a route of this config admits the key without an error. */
   admits(found: AuthContext, config: FastifyContextConfig): boolean;
+  /** The key was admitted and its request allowed: its use is recorded, as the hook records it. */
+  admitted(found: AuthContext, requestId: string): void;
   /** Counts a request of `found` from `address`: the decision, or null when the store failed (the hooks then count it and warn). */
   count(found: AuthContext, address: string): Decision | Promise<Decision | null> | null;
   /** A request counted by the hit path is answered by the hooks after all: they take its decision instead of counting it again. */
@@ -173,26 +177,27 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
     }
   }
 
-  return hitAuth(keys, rateLimits, (found) =>
-    touch(found, (error) => app.log.warn({ err: error }, 'could not record key use')),
+  return hitAuth(keys, rateLimits, (found, requestId) =>
+    touch(found, (error) => app.log.warn({ reqId: requestId, err: error }, 'could not record key use')),
   );
 }
 
 /** The hit path's view of authentication (HitAuth); `touch` records a key's use as the hook does. */
-function hitAuth(keys: KeyLookup, rateLimits: RateLimitStore, touch: (found: AuthContext) => void): HitAuth {
+function hitAuth(
+  keys: KeyLookup,
+  rateLimits: RateLimitStore,
+  touch: (found: AuthContext, requestId: string) => void,
+): HitAuth {
   return {
     known(headers) {
       const presented = presentedInHeaders(headers);
-      if (presented === null) return null;
-      const found = keys.find(presented);
-      return found === undefined || found instanceof Promise ? null : found;
+      return presented === null ? null : keys.kept(presented);
     },
     admits(found, config) {
       if (config.keyInQuery === true || config.rateLimitAddress !== undefined) return false;
-      if (refusalOf(found, config.access ?? 'secret', config.scope) !== null) return false;
-      touch(found);
-      return true;
+      return refusalOf(found, config.access ?? 'secret', config.scope) === null;
     },
+    admitted: touch,
     count(found, address) {
       try {
         const decision = rateLimits.consume(

@@ -30,74 +30,89 @@ export interface HitPathOptions {
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
-/** Puts the hit path in front of Fastify's request listener on the app's server. */
+/** A hit the hit path may send: the key, the address it is counted at, the answer. */
+interface Found {
+  auth: AuthContext;
+  address: string;
+  url: string;
+  answer: NonNullable<ReturnType<HitLookup>>;
+}
+
+/**
+ * Puts the hit path in front of Fastify's request listener on the app's server. A second address
+ * Fastify binds (HOST=localhost: 127.0.0.1 and ::1) keeps Fastify's own listener: its requests take
+ * the hooks' path, with the same answers.
+ */
 export function installHitPath(app: FastifyInstance, options: HitPathOptions): void {
   const server = app.server;
   const [fastify] = server.listeners('request') as Listener[];
   server.removeListener('request', fastify);
-  // What throws here (nothing should) is Fastify's to answer, or ends the answer begun.
-  const guarded: Listener = (request, response) => {
-    try {
-      if (!answerHit(request, response, options, fastify, guardedSend)) fastify(request, response);
-    } catch (error) {
-      failed(request, response, error);
-    }
-  };
-  const failed = (request: IncomingMessage, response: ServerResponse, error: unknown) => {
-    app.log.error({ err: error }, 'the hit path failed');
-    if (response.headersSent) response.destroy();
-    else fastify(request, response);
-  };
-  const guardedSend = (request: IncomingMessage, response: ServerResponse, send: () => void) => {
-    try {
-      send();
-    } catch (error) {
-      failed(request, response, error);
-    }
-  };
-  server.on('request', guarded);
-}
-
-/** Whether the hit path took the request (answering it, or handing it to `fastify` later). */
-function answerHit(
-  request: IncomingMessage,
-  response: ServerResponse,
-  options: HitPathOptions,
-  fastify: Listener,
-  later: (request: IncomingMessage, response: ServerResponse, send: () => void) => void,
-): boolean {
-  const started = performance.now();
-  if (request.method !== 'GET' || request.headers.host === undefined || options.draining()) return false;
-  if (options.trustsForwarding && request.headers['x-forwarded-for'] !== undefined) return false;
-  const address = request.socket.remoteAddress;
-  if (address === undefined) return false;
-  const auth = options.auth.known(request.headers);
-  if (auth === null) return false;
-  const url = request.url ?? '/';
-  const found = options.lookup(auth, url, Date.now());
-  if (found === null) return false;
-  const { config } = found.hit.route;
-  if (config.cors !== undefined && !isOriginAllowed(auth.key.allowed_origins, request.headers.origin))
-    return false;
-  if (!options.auth.admits(auth, config)) return false;
-  const decision = options.auth.count(auth, address);
-  if (decision === null) return false;
-  const send = (decided: Decision, current: ReturnType<HitLookup>) => {
-    if (!decided.allowed || current === null) {
-      options.auth.handOver(request, auth, address, decided);
+  // Once closing, Fastify answers with Connection: close: the hooks' path then takes every request.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  const sent = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    found: Found,
+    decided: Decision | null,
+    current: ReturnType<HitLookup>,
+    startedAt: number,
+  ) => {
+    // Not counted (the store failed: the hooks count it and warn), past the limit, or no longer
+    // held once counted: the hooks answer, with the decision already taken.
+    if (decided === null || !decided.allowed || current === null) {
+      if (decided !== null) options.auth.handOver(request, found.auth, found.address, decided);
       return fastify(request, response);
     }
-    sendFound(request, response, options, auth, decided, current, started);
+    try {
+      sendFound(request, response, options, found.auth, decided, current, startedAt);
+    } catch (error) {
+      // Nothing should throw here: what does is logged, and the hooks answer unless the answer began.
+      app.log.error({ err: error }, 'the hit path failed');
+      if (response.headersSent) return response.destroy();
+      options.auth.handOver(request, found.auth, found.address, decided);
+      fastify(request, response);
+    }
   };
-  if (decision instanceof Promise) {
-    // Counted in Redis: the answer is looked up again once counted, as the hooks would look it up.
-    void decision.then((decided) =>
-      later(request, response, () =>
-        decided === null ? fastify(request, response) : send(decided, options.lookup(auth, url, Date.now())),
-      ),
-    );
-  } else send(decision, found);
-  return true;
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const startedAt = performance.now();
+    let found: Found | null = null;
+    try {
+      found = closing || options.draining() ? null : findHit(request, options);
+    } catch (error) {
+      app.log.error({ err: error }, 'the hit path failed');
+    }
+    if (found === null) return fastify(request, response);
+    const hit = found;
+    const decision = options.auth.count(hit.auth, hit.address);
+    if (decision instanceof Promise) {
+      // Counted in Redis: the answer is looked up again once counted, as the hooks look it up then.
+      void decision.then((decided) =>
+        sent(request, response, hit, decided, options.lookup(hit.auth, hit.url, Date.now()), startedAt),
+      );
+    } else sent(request, response, hit, decision, hit.answer, startedAt);
+  });
+}
+
+/** The cached answer a request may be sent, and its key, or null: the hooks' path takes it. Reads only. */
+function findHit(request: IncomingMessage, options: HitPathOptions): Found | null {
+  if (request.method !== 'GET' || request.headers.host === undefined) return null;
+  if (options.trustsForwarding && request.headers['x-forwarded-for'] !== undefined) return null;
+  const address = request.socket.remoteAddress;
+  if (address === undefined) return null;
+  const auth = options.auth.known(request.headers);
+  if (auth === null) return null;
+  const url = request.url ?? '/';
+  const answer = options.lookup(auth, url, Date.now());
+  if (answer === null) return null;
+  const { config } = answer.hit.route;
+  if (config.cors !== undefined && !isOriginAllowed(auth.key.allowed_origins, request.headers.origin))
+    return null;
+  if (!options.auth.admits(auth, config)) return null;
+  return { auth, address, url, answer };
 }
 
 function sendFound(
@@ -110,6 +125,7 @@ function sendFound(
   started: number,
 ): void {
   const id = requestIdFor(request);
+  options.auth.admitted(auth, id);
   const headers: HitHeaders = {
     'x-request-id': id,
     ...rateLimitHeaders(decision, auth.key.rate_limit ?? authenticatedLimit),

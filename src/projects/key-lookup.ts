@@ -9,6 +9,7 @@ import { queryActiveKey, touchApiKey } from './queries.ts';
 export function keyLookup(db: Db): KeyLookup {
   return {
     find: (presented) => (looksLikeKey(presented) ? findActiveKey(db, presented) : undefined),
+    kept: (presented) => keptKey(db, presented),
     touch: (id, at) => touchApiKey(db.kysely, id, at),
   };
 }
@@ -42,4 +43,15 @@ export function findActiveKey(
       known.keys.set(presented, found);
     return found;
   });
+}
+
+/**
+ * The active key presented and its project as findActiveKey keeps them while no project or key
+ * changed, or null when none is kept (never a query: the hit path asks, and the hook looks up).
+ */
+export function keptKey(db: Db, presented: string): AuthContext | null {
+  const stamp = db.keysStamp();
+  const known = knownKeys.get(db);
+  if (stamp === null || known === undefined || known.stamp !== stamp) return null;
+  return known.keys.get(presented) ?? null;
 }

@@ -29,6 +29,28 @@ describeEachDialect('key lookup', (ctx) => {
     assert.equal((await getJson(ctx.app, '/v1/project', headers)).status, 401);
   });
 
+  test('kept answers only what find keeps, never by a query: none before the first lookup, none once a key changed', async () => {
+    const { project, key, keyId } = await createTestProject(ctx.db);
+    const keys = keyLookup(ctx.db);
+    // PostgreSQL keeps answers while its change notifications are heard: once the listener is up.
+    for (let wait = 0; wait < 200 && ctx.db.keysStamp() === null; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await ctx.db.changesSeen();
+    // A key never looked up: nothing kept, and no lookup started (the hit path asks at every request).
+    assert.equal(keys.kept(key), null);
+    assert.equal(keys.kept('folio_sk_unknown'), null);
+    assert.equal((await keys.find(key))?.project.id, project.id);
+    assert.equal(keys.kept(key)?.project.id, project.id);
+    // A key found invalid is kept as such: kept says null, and the hook's find answers it.
+    assert.equal(await keys.find('folio_sk_never-issued'), undefined);
+    assert.equal(keys.kept('folio_sk_never-issued'), null);
+    await revokeApiKey(ctx.db, keyId);
+    await ctx.db.changesSeen();
+    assert.equal(keys.kept(key), null);
+    assert.equal(await keys.find(key), undefined);
+  });
+
   test('a key revoked through the same database handle is refused at once, in the same turn of the event loop', async () => {
     const { key, keyId } = await createTestProject(ctx.db);
     assert.ok(await findActiveKey(ctx.db, key));
