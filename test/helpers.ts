@@ -12,6 +12,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -457,4 +458,38 @@ export async function articleOrdinals(db: Db, projectId: string): Promise<Record
     .where('project_id', '=', projectId)
     .execute();
   return Object.fromEntries(rows.map((row) => [row.slug, Number(row.ordinal)]));
+}
+
+/** The app listening on a port of its own: its base URL. */
+export async function listening(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+}
+
+/** A GET over HTTP with exactly these headers (fetch would add Accept-Encoding and decode the body). */
+export function httpGet(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  rawPayload: Buffer;
+}> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(`${base}${path}`, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          statusCode: response.statusCode ?? 0,
+          headers: response.headers,
+          rawPayload: Buffer.concat(chunks),
+        }),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
 }

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
@@ -19,43 +18,11 @@ import {
   createTestProject,
   describeEachDialect,
   getJson,
+  httpGet,
   importArticles,
+  listening,
   type TestDatabase,
 } from '../helpers.ts';
-
-/** The app listening on a port of its own: its base URL. */
-async function listening(app: FastifyInstance): Promise<string> {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
-}
-
-/** A GET over HTTP with exactly these headers (fetch would add Accept-Encoding and decode the body). */
-function httpGet(
-  base: string,
-  path: string,
-  headers: Record<string, string>,
-): Promise<{
-  statusCode: number;
-  headers: Record<string, string | string[] | undefined>;
-  rawPayload: Buffer;
-}> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(`${base}${path}`, { headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          statusCode: response.statusCode ?? 0,
-          headers: response.headers,
-          rawPayload: Buffer.concat(chunks),
-        }),
-      );
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-  });
-}
 
 /** Answers served from the answer cache so far (the /metrics counter). */
 async function cacheHits(app: FastifyInstance): Promise<number> {

@@ -2,7 +2,6 @@
 // admitted, counted, logged and measured as the hooks would. test/http/answer-cache.test.ts compares
 // its answers with the hooks' for every key kind, origin, encoding and If-None-Match.
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { test } from 'node:test';
 import { type AppOptions, buildApp } from '../../src/app.ts';
 import { MemoryRateLimitStore, type RateLimitStore } from '../../src/http/rate-limit.ts';
@@ -12,13 +11,15 @@ import {
   createTestKey,
   createTestProject,
   describeEachDialect,
+  httpGet,
   importArticles,
+  listening,
   redisUrl,
 } from '../helpers.ts';
 
 interface Answer {
   statusCode: number;
-  headers: http.IncomingHttpHeaders;
+  headers: Record<string, string | string[] | undefined>;
   body: string;
 }
 
@@ -30,24 +31,22 @@ async function servedApp(options: AppOptions) {
     reached.count++;
     done();
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  const get = (path: string, headers: Record<string, string>) =>
-    new Promise<Answer>((resolve, reject) => {
-      http
-        .get(`http://127.0.0.1:${port}${path}`, { headers }, (response) => {
-          let body = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => (body += chunk));
-          response.on('end', () =>
-            resolve({ statusCode: response.statusCode ?? 0, headers: response.headers, body }),
-          );
-        })
-        .on('error', reject);
-    });
+  const base = await listening(app);
+  const get = async (path: string, headers: Record<string, string>): Promise<Answer> => {
+    const { statusCode, headers: sent, rawPayload } = await httpGet(base, path, headers);
+    return { statusCode, headers: sent, body: rawPayload.toString('utf8') };
+  };
   return { app, reached, get };
 }
+
+/** `count` answers of `get`, one after the other. */
+async function inTurn(count: number, get: () => Promise<Answer>): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  for (let i = 0; i < count; i++) answers.push(await get());
+  return answers;
+}
+
+const statusAndRemaining = (answer: Answer) => [answer.statusCode, answer.headers['x-ratelimit-remaining']];
 
 /** A project of two articles. */
 async function withArticles(db: AppOptions['db']) {
@@ -75,18 +74,14 @@ describeEachDialect('the hit path', (ctx) => {
     try {
       const { project } = await withArticles(ctx.db);
       const limited = await createTestKey(ctx.db, project, { rateLimit: 4 });
-      const answers: Answer[] = [];
-      for (let i = 0; i < 5; i++) answers.push(await get('/v1/articles?limit=5', limited.headers));
-      assert.deepEqual(
-        answers.map((answer) => [answer.statusCode, answer.headers['x-ratelimit-remaining']]),
-        [
-          [200, '3'],
-          [200, '2'],
-          [200, '1'],
-          [200, '0'],
-          [429, '0'],
-        ],
-      );
+      const answers = await inTurn(5, () => get('/v1/articles?limit=5', limited.headers));
+      assert.deepEqual(answers.map(statusAndRemaining), [
+        [200, '3'],
+        [200, '2'],
+        [200, '1'],
+        [200, '0'],
+        [429, '0'],
+      ]);
       // The first built the answer and the last was refused by the hooks; the hit path sent the rest.
       assert.equal(reached.count, 2);
       const refused = answers[4];
@@ -194,17 +189,13 @@ describeEachDialect('the hit path', (ctx) => {
       try {
         const { project } = await withArticles(ctx.db);
         const key = await createTestKey(ctx.db, project, { rateLimit: 3 });
-        const answers: Answer[] = [];
-        for (let i = 0; i < 4; i++) answers.push(await get('/v1/articles/first', key.headers));
-        assert.deepEqual(
-          answers.map((answer) => [answer.statusCode, answer.headers['x-ratelimit-remaining']]),
-          [
-            [200, '2'],
-            [200, '1'],
-            [200, '0'],
-            [429, '0'],
-          ],
-        );
+        const answers = await inTurn(4, () => get('/v1/articles/first', key.headers));
+        assert.deepEqual(answers.map(statusAndRemaining), [
+          [200, '2'],
+          [200, '1'],
+          [200, '0'],
+          [429, '0'],
+        ]);
         assert.equal(reached.count, 2);
       } finally {
         await app.close();
