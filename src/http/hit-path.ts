@@ -1,6 +1,7 @@
 // The hit path: a GET whose answer the answer cache holds (answer-cache.ts) is answered from the
 // server's own request listener, before Fastify builds its request and reply, routes it and runs
-// its hooks. Measured with wrk on the cached list, those were the larger part of a hit's CPU. It
+// its hooks: measured with wrk on the cached list, a hit went from 56-59% to 71-73% of the
+// throughput of a bare node:http server sending the same bytes (the rest is node:http's own). It
 // does what the hooks would do for such a request, with their code: the request id, the key's
 // access, scope and allowed origins, the rate limit and its headers, the answer's headers
 // (writeHit), the metrics and the request log. Whatever it cannot settle at once (no key known yet,
