@@ -2,13 +2,7 @@
 // The `folio` command: serve, migrate, projects, keys, import, export, backup and analytics maintenance. With --json every command prints
 // exactly one JSON document on stdout; failures exit non-zero with a one-line reason.
 import { Command, CommanderError } from 'commander';
-import {
-  firstRebuiltDay,
-  rebuildRollups,
-  type RecordedRetention,
-  recordedRetention,
-  utcDay,
-} from '../analytics/public.ts';
+import type { RecordedRetention } from '../analytics/public.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { ImportValidationError } from '../content/import/records.ts';
 import { type Db, openDatabase } from '../db/database.ts';
@@ -16,7 +10,6 @@ import { migrateToLatest } from '../db/migrations/index.ts';
 import { compactPageViews, convertPageViews } from '../db/page-view-conversion.ts';
 import { HttpError } from '../errors.ts';
 import { requireProject } from '../projects/service.ts';
-import { startServer } from '../server.ts';
 import { resolveDatabaseUrl } from '../db/database-location.ts';
 import { backupCommand } from './backup.ts';
 import { exportCommand } from './export.ts';
@@ -88,6 +81,8 @@ function serverCommands(program: Command): void {
   jsonOption(program.command('serve').description('serve the API (what npm start runs)'))
     .option('--no-demo', 'do not create the demo project on an empty database')
     .action(async (options: { demo: boolean }) => {
+      // Loaded here: the server and the API are most of the command's modules, which no other command needs.
+      const { startServer } = await import('../server.ts');
       await startServer(loadCliConfig(), { demo: options.demo });
     });
 
@@ -120,6 +115,7 @@ function analyticsCommands(program: Command): void {
     .option('--project <slug>', 'only this project (default: every project)')
     .action(async (options: Output & { project?: string }) => {
       const now = new Date();
+      const { firstRebuiltDay, rebuildRollups, utcDay } = await import('../analytics/public.ts');
       const { rebuilt, retention, fromDay } = await withDatabase(async (db) => {
         const retention = await retentionOfServer(db);
         const fromDay = firstRebuiltDay(retention, now);
@@ -187,6 +183,7 @@ type RetentionToFollow = Omit<RecordedRetention, 'recordedAt'> & { recordedAt: s
  * only an ANALYTICS_RETENTION_DAYS set for the command itself is trusted, never its default.
  */
 async function retentionOfServer(db: Db): Promise<RetentionToFollow> {
+  const { recordedRetention } = await import('../analytics/public.ts');
   const recorded = await recordedRetention(db.kysely);
   if (recorded !== null) return recorded;
   if ((process.env.ANALYTICS_RETENTION_DAYS ?? '').trim() === '') {
