@@ -102,6 +102,9 @@ const countedBefore = new WeakMap<IncomingMessage, { bucket: string; decision: D
 
 const keyBucket = (found: AuthContext, address: string) => `key:${found.key.id}:${address}`;
 
+/** The requests a minute a key may make: its own limit, else the default. */
+export const keyLimit = (key: Pick<AuthContext['key'], 'rate_limit'>) => key.rate_limit ?? authenticatedLimit;
+
 export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOptions): HitAuth {
   const lastTouched = new Map<string, number>();
   app.decorateRequest('auth', null as unknown as AuthContext);
@@ -155,9 +158,8 @@ export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOpt
       if (config.rateLimitAddress !== undefined && found.key.kind === 'secret') {
         return admit(request, found, access, config.scope);
       }
-      return then(
-        spend(rateLimits, reply, keyBucket(found, request.ip), found.key.rate_limit ?? authenticatedLimit),
-        () => admit(request, found, access, config.scope),
+      return then(spend(rateLimits, reply, keyBucket(found, request.ip), keyLimit(found.key)), () =>
+        admit(request, found, access, config.scope),
       );
     });
   }
@@ -200,11 +202,7 @@ function hitAuth(
     admitted: touch,
     count(found, address) {
       try {
-        const decision = rateLimits.consume(
-          keyBucket(found, address),
-          found.key.rate_limit ?? authenticatedLimit,
-          windowMs,
-        );
+        const decision = rateLimits.consume(keyBucket(found, address), keyLimit(found.key), windowMs);
         return decision instanceof Promise ? decision.catch(() => null) : decision;
       } catch {
         return null;
@@ -364,7 +362,7 @@ function countAtForwardedAddress(app: FastifyInstance, rateLimits: RateLimitStor
         const { key } = request.auth ?? {};
         if (key?.kind !== 'secret') return done();
         const bucket = `key:${key.id}:${address(request) ?? request.ip}`;
-        const outcome = spend(rateLimits, reply, bucket, key.rate_limit ?? authenticatedLimit);
+        const outcome = spend(rateLimits, reply, bucket, keyLimit(key));
         if (outcome instanceof Promise) outcome.then(() => done(), done);
         else done();
       },

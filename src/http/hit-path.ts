@@ -11,7 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Decision } from './rate-limit.ts';
-import { type AuthContext, type HitAuth, rateLimitHeaders, authenticatedLimit } from './auth.ts';
+import { type AuthContext, type HitAuth, keyLimit, rateLimitHeaders } from './auth.ts';
 import { type HitHeaders, type HitLookup, writeHit } from './answer-cache.ts';
 import { isOriginAllowed } from './cors.ts';
 import type { AppMetrics } from './metrics.ts';
@@ -129,7 +129,7 @@ function sendFound(
   options.auth.admitted(auth, id);
   const headers: HitHeaders = {
     'x-request-id': id,
-    ...rateLimitHeaders(decision, auth.key.rate_limit ?? authenticatedLimit),
+    ...rateLimitHeaders(decision, keyLimit(auth.key)),
   };
   const status = writeHit(request, response, headers, hit, hit.route, auth, keepEncoded);
   const elapsedMs = performance.now() - started;

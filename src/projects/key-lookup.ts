@@ -29,18 +29,14 @@ export function findActiveKey(
   // change racing the query only makes the next call ask again. A kept answer is returned at
   // once, without a promise (the auth hook then needs none).
   const stamp = db.keysStamp();
-  let known = knownKeys.get(db);
-  if (stamp !== null) {
-    if (known === undefined || known.stamp !== stamp) {
-      known = { stamp, keys: new Map() };
-      knownKeys.set(db, known);
-    } else if (known.keys.has(presented)) {
-      return known.keys.get(presented);
-    }
+  let keys = keptAnswers(db, stamp);
+  if (keys?.has(presented)) return keys.get(presented);
+  if (stamp !== null && keys === undefined) {
+    keys = new Map();
+    knownKeys.set(db, { stamp, keys });
   }
   return queryActiveKey(db, hashKey(presented)).then((found) => {
-    if (known !== undefined && known.stamp === stamp && known.keys.size < 10_000)
-      known.keys.set(presented, found);
+    if (keys !== undefined && keys.size < 10_000) keys.set(presented, found);
     return found;
   });
 }
@@ -50,8 +46,11 @@ export function findActiveKey(
  * changed, or null when none is kept (never a query: the hit path asks, and the hook looks up).
  */
 export function keptKey(db: Db, presented: string): AuthContext | null {
-  const stamp = db.keysStamp();
+  return keptAnswers(db, db.keysStamp())?.get(presented) ?? null;
+}
+
+/** The answers kept for `db` while its keys stamp is `stamp` (none while it has none). */
+function keptAnswers(db: Db, stamp: string | null): Map<string, AuthContext | undefined> | undefined {
   const known = knownKeys.get(db);
-  if (stamp === null || known === undefined || known.stamp !== stamp) return null;
-  return known.keys.get(presented) ?? null;
+  return stamp !== null && known?.stamp === stamp ? known.keys : undefined;
 }
