@@ -264,7 +264,9 @@ describeEachDialect('page-view writer', (ctx) => {
     } finally {
       client.query = query;
     }
-    const own = sent.filter((statement) => statement.by === writersConnection).map((statement) => statement.text);
+    const own = sent
+      .filter((statement) => statement.by === writersConnection)
+      .map((statement) => statement.text);
     assert.equal(own.length, 1, own.join('\n---\n'));
     const [stored] = await rawPageViews(ctx.db, project.id);
     assert.equal(Number(stored.time_on_page_ms), 5000);
