@@ -118,8 +118,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock: viewClock,
     viewCountLagMs: options.viewCountLagMs ?? defaultViewCountLagMs,
     nextPublication: (project, now) => nextPublication(options.db, project, now),
-    viewCountOf: (projectId, slug) =>
-      findViewCountBySlug(options.db.kysely, options.db.dialect, projectId, slug),
+    viewCountOf: (projectId, slug) => findViewCountBySlug(options.db, projectId, slug),
   });
   registerCompression(app);
   installHitPath(app, {

@@ -10,7 +10,7 @@
 import { reportedStatus } from '../../../content/public.ts';
 import type { Db } from '../../../db/database.ts';
 import type { Project, StoredArticleStatus } from '../../../db/schema.ts';
-import { type Compiled, compiledFor } from '../../compiled-query.ts';
+import { type Compiled, compiledFor } from '../../../db/compiled-query.ts';
 import { dayOfPageViewId } from '../../page-view-ids.ts';
 
 interface StatusRow {

@@ -1,6 +1,6 @@
 // The id of a project's article with a slug, for the statistics restricted to one article:
 // compiled once per database handle, reading one row by a unique key.
-import { type Compiled, compiledFor } from '../../compiled-query.ts';
+import { type Compiled, compiledFor } from '../../../db/compiled-query.ts';
 import type { Db } from '../../../db/database.ts';
 
 const idBySlug: Compiled<{ id: string }> = new WeakMap();

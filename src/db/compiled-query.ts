@@ -1,7 +1,8 @@
-// Queries that run on every tracking request, compiled once per database handle: only their
-// parameters change from one call to the next.
+// Queries that run on every request of their kind (tracking, an article's view count), compiled
+// once per database handle: only their parameters change from one call to the next. Run them with
+// Db.executeCompiled.
 import type { CompiledQuery } from 'kysely';
-import type { Db } from '../db/database.ts';
+import type { Db } from './database.ts';
 
 export type Compiled<R> = WeakMap<Db, CompiledQuery<R>>;
 
