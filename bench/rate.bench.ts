@@ -5,6 +5,11 @@
 // articles and over 1,000 projects of 20 articles (BENCH_RATE_SETS=one,many), on SQLite and, when
 // BENCH_POSTGRES_URL is set, PostgreSQL (BENCH_SKIP_SQLITE=1 for PostgreSQL alone).
 //
+// BENCH_RATE_TRACKING=real,none,bare,hooks (default real) runs the steps once for each way of
+// answering the tracking requests (serve-app.ts: real; none, a fixed answer from the server's
+// request listener; bare, trivial routes of a bare Fastify; hooks, trivial routes behind all the
+// app's hooks), each on a database of its own: what each layer of a tracking request costs.
+//
 // The steps begin 75 s after the server started (BENCH_RATE_SETTLE_MS), past the analytics cleanup
 // that runs a minute after start and then hourly.
 //
@@ -43,6 +48,11 @@ const sets = [
   { name: 'one', label: '1 project of 200 articles', projects: 1, articles: 200 },
   { name: 'many', label: '1,000 projects of 20 articles', projects: 1000, articles: 20 },
 ].filter((set) => (process.env.BENCH_RATE_SETS ?? 'one,many').split(',').includes(set.name));
+const trackings = (process.env.BENCH_RATE_TRACKING ?? 'real').split(',');
+for (const tracking of trackings) {
+  if (!['real', 'none', 'bare', 'hooks'].includes(tracking))
+    throw new Error(`BENCH_RATE_TRACKING: '${tracking}' is none of real, none, bare, hooks`);
+}
 const paragraph =
   'A paragraph of a blog post about reading analytics, caches, latency and the small servers that a blog runs on. '.repeat(
     8,
@@ -244,11 +254,18 @@ async function step(
   return { rate, app: appRun, raw: rawRun, appCpu, rawCpu, postgresCpu, transactions, rssMb };
 }
 
-async function measure(label: string, databaseUrl: string, set: (typeof sets)[number], work: string) {
+async function measure(
+  label: string,
+  databaseUrl: string,
+  set: (typeof sets)[number],
+  work: string,
+  tracking: string,
+) {
   const sites = await seed(databaseUrl, set.projects, set.articles);
   const started = Date.now();
   const app = await forkServer(new URL('./serve-app.ts', import.meta.url).pathname, {
     DATABASE_URL: databaseUrl,
+    BENCH_TRACKING: tracking,
   });
   const admin = label === 'PostgreSQL' ? new pg.Client({ connectionString: databaseUrl }) : null;
   await admin?.connect();
@@ -266,7 +283,8 @@ async function measure(label: string, databaseUrl: string, set: (typeof sets)[nu
     await admin?.end();
     await app.stop();
   }
-  printResults(`${label}, ${set.label}`, results, await loadAverage());
+  const answered = tracking === 'real' ? '' : `, tracking answered by ${tracking} (BENCH_RATE_TRACKING)`;
+  printResults(`${label}, ${set.label}${answered}`, results, await loadAverage());
 }
 
 function printResults(title: string, results: StepResult[], load: string): void {
@@ -288,14 +306,16 @@ function printResults(title: string, results: StepResult[], load: string): void 
 const work = mkdtempSync(join(tmpdir(), 'folio-rate-'));
 try {
   for (const set of sets) {
-    if (process.env.BENCH_SKIP_SQLITE !== '1') {
-      await measure('SQLite', join(work, `${set.name}.db`), set, work);
-    }
-    const adminUrl = process.env.BENCH_POSTGRES_URL;
-    if (adminUrl) {
-      await withPostgresDatabase(adminUrl, `folio_rate_${set.name}`, (url) =>
-        measure('PostgreSQL', url, set, work),
-      );
+    for (const tracking of trackings) {
+      if (process.env.BENCH_SKIP_SQLITE !== '1') {
+        await measure('SQLite', join(work, `${set.name}-${tracking}.db`), set, work, tracking);
+      }
+      const adminUrl = process.env.BENCH_POSTGRES_URL;
+      if (adminUrl) {
+        await withPostgresDatabase(adminUrl, `folio_rate_${set.name}_${tracking}`, (url) =>
+          measure('PostgreSQL', url, set, work, tracking),
+        );
+      }
     }
   }
 } finally {
