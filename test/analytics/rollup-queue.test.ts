@@ -243,6 +243,41 @@ describeEachDialect('rollup queue', (ctx) => {
     }
   });
 
+  test("PostgreSQL: a timer's pass does not wait to hear its notifications; a caller's pass does", async (t) => {
+    if (ctx.dialect !== 'postgres') return t.skip('PostgreSQL only: SQLite sends no notifications');
+    const { project } = await blog();
+    // A handle of its own: its roll-ups, and the waits for its notifications, counted.
+    const db = openDatabase(ctx.url);
+    t.after(() => db.close());
+    const stopListening = db.onViews(() => {});
+    t.after(stopListening);
+    const listening = Date.now() + 5000;
+    while (db.hearsChanges() !== true && Date.now() < listening) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(db.hearsChanges(), true);
+    let waits = 0;
+    const changesSeen = db.changesSeen;
+    db.changesSeen = () => {
+      waits++;
+      return changesSeen();
+    };
+    const timed = new PageViewWriter(db, { rollupDelayMs: 10 });
+    await timed.write({ kind: 'create', row: factoryRow(project, { slug: 'hello' }, 0), slug: 'hello' });
+    const deadline = Date.now() + 5000;
+    while ((await storedViews(project.id)) < 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(await storedViews(project.id), 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(waits, 0, "the timer's pass committed without waiting for its notifications");
+    const untimed = new PageViewWriter(db, { rollupDelayMs: noTimer });
+    await untimed.write({ kind: 'create', row: factoryRow(project, { slug: 'world' }, 1), slug: 'world' });
+    await rollUpQueued(db);
+    assert.equal(waits, 1, "a caller's pass waits once, for both passes' notifications");
+    assert.equal(await storedViews(project.id), 2);
+  });
+
   test('a rebuild with writes still queued counts each of them once', async () => {
     const { project } = await blog();
     const writer = new PageViewWriter(ctx.db, { rollupDelayMs: noTimer });

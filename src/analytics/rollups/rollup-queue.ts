@@ -104,12 +104,26 @@ class Roller {
   #next: Promise<number> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #due = 0;
+  /** A pass committed views whose notifications nobody has waited for yet (#heard). */
+  #unheard = false;
+  #hearing: Promise<void> | null = null;
 
   constructor(db: Db) {
     this.#db = db;
   }
 
-  rollUp(): Promise<number> {
+  /**
+   * A pass for a caller: on PostgreSQL, it resolves once the notifications of what it committed,
+   * which carry the new view counts, were heard here, so that a read after it finds the counts
+   * without reading them.
+   */
+  async rollUp(): Promise<number> {
+    const rolled = await this.#pass();
+    await this.#heard();
+    return rolled;
+  }
+
+  #pass(): Promise<number> {
     // A pass already running may have read the queue before the caller's writes committed: the
     // caller waits for the next pass, which every caller arriving meanwhile shares.
     if (this.#next !== null) return this.#next;
@@ -134,10 +148,25 @@ class Roller {
     this.#timer = setTimeout(() => {
       this.#timer = null;
       // A failure leaves the entries queued: the next write's timer or the next read retries.
-      this.rollUp().catch(() => {});
+      // Nobody waits for this pass: it does not wait for its notifications either (#heard). Until
+      // they come, a read shows the count last notified (or reads it), as view counts' lag allows.
+      this.#pass().catch(() => {});
     }, delayMs);
     // Queued entries survive the process; a pending roll-up must not keep it alive.
     this.#timer.unref();
+  }
+
+  /**
+   * PostgreSQL: resolves once the notifications of every pass that committed views so far were
+   * heard here (one round trip for all of them). A lost connection is the listener's to report;
+   * the passes committed all the same.
+   */
+  #heard(): Promise<void> {
+    if (this.#unheard && this.#db.hearsChanges() === true) {
+      this.#unheard = false;
+      this.#hearing = this.#db.changesSeen().catch(() => {});
+    }
+    return this.#hearing ?? Promise.resolve();
   }
 
   listen(listener: ViewsListener): () => void {
@@ -163,14 +192,11 @@ class Roller {
             committed(changed);
             return rolled;
           });
-    // PostgreSQL: the pass ends once its notifications, which carry the new view counts, were
-    // heard here, so that a read after it finds the counts without reading them. A lost
-    // connection is the listener's to report; the pass committed all the same.
-    const heard = run.then(async (rolled) => {
-      if (viewedAny && this.#db.hearsChanges() === true) await this.#db.changesSeen().catch(() => {});
+    const counted = run.then((rolled) => {
+      if (viewedAny) this.#unheard = true;
       return rolled;
     });
-    const pass = heard.finally(() => {
+    const pass = counted.finally(() => {
       if (this.#running === pass) this.#running = null;
     });
     this.#running = pass;
