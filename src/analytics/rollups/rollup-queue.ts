@@ -175,11 +175,11 @@ class Roller {
   }
 
   #start(): Promise<number> {
-    let viewedAny = false;
     // Here, on this handle, even when the pass ran in the worker thread with a handle of its own.
     const committed = ({ viewed, closedDayProjects }: Committed) => {
       for (const projectId of closedDayProjects) forgetClosedDays(this.#db, projectId);
-      if (viewed.length > 0) viewedAny = true;
+      // Committed, even should a later batch of the pass fail: a caller waits to hear it (#heard).
+      if (viewed.length > 0) this.#unheard = true;
       for (const { projectId, slug } of viewed)
         for (const listener of this.#listeners) listener(projectId, slug);
     };
@@ -192,11 +192,7 @@ class Roller {
             committed(changed);
             return rolled;
           });
-    const counted = run.then((rolled) => {
-      if (viewedAny) this.#unheard = true;
-      return rolled;
-    });
-    const pass = counted.finally(() => {
+    const pass = run.finally(() => {
       if (this.#running === pass) this.#running = null;
     });
     this.#running = pass;
