@@ -493,3 +493,14 @@ export function httpGet(
     request.on('error', reject);
   });
 }
+
+/** Polls until `check` holds (fails after `ms`); for state written in the background. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -23,6 +23,7 @@ import {
   createTestDatabase,
   createTestProject,
   describeEachDialect,
+  eventually,
   getJson,
   importArticles,
   migrateBefore,
@@ -251,11 +252,7 @@ describeEachDialect('rollup queue', (ctx) => {
     t.after(() => db.close());
     const stopListening = db.onViews(() => {});
     t.after(stopListening);
-    const listening = Date.now() + 5000;
-    while (db.hearsChanges() !== true && Date.now() < listening) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    assert.equal(db.hearsChanges(), true);
+    await eventually(async () => db.hearsChanges() === true, 5000);
     let waits = 0;
     const changesSeen = db.changesSeen;
     db.changesSeen = () => {
@@ -264,11 +261,7 @@ describeEachDialect('rollup queue', (ctx) => {
     };
     const timed = new PageViewWriter(db, { rollupDelayMs: 10 });
     await timed.write({ kind: 'create', row: factoryRow(project, { slug: 'hello' }, 0), slug: 'hello' });
-    const deadline = Date.now() + 5000;
-    while ((await storedViews(project.id)) < 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    assert.equal(await storedViews(project.id), 1);
+    await eventually(async () => (await storedViews(project.id)) === 1, 5000);
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(waits, 0, "the timer's pass committed without waiting for its notifications");
     const untimed = new PageViewWriter(db, { rollupDelayMs: noTimer });

@@ -13,18 +13,12 @@ import {
   configuredDialects,
   createTestDatabase,
   createTestProject,
+  eventually,
   getJson,
   type TestDatabase,
   type TestProject,
 } from '../helpers.ts';
-import {
-  createHook,
-  deliveryRows,
-  eventually,
-  Receiver,
-  stubbedHosts,
-  testWebhookOptions,
-} from './support.ts';
+import { createHook, deliveryRows, Receiver, stubbedHosts, testWebhookOptions } from './support.ts';
 
 async function recordEvent(
   db: Db,

@@ -13,11 +13,12 @@ import {
   configuredDialects,
   createTestDatabase,
   createTestProject,
+  eventually,
   importArticles,
   queryPlan,
   type TestDatabase,
 } from '../helpers.ts';
-import { eventually, testWebhookOptions } from './support.ts';
+import { testWebhookOptions } from './support.ts';
 
 for (const dialect of configuredDialects()) {
   describe(`scheduled publication [${dialect}]`, () => {

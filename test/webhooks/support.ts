@@ -94,17 +94,6 @@ export class Receiver {
   }
 }
 
-/** Polls until `check` holds (fails after `ms`); for state written in the background. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 export async function createHook(
   app: FastifyInstance,
   headers: Record<string, string>,
