@@ -1,5 +1,6 @@
 // SQL of projects and API keys. Every function takes the Kysely instance (or a transaction) first.
-import type { CompiledQuery, InferResult, Insertable } from 'kysely';
+import type { InferResult, Insertable } from 'kysely';
+import { type Compiled, compiledFor } from '../db/compiled-query.ts';
 import type { Db } from '../db/database.ts';
 import { requestStringSweep } from '../db/page-view-string-sweep.ts';
 import type { ApiKeyTable, Executor, Project } from '../db/schema.ts';
@@ -171,18 +172,14 @@ function activeKeyQuery(executor: Executor, keyHash: string) {
 }
 
 type ActiveKeyRow = InferResult<ReturnType<typeof activeKeyQuery>>[number];
-const compiledActiveKeyQueries = new WeakMap<Db, CompiledQuery<ActiveKeyRow>>();
+const activeKeyQueries: Compiled<ActiveKeyRow> = new WeakMap();
 
 /**
  * The unrevoked key of this hash and its project, in one query. It runs on every request, so it
  * is built and compiled once per database and only its parameter changes.
  */
 export async function queryActiveKey(db: Db, keyHash: string): Promise<AuthContext | undefined> {
-  let compiled = compiledActiveKeyQueries.get(db);
-  if (compiled === undefined) {
-    compiled = activeKeyQuery(db.kysely, '').compile();
-    compiledActiveKeyQueries.set(db, compiled);
-  }
+  const compiled = compiledFor(activeKeyQueries, db, () => activeKeyQuery(db.kysely, '').compile());
   const [row] = await db.executeCompiled<ActiveKeyRow>({ ...compiled, parameters: [keyHash] });
   if (!row) return undefined;
   const { key_id, kind, rate_limit, allowed_origins, scopes, test, ...project } = row;
