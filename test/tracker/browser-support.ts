@@ -5,6 +5,9 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import type { Db } from '../../src/db/database.ts';
+import type { PageViewTable } from '../../src/db/schema.ts';
+import { rawPageViews } from '../analytics/support.ts';
 
 export const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -37,4 +40,19 @@ export async function servePages(render: (url: URL) => string): Promise<PageSite
       await new Promise((resolve) => site.close(resolve));
     },
   };
+}
+
+/** Waits (polling the database) until the project's page views satisfy `done`. */
+export async function pageViewsWhen(
+  db: Db,
+  projectId: string,
+  done: (rows: PageViewTable[]) => boolean,
+): Promise<PageViewTable[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const rows = await rawPageViews(db, projectId);
+    if (done(rows)) return rows;
+    if (Date.now() > deadline) assert.fail(`page views never got there: ${JSON.stringify(rows)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

@@ -15,7 +15,7 @@ import {
   getJson,
   importArticles,
 } from '../helpers.ts';
-import { chromiumPath, type PageSite, servePages, whenChromium } from './browser-support.ts';
+import { chromiumPath, type PageSite, pageViewsWhen, servePages, whenChromium } from './browser-support.ts';
 
 whenChromium('the tracker in a browser', browserSuite);
 
@@ -109,17 +109,6 @@ function browserSuite(): void {
       await settle(page, posted, expect);
     }
 
-    /** Waits (polling the database) until the project's page views satisfy `done`. */
-    async function pageViewsWhen(projectId: string, done: (rows: PageViewTable[]) => boolean) {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const rows = await rawPageViews(ctx.db, projectId);
-        if (done(rows)) return rows;
-        if (Date.now() > deadline) assert.fail(`page views never got there: ${JSON.stringify(rows)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-
     const slugOf = async (row: PageViewTable) =>
       (
         await ctx.db.kysely
@@ -154,6 +143,7 @@ function browserSuite(): void {
       // The browser stays open, as it does when a reader closes a tab: a beacon sent as the page
       // closes is not cut off by closing the whole context under it.
       const rows = await pageViewsWhen(
+        ctx.db,
         project.id,
         (rows) => rows.length === 3 && rows.every((row) => Number(row.time_on_page_ms) > 0),
       );
@@ -222,6 +212,7 @@ function browserSuite(): void {
       await context.close();
       assert.deepEqual(thrown, []);
       const rows = await pageViewsWhen(
+        ctx.db,
         project.id,
         (rows) => rows.length === 3 && rows[0].exit_position !== null && rows[1].exit_position !== null,
       );
@@ -251,6 +242,7 @@ function browserSuite(): void {
       await second.close({ runBeforeUnload: true });
       assert.deepEqual(thrown, []);
       const rows = await pageViewsWhen(
+        ctx.db,
         project.id,
         (rows) => rows.length === 3 && rows.every((row) => row.exit_position !== null),
       );
@@ -273,7 +265,11 @@ function browserSuite(): void {
       assert.equal((await beacon).status(), 200);
       await context.close();
       assert.deepEqual(thrown, []);
-      const [row] = await pageViewsWhen(project.id, (rows) => rows.length === 1 && rows[0].event_count === 1);
+      const [row] = await pageViewsWhen(
+        ctx.db,
+        project.id,
+        (rows) => rows.length === 1 && rows[0].event_count === 1,
+      );
       assert.equal(await slugOf(row), 'launch-notes');
       const [event] = JSON.parse(row.events);
       assert.equal(event.type, 'signup');
@@ -288,7 +284,7 @@ function browserSuite(): void {
       await spaNavigate(page, '/blog/after-about', 100);
       await context.close();
       assert.deepEqual(thrown, []);
-      const [row] = await pageViewsWhen(project.id, (rows) => rows.length === 1);
+      const [row] = await pageViewsWhen(ctx.db, project.id, (rows) => rows.length === 1);
       assert.equal(await slugOf(row), 'after-about');
     });
 

@@ -5,8 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import type { PageViewTable } from '../../src/db/schema.ts';
-import { rawPageViews } from '../analytics/support.ts';
 import {
   articleInput,
   createTestKey,
@@ -16,7 +14,7 @@ import {
   importArticles,
   viewCountOf,
 } from '../helpers.ts';
-import { chromiumPath, type PageSite, servePages, whenChromium } from './browser-support.ts';
+import { chromiumPath, type PageSite, pageViewsWhen, servePages, whenChromium } from './browser-support.ts';
 
 whenChromium('the tracker in headless Chromium with a test key', headlessSuite);
 
@@ -58,16 +56,6 @@ function headlessSuite(): void {
       return response.status();
     }
 
-    async function pageViewsWhen(projectId: string, done: (rows: PageViewTable[]) => boolean) {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const rows = await rawPageViews(ctx.db, projectId);
-        if (done(rows)) return rows;
-        if (Date.now() > deadline) assert.fail(`page views never got there: ${JSON.stringify(rows)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-
     test('a normal key answers it as a bot; a test key counts it, marked, in includeTest reports only', async () => {
       const { project, headers } = await createTestProject(ctx.db);
       await importArticles(ctx.db, project, [articleInput({ slug: 'hello' })]);
@@ -93,6 +81,7 @@ function headlessSuite(): void {
       // The update is a beacon sent as the page closes: the browser sends it after the page is
       // gone, but a context closed meanwhile may drop it (a CI run on PostgreSQL saw it never come).
       const [row] = await pageViewsWhen(
+        ctx.db,
         project.id,
         (rows) => rows.length === 1 && Number(rows[0].time_on_page_ms) > 0,
       );
