@@ -24,6 +24,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { mayChangeKeys } from './key-writes.ts';
+import { WalIndexWatch } from './wal-index-watch.ts';
 import { leaveCheckpointsToAnotherConnection, SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import {
   isSqliteBusy,
@@ -70,6 +71,10 @@ export class NodeSqliteDatabase {
   #snapshot: SqliteConnection | null = null;
   /** Reads the keys' counter alone (keysStamp), so that its page cache holds those few pages only. */
   #stampReader: SqliteConnection | null = null;
+  /** Tells keysStamp that nothing committed since the counter was last read (a file only). */
+  #walIndex: WalIndexWatch | null = null;
+  /** The counter as read after the WAL index's last look that found a change. */
+  #counterRead: string | null = null;
   /** The writer refuses writes because the file did: it is opened again once the file is writable. */
   #writerReadOnly = false;
   /** When writes began to find the write lock held by another connection, and when one last did. */
@@ -197,6 +202,7 @@ export class NodeSqliteDatabase {
   /** The next keysStamp() reads the counter again (this process changed keys, or a caller asks). */
   forgetStamp(): void {
     this.#keysStamp = null;
+    this.#counterRead = null;
   }
 
   /**
@@ -208,20 +214,40 @@ export class NodeSqliteDatabase {
    * before such a request was sent had completed before the counter was read. This process's own
    * changes drop the answer once committed (release below), and a task's once it answered. Null
    * (nothing kept) on a database without the counter, before its migration.
+   *
+   * A turn's first ask looks at the WAL index first (wal-index-watch.ts): while no connection
+   * committed since the counter was read, it is what the counter holds, and is not read again. So
+   * a blog read but not tracked reads nothing of SQLite's per request; one being tracked reads
+   * the counter after each commit, as before.
    */
   keysStamp(): string | null {
     if (this.#keysStamp === null) {
-      try {
-        const row = this.#stampConnection().prepare('select version from key_changes where id = 1').get() as
-          { version: number } | undefined;
-        if (row === undefined) return null;
-        this.#keysStamp = String(row.version);
-      } catch {
-        return null;
+      const connection = this.#stampConnection();
+      const unchanged = this.#walIndexWatch()?.unchanged() === true;
+      if (!unchanged || this.#counterRead === null) {
+        try {
+          const row = connection.prepare('select version from key_changes where id = 1').get() as
+            { version: number } | undefined;
+          this.#counterRead = row === undefined ? null : String(row.version);
+        } catch {
+          this.#counterRead = null;
+        }
+        if (this.#counterRead === null) {
+          this.#walIndex?.forget();
+          return null;
+        }
       }
+      this.#keysStamp = this.#counterRead;
       setImmediate(() => (this.#keysStamp = null));
     }
     return this.#keysStamp;
+  }
+
+  /** The WAL index's watch, once a connection of this process has the file open (none in memory). */
+  #walIndexWatch(): WalIndexWatch | null {
+    if (this.#inMemory) return null;
+    this.#walIndex ??= new WalIndexWatch(this.#path);
+    return this.#walIndex;
   }
 
   /**
@@ -266,6 +292,7 @@ export class NodeSqliteDatabase {
     await this.#checkpointer?.stop();
     this.#snapshot?.close();
     this.#stampReader?.close();
+    this.#walIndex?.close();
     if (this.reader !== this.#writer) this.reader.close();
     this.#writer.close();
   }
