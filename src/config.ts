@@ -25,7 +25,10 @@ export interface Config {
 export interface WebhookConfig {
   /** WEBHOOK_TIMEOUT_MS: one delivery attempt, connection to the end of the answer. */
   readonly timeoutMs: number;
-  /** WEBHOOK_POLL_MS: how often an instance asks the database for deliveries due (others' too). */
+  /**
+   * WEBHOOK_POLL_MS: how soon an instance takes up the events others wrote (told by the outbox's
+   * stamp, without a query) and the deliveries it knows due; without news it asks every 15 s.
+   */
   readonly pollMs: number;
   /** WEBHOOK_RETRY_DELAYS: the delays before each retry (`5s,5m,30m,2h,5h,10h,14h`), then failed. */
   readonly retryDelaysMs: readonly number[];

@@ -1,7 +1,8 @@
 // PostgreSQL's LISTEN/NOTIFY as a cheap "has anything changed?" signal shared by every instance.
 // Triggers (migration 0003) notify `folio_keys` when a project or an API key changes (a content
 // import bumps its project's version, so it notifies too) and `folio_views` with "project slug …"
-// for the articles that got page views. While the listening connection is up, a read cached
+// for the articles that got page views; `folio_outbox` (migration 0038) when a webhook event was
+// written (outboxStamp). While the listening connection is up, a read cached
 // since the last `folio_keys` notification is exact without asking the database; while it is
 // down (or not yet up) `stamp()` is null and every caller asks the database, as before. A lost
 // connection is opened again, LISTEN included, after a delay that grows from 0.1 s to 5 s.
@@ -52,6 +53,7 @@ export class PostgresChangeListener {
   #started = false;
   #closed = false;
   #generation = 0;
+  #outboxGeneration = 0;
   #failures = 0;
   #timer: NodeJS.Timeout | null = null;
   readonly #views = new Set<ViewsListener>();
@@ -117,6 +119,13 @@ export class PostgresChangeListener {
     return null;
   }
 
+  /** Like stamp(), for the events written to the webhook outbox (`folio_outbox`, migration 0038). */
+  outboxStamp(): string | null {
+    if (this.#listening) return `${this.#generation}:${this.#outboxGeneration}`;
+    this.#start();
+    return null;
+  }
+
   onViews(listener: ViewsListener): () => void {
     this.#start();
     this.#views.add(listener);
@@ -162,6 +171,10 @@ export class PostgresChangeListener {
     client.on('error', () => lost());
     client.on('end', () => lost());
     client.on('notification', (message) => {
+      if (message.channel === 'folio_outbox') {
+        this.#outboxGeneration++;
+        return;
+      }
       if (message.channel === 'folio_views') {
         const [projectId, ...tokens] = (message.payload ?? '').split(' ');
         for (const [slug, notified] of viewedArticles(tokens))
@@ -180,7 +193,7 @@ export class PostgresChangeListener {
     this.#client = client;
     client
       .connect()
-      .then(() => client.query('listen folio_keys; listen folio_views'))
+      .then(() => client.query('listen folio_keys; listen folio_views; listen folio_outbox'))
       .then(() => this.#probe(client))
       .then(() => {
         this.#starting = false;

@@ -42,6 +42,13 @@ export interface Db {
    */
   keysStamp(): string | null;
   /**
+   * A value that changes whenever a webhook event was written, whichever process wrote it
+   * (migration 0038), so that the dispatcher asks for events only then; null when it cannot tell
+   * (PostgreSQL while not listening, SQLite before the migration). SQLite reads its counter only
+   * after a commit (wal-index-watch.ts).
+   */
+  outboxStamp(): string | null;
+  /**
    * Runs a read-only query where it cannot block the event loop, for the expensive ones (searches,
    * counts): on SQLite a worker thread with its own read-only connection (read-worker.ts), which
    * sees committed data only, one per lane so that searches never queue the other reads; on
@@ -216,6 +223,7 @@ function openPostgres(url: string, options: OpenOptions): Db {
       max: pool.options.max,
     }),
     keysStamp: () => listener.stamp(),
+    outboxStamp: () => listener.outboxStamp(),
     foreignStamp: () => null,
     onViews: (callback) => listener.onViews(callback),
     changesSeen: () => listener.seen(),
@@ -258,6 +266,7 @@ function openSqlite(url: string, options: OpenOptions): Db {
       }
     },
     keysStamp: () => database.keysStamp(),
+    outboxStamp: () => database.outboxStamp(),
     foreignStamp: () => database.foreignStamp(),
     onViews: () => () => {},
     // The foreign stamp kept for the event loop's turn is dropped (a commit of another process

@@ -75,6 +75,9 @@ export class NodeSqliteDatabase {
   #walIndex: WalIndexWatch | null = null;
   /** The counter as read after the WAL index's last look that found a change. */
   #counterRead: string | null = null;
+  /** The same for the outbox's counter (outboxStamp): a watch of its own, asked at its own times. */
+  #outboxWalIndex: WalIndexWatch | null = null;
+  #outboxCounterRead: string | null = null;
   /** The writer refuses writes because the file did: it is opened again once the file is writable. */
   #writerReadOnly = false;
   /** When writes began to find the write lock held by another connection, and when one last did. */
@@ -243,6 +246,27 @@ export class NodeSqliteDatabase {
     return this.#keysStamp;
   }
 
+  /**
+   * Changes whenever a webhook event was written, whichever process wrote it: the counter of
+   * migration 0038's trigger, read only after a commit of any connection (as keysStamp reads its
+   * own). Null before the migration.
+   */
+  outboxStamp(): string | null {
+    const connection = this.#stampConnection();
+    if (!this.#inMemory) this.#outboxWalIndex ??= new WalIndexWatch(this.#path);
+    if (this.#outboxWalIndex?.unchanged() === true && this.#outboxCounterRead !== null)
+      return this.#outboxCounterRead;
+    try {
+      const row = connection.prepare('select version from outbox_changes where id = 1').get() as
+        { version: number } | undefined;
+      this.#outboxCounterRead = row === undefined ? null : String(row.version);
+    } catch {
+      this.#outboxCounterRead = null;
+    }
+    if (this.#outboxCounterRead === null) this.#outboxWalIndex?.forget();
+    return this.#outboxCounterRead;
+  }
+
   /** The WAL index's watch, once a connection of this process has the file open (none in memory). */
   #walIndexWatch(): WalIndexWatch | null {
     if (this.#inMemory) return null;
@@ -293,6 +317,7 @@ export class NodeSqliteDatabase {
     this.#snapshot?.close();
     this.#stampReader?.close();
     this.#walIndex?.close();
+    this.#outboxWalIndex?.close();
     if (this.reader !== this.#writer) this.reader.close();
     this.#writer.close();
   }

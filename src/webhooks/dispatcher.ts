@@ -5,7 +5,10 @@
 // a claim is a lease, so that two instances never send the same attempt at once, and an attempt
 // cut by a crash is made again once its lease ends (at least once; receivers dedupe by
 // `webhook-id`). It wakes on its poll interval, at the next due attempt or publication it knows,
-// and at once when nudged (a write answered by this instance).
+// and at once when nudged (a write answered by this instance). Woken by its poll alone, it asks the
+// database for events and deliveries only when the outbox's stamp moved (an event was written,
+// whichever process wrote it: migration 0038), or when it has not asked for outboxRescanMs: an idle
+// instance, or one tracking page views, sends no statement for webhooks it was not told of.
 import { randomUUID } from 'node:crypto';
 import type { WebhookConfig } from '../config.ts';
 import type { Db } from '../db/database.ts';
@@ -53,6 +56,12 @@ const concurrency = 16;
 const fanOutBatch = 200;
 /** Without news, the scheduled publications are looked for this often (another instance, the CLI). */
 const publicationRescanMs = 15_000;
+/**
+ * Without news (the outbox's stamp unmoved, no nudge, no attempt known due), events and deliveries are
+ * asked for this often: what no stamp tells of, such as the retries another instance scheduled
+ * before it stopped, or a lease it left.
+ */
+const outboxRescanMs = 15_000;
 /** Finished deliveries and their events are kept this long in the log. */
 const logKeptMs = 30 * 86_400_000;
 const pruneEveryMs = 3_600_000;
@@ -75,6 +84,13 @@ export class WebhookDispatcher {
   #publicationsScannedAt = -Infinity;
   #lastPrune = -Infinity;
   #failing = false;
+  /** The outbox's stamp when events and deliveries were last asked for, and when that was. */
+  #lookedStamp: string | null | undefined = undefined;
+  #lookedAt = -Infinity;
+  /** Asked for at the next wake whatever the stamp: nudged, an attempt ended, a step failed. */
+  #mustLook = true;
+  /** When the next delivery known is due (Infinity: none known). */
+  #nextDueAt = Infinity;
 
   constructor(db: Db, options: DispatcherOptions) {
     this.#db = db;
@@ -99,6 +115,7 @@ export class WebhookDispatcher {
   nudge(): void {
     // A change may schedule a publication: look for those again too.
     this.#publicationsScannedAt = -Infinity;
+    this.#mustLook = true;
     this.#wake();
   }
 
@@ -133,9 +150,25 @@ export class WebhookDispatcher {
     let wakeInMs = this.#settings.pollMs;
     try {
       const now = new Date();
+      const nowMs = now.getTime();
+      // Read before asking: an event written meanwhile moves it again, and is asked for next time.
+      const stamp = this.#db.outboxStamp();
+      const moved = stamp === null || stamp !== this.#lookedStamp;
+      const look = moved || this.#mustLook || nowMs - this.#lookedAt >= outboxRescanMs;
+      if (look) {
+        // A change elsewhere (another instance, the CLI) may have scheduled a publication.
+        if (moved) this.#publicationsScannedAt = -Infinity;
+        this.#mustLook = false;
+        this.#lookedStamp = stamp;
+        this.#lookedAt = nowMs;
+      }
       wakeInMs = Math.min(wakeInMs, await this.#announceDue(now));
-      await this.#fanOut();
-      wakeInMs = Math.min(wakeInMs, await this.#sendDue());
+      if (look) await this.#fanOut();
+      if (look || nowMs >= this.#nextDueAt) {
+        const dueInMs = await this.#sendDue();
+        this.#nextDueAt = nowMs + dueInMs;
+        wakeInMs = Math.min(wakeInMs, dueInMs);
+      } else wakeInMs = Math.min(wakeInMs, this.#nextDueAt - nowMs);
       await this.#prune(now);
       if (this.#failing) this.#log?.warn({}, 'webhook dispatcher: the database answers again');
       this.#failing = false;
@@ -143,6 +176,7 @@ export class WebhookDispatcher {
       // The database may be down: try again at the next poll, saying so once.
       if (!this.#failing) this.#log?.warn({ err: error }, 'webhook dispatcher: a step failed; retrying');
       this.#failing = true;
+      this.#mustLook = true;
     }
     if (this.#stop.signal.aborted) return;
     this.#timer = setTimeout(
@@ -240,6 +274,8 @@ export class WebhookDispatcher {
         .catch((error: unknown) => this.#log?.warn({ err: error }, 'webhook delivery: recording failed'))
         .finally(() => {
           this.#inFlight.delete(attempt);
+          // Its retry, if any, is due at a time only the database knows now.
+          this.#mustLook = true;
           this.#wake();
         });
       this.#inFlight.add(attempt);

@@ -65,6 +65,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0035-unannounced-index': lazy(() => import('./0035-unannounced-index.ts'), 'unannouncedIndex'),
   '0036-storage-index': lazy(() => import('./0036-storage-index.ts'), 'storageIndex'),
   '0037-order-version': lazy(() => import('./0037-order-version.ts'), 'orderVersion'),
+  '0038-outbox-changes': lazy(() => import('./0038-outbox-changes.ts'), 'outboxChanges'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
