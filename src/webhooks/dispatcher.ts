@@ -153,10 +153,12 @@ export class WebhookDispatcher {
       const nowMs = now.getTime();
       // Read before asking: an event written meanwhile moves it again, and is asked for next time.
       const stamp = this.#db.outboxStamp();
-      const moved = stamp === null || stamp !== this.#lookedStamp;
-      const look = moved || this.#mustLook || nowMs - this.#lookedAt >= outboxRescanMs;
+      // Null: nothing tells of events (PostgreSQL while not listening), so every poll asks.
+      const moved = stamp !== null && stamp !== this.#lookedStamp;
+      const look = stamp === null || moved || this.#mustLook || nowMs - this.#lookedAt >= outboxRescanMs;
       if (look) {
-        // A change elsewhere (another instance, the CLI) may have scheduled a publication.
+        // A change elsewhere (another instance, the CLI) may have scheduled a publication; without a
+        // stamp, publications keep to their own rescan, as before.
         if (moved) this.#publicationsScannedAt = -Infinity;
         this.#mustLook = false;
         this.#lookedStamp = stamp;
