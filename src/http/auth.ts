@@ -71,8 +71,10 @@ export interface KeyLookup {
   find(presented: string): AuthContext | undefined | Promise<AuthContext | undefined>;
   /** The active key presented as `find` keeps it now, or null when it keeps none (no query). */
   kept(presented: string): AuthContext | null;
-  /** Records that the key was used at `at` (an ISO timestamp). */
+  /** Records that the key was used at `at` (an ISO timestamp), with others, a few seconds later. */
   touch(id: string, at: string): Promise<void>;
+  /** Records the uses touched so far now (the app closing). */
+  flush(): Promise<void>;
 }
 
 export interface AuthOptions {
@@ -108,6 +110,10 @@ export const keyLimit = (key: Pick<AuthContext['key'], 'rate_limit'>) => key.rat
 export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOptions): HitAuth {
   const lastTouched = new Map<string, number>();
   app.decorateRequest('auth', null as unknown as AuthContext);
+  // The uses gathered are recorded before the database closes (it closes after the app).
+  app.addHook('onClose', async () => {
+    await keys.flush().catch((error: unknown) => app.log.warn({ err: error }, 'could not record key use'));
+  });
 
   giveDocumentsNoAccess(app);
   giveRoutesTheirScopes(app);

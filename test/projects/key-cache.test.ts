@@ -144,10 +144,74 @@ describeEachDialect('key lookup kept across page views', (ctx) => {
     await keysWatched(ctx.db);
     const lookups = countingLookups(ctx.db);
     assert.equal((await findActiveKey(lookups.db, key))?.project.id, project.id);
-    await keyLookup(ctx.db).touch(keyId, new Date().toISOString());
+    const keys = keyLookup(ctx.db);
+    const touched = keys.touch(keyId, new Date().toISOString());
+    await keys.flush();
+    await touched;
     await ctx.db.changesSeen();
     assert.equal((await findActiveKey(lookups.db, key))?.project.id, project.id);
     assert.equal(lookups.queries(), 1);
+  });
+
+  test("the uses of several keys are recorded together, in one statement, at the newest use's time", async () => {
+    const first = await createTestProject(ctx.db);
+    const second = await createTestProject(ctx.db);
+    await keysWatched(ctx.db);
+    const lookups = countingLookups(ctx.db);
+    assert.ok(await findActiveKey(lookups.db, first.key));
+    let statements = 0;
+    const counted: Db = {
+      ...ctx.db,
+      kysely: ctx.db.kysely.withPlugin({
+        transformQuery: (args) => {
+          statements++;
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      }),
+    };
+    const keys = keyLookup(counted);
+    const touched = [
+      keys.touch(first.keyId, '2026-11-27T10:00:00.000Z'),
+      keys.touch(second.keyId, '2026-11-27T10:00:03.000Z'),
+      keys.touch(first.keyId, '2026-11-27T10:00:01.000Z'),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(statements, 0, 'a use was recorded before the others of its few seconds');
+    await keys.flush();
+    await Promise.all(touched);
+    assert.equal(statements, 1);
+    const rows = await ctx.db.kysely
+      .selectFrom('api_keys')
+      .select(['id', 'last_used_at'])
+      .where('id', 'in', [first.keyId, second.keyId])
+      .execute();
+    assert.deepEqual(
+      rows.map((row) => String(row.last_used_at)),
+      ['2026-11-27T10:00:03.000Z', '2026-11-27T10:00:03.000Z'],
+    );
+    await keys.flush();
+    assert.equal(statements, 1, 'nothing left to record');
+    // Not a change of any key: the kept lookup stays.
+    await ctx.db.changesSeen();
+    assert.ok(await findActiveKey(lookups.db, first.key));
+    assert.equal(lookups.queries(), 1);
+  });
+
+  test("a request records its key's use, written at the latest when the app closes", async () => {
+    const { keyId, headers } = await createTestProject(ctx.db);
+    const app = await buildApp({ db: ctx.db });
+    try {
+      assert.equal((await getJson(app, '/v1/project', headers)).status, 200);
+    } finally {
+      await app.close();
+    }
+    const row = await ctx.db.kysely
+      .selectFrom('api_keys')
+      .select('last_used_at')
+      .where('id', '=', keyId)
+      .executeTakeFirstOrThrow();
+    assert.ok(row.last_used_at !== null, 'the use was not recorded');
   });
 
   test("a content change on another instance is seen by the kept lookup (the project's content version)", async () => {
