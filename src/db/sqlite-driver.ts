@@ -71,13 +71,9 @@ export class NodeSqliteDatabase {
   #snapshot: SqliteConnection | null = null;
   /** Reads the keys' counter alone (keysStamp), so that its page cache holds those few pages only. */
   #stampReader: SqliteConnection | null = null;
-  /** Tells keysStamp that nothing committed since the counter was last read (a file only). */
-  #walIndex: WalIndexWatch | null = null;
-  /** The counter as read after the WAL index's last look that found a change. */
-  #counterRead: string | null = null;
-  /** The same for the outbox's counter (outboxStamp): a watch of its own, asked at its own times. */
-  #outboxWalIndex: WalIndexWatch | null = null;
-  #outboxCounterRead: string | null = null;
+  /** The counters of key changes (keysStamp) and of webhook events (outboxStamp), opened on first use. */
+  #keyChanges: TriggerCounter | null = null;
+  #outboxChanges: TriggerCounter | null = null;
   /** The writer refuses writes because the file did: it is opened again once the file is writable. */
   #writerReadOnly = false;
   /** When writes began to find the write lock held by another connection, and when one last did. */
@@ -205,7 +201,7 @@ export class NodeSqliteDatabase {
   /** The next keysStamp() reads the counter again (this process changed keys, or a caller asks). */
   forgetStamp(): void {
     this.#keysStamp = null;
-    this.#counterRead = null;
+    this.#keyChanges?.forget();
   }
 
   /**
@@ -225,22 +221,10 @@ export class NodeSqliteDatabase {
    */
   keysStamp(): string | null {
     if (this.#keysStamp === null) {
-      const connection = this.#stampConnection();
-      const unchanged = this.#walIndexWatch()?.unchanged() === true;
-      if (!unchanged || this.#counterRead === null) {
-        try {
-          const row = connection.prepare('select version from key_changes where id = 1').get() as
-            { version: number } | undefined;
-          this.#counterRead = row === undefined ? null : String(row.version);
-        } catch {
-          this.#counterRead = null;
-        }
-        if (this.#counterRead === null) {
-          this.#walIndex?.forget();
-          return null;
-        }
-      }
-      this.#keysStamp = this.#counterRead;
+      this.#keyChanges ??= new TriggerCounter('key_changes', this.#inMemory ? null : this.#path);
+      const stamp = this.#keyChanges.value(this.#stampConnection());
+      if (stamp === null) return null;
+      this.#keysStamp = stamp;
       setImmediate(() => (this.#keysStamp = null));
     }
     return this.#keysStamp;
@@ -248,30 +232,12 @@ export class NodeSqliteDatabase {
 
   /**
    * Changes whenever a webhook event was written, whichever process wrote it: the counter of
-   * migration 0038's trigger, read only after a commit of any connection (as keysStamp reads its
-   * own). Null before the migration.
+   * migration 0038's trigger, read only after a commit of any connection, as keysStamp reads its
+   * own. Null before the migration.
    */
   outboxStamp(): string | null {
-    const connection = this.#stampConnection();
-    if (!this.#inMemory) this.#outboxWalIndex ??= new WalIndexWatch(this.#path);
-    if (this.#outboxWalIndex?.unchanged() === true && this.#outboxCounterRead !== null)
-      return this.#outboxCounterRead;
-    try {
-      const row = connection.prepare('select version from outbox_changes where id = 1').get() as
-        { version: number } | undefined;
-      this.#outboxCounterRead = row === undefined ? null : String(row.version);
-    } catch {
-      this.#outboxCounterRead = null;
-    }
-    if (this.#outboxCounterRead === null) this.#outboxWalIndex?.forget();
-    return this.#outboxCounterRead;
-  }
-
-  /** The WAL index's watch, once a connection of this process has the file open (none in memory). */
-  #walIndexWatch(): WalIndexWatch | null {
-    if (this.#inMemory) return null;
-    this.#walIndex ??= new WalIndexWatch(this.#path);
-    return this.#walIndex;
+    this.#outboxChanges ??= new TriggerCounter('outbox_changes', this.#inMemory ? null : this.#path);
+    return this.#outboxChanges.value(this.#stampConnection());
   }
 
   /**
@@ -316,10 +282,50 @@ export class NodeSqliteDatabase {
     await this.#checkpointer?.stop();
     this.#snapshot?.close();
     this.#stampReader?.close();
-    this.#walIndex?.close();
-    this.#outboxWalIndex?.close();
+    this.#keyChanges?.close();
+    this.#outboxChanges?.close();
     if (this.reader !== this.#writer) this.reader.close();
     this.#writer.close();
+  }
+}
+
+/**
+ * A one-row counter that triggers advance (`version` of row 1), read again only once a connection
+ * committed since it was last read: the WAL index's header is looked at first (wal-index-watch.ts),
+ * then the counter, so that a look finding nothing new vouches for the last value read. Each
+ * counter has a watch of its own, since each is asked at its own times.
+ */
+class TriggerCounter {
+  readonly #sql: string;
+  readonly #watch: WalIndexWatch | null;
+  #read: string | null = null;
+
+  /** `path`: the database file (null in memory, where every ask reads the counter). */
+  constructor(table: string, path: string | null) {
+    this.#sql = `select version from ${table} where id = 1`;
+    this.#watch = path === null ? null : new WalIndexWatch(path);
+  }
+
+  /** The counter, or null when it cannot be read (its table does not exist yet). */
+  value(connection: SqliteConnection): string | null {
+    if (this.#watch?.unchanged() === true && this.#read !== null) return this.#read;
+    try {
+      const row = connection.prepare(this.#sql).get() as { version: number } | undefined;
+      this.#read = row === undefined ? null : String(row.version);
+    } catch {
+      this.#read = null;
+    }
+    if (this.#read === null) this.#watch?.forget();
+    return this.#read;
+  }
+
+  /** The next ask reads the counter. */
+  forget(): void {
+    this.#read = null;
+  }
+
+  close(): void {
+    this.#watch?.close();
   }
 }
 

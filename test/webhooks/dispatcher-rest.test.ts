@@ -10,7 +10,7 @@ import { type Db, openDatabase } from '../../src/db/database.ts';
 import { recordEvents } from '../../src/db/outbox.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createTestProject, describeEachDialect, eventually } from '../helpers.ts';
-import { stubLookup } from './support.ts';
+import { eventDispatched, stubLookup } from './support.ts';
 
 describeEachDialect('webhook dispatcher at rest', (ctx) => {
   test('asks nothing while no event is written, and fans out one that another connection writes', async () => {
@@ -54,14 +54,7 @@ describeEachDialect('webhook dispatcher at rest', (ctx) => {
       await ctx.db.changesSeen();
       assert.equal(ctx.db.keysStamp(), keys, 'an event dropped the kept key lookups');
       // Far sooner than the rescan of 15 s that would find it without the stamp.
-      await eventually(async () => {
-        const row = await ctx.db.kysely
-          .selectFrom('outbox_events')
-          .select('dispatched_at')
-          .where('id', '=', eventId!)
-          .executeTakeFirstOrThrow();
-        return row.dispatched_at !== null;
-      }, 5_000);
+      await eventually(() => eventDispatched(ctx.db, eventId!), 5_000);
     } finally {
       await dispatcher.stop();
     }

@@ -18,7 +18,7 @@ import {
   queryPlan,
   type TestDatabase,
 } from '../helpers.ts';
-import { testWebhookOptions } from './support.ts';
+import { eventDispatched, testWebhookOptions } from './support.ts';
 
 for (const dialect of configuredDialects()) {
   describe(`scheduled publication [${dialect}]`, () => {
@@ -95,14 +95,7 @@ for (const dialect of configuredDialects()) {
       const [sentinel] = await database.db.kysely
         .transaction()
         .execute((trx) => recordEvents(trx, [{ projectId: project.id, type: 'tag.created', data: {} }]));
-      await eventually(async () => {
-        const row = await database.db.kysely
-          .selectFrom('outbox_events')
-          .select('dispatched_at')
-          .where('id', '=', sentinel!)
-          .executeTakeFirstOrThrow();
-        return row.dispatched_at !== null;
-      });
+      await eventually(() => eventDispatched(database.db, sentinel!));
       assert.deepEqual((await publishedEvents(project.id)).sort(), ['already-out', 'soon-1', 'soon-2']);
       for (const row of announced) {
         if (row.slug === 'already-out' || row.slug.startsWith('soon')) {

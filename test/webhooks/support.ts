@@ -107,3 +107,13 @@ export async function createHook(
 export async function deliveryRows(db: Db, webhookId: string) {
   return db.kysely.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).execute();
 }
+
+/** Whether the outbox's event `id` was fanned out into deliveries (its dispatched_at is set). */
+export async function eventDispatched(db: Db, id: string): Promise<boolean> {
+  const row = await db.kysely
+    .selectFrom('outbox_events')
+    .select('dispatched_at')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return row.dispatched_at !== null;
+}
