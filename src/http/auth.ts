@@ -110,8 +110,10 @@ export const keyLimit = (key: Pick<AuthContext['key'], 'rate_limit'>) => key.rat
 export function registerAuth(app: FastifyInstance, { keys, rateLimits }: AuthOptions): HitAuth {
   const lastTouched = new Map<string, number>();
   app.decorateRequest('auth', null as unknown as AuthContext);
-  // The uses gathered are recorded before the database closes (it closes after the app).
-  app.addHook('onClose', async () => {
+  // The uses gathered are recorded before the database closes: before the onClose hooks, one of
+  // which closes it (server.ts), whatever their order. The server has drained its connections by
+  // then; a use touched later still (a request cut at the deadline) goes unrecorded.
+  app.addHook('preClose', async () => {
     await keys.flush().catch((error: unknown) => app.log.warn({ err: error }, 'could not record key use'));
   });
 
