@@ -6,8 +6,8 @@
 const namesKeysTable = /^\s*(?:insert|update|delete|truncate|with|merge)\b[\s\S]*\b(?:projects|api_keys)\b/i;
 const parameter = String.raw`(?:\$\d+|\?)`;
 const recordsKeyUse = new RegExp(
-  String.raw`^\s*update\s+"?api_keys"?\s+set\s+"?last_used_at"?\s*=\s*${parameter}\s+where\s+"?id"?\s*` +
-    String.raw`(?:=\s*${parameter}|in\s*\(\s*${parameter}(?:\s*,\s*${parameter})*\s*\))\s*$`,
+  String.raw`^\s*update\s+"?api_keys"?\s+set\s+"?last_used_at"?\s*=\s*${parameter}\s+where\s+"?id"?\s+` +
+    String.raw`in\s*\(\s*${parameter}(?:\s*,\s*${parameter})*\s*\)\s*$`,
   'i',
 );
 

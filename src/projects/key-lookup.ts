@@ -26,15 +26,14 @@ export function keyLookup(db: Db): KeyLookup {
   };
 }
 
-/** The uses of keys not yet recorded, and when they will be. */
+/** The uses of keys not yet recorded: the keys of the batch gathering, its newest time, its timer. */
 class KeyUses {
   readonly #db: Db;
-  #ids = new Set<string>();
-  #at = '';
-  #pending: {
-    written: Promise<void>;
-    settle: (outcome: Promise<void>) => void;
+  #batch: {
+    ids: Set<string>;
+    at: string;
     timer: NodeJS.Timeout;
+    written: PromiseWithResolvers<void>;
   } | null = null;
 
   constructor(db: Db) {
@@ -43,33 +42,29 @@ class KeyUses {
 
   /** Resolves once the use is recorded: with the others of its 5 s, at the newest of their times. */
   record(id: string, at: string): Promise<void> {
-    this.#ids.add(id);
-    if (at > this.#at) this.#at = at;
-    if (this.#pending === null) {
-      let settle!: (outcome: Promise<void>) => void;
-      const written = new Promise<void>((resolve) => (settle = resolve));
+    if (this.#batch === null) {
       const timer = setTimeout(() => void this.flush().catch(() => {}), keyUsesGatherMs);
       timer.unref();
-      this.#pending = { written, settle, timer };
+      this.#batch = { ids: new Set(), at, timer, written: Promise.withResolvers() };
     }
-    return this.#pending.written;
+    const batch = this.#batch;
+    batch.ids.add(id);
+    if (at > batch.at) batch.at = at;
+    return batch.written.promise;
   }
 
   /** Records the uses gathered so far now (the app closing, a test); rejects as their statement does. */
   flush(): Promise<void> {
-    const pending = this.#pending;
-    if (pending === null) return Promise.resolve();
-    clearTimeout(pending.timer);
-    this.#pending = null;
-    const ids = [...this.#ids];
-    const at = this.#at;
-    this.#ids = new Set();
-    this.#at = '';
+    const batch = this.#batch;
+    if (batch === null) return Promise.resolve();
+    this.#batch = null;
+    clearTimeout(batch.timer);
+    const ids = [...batch.ids];
     const written = (async () => {
       for (let start = 0; start < ids.length; start += keysPerStatement)
-        await touchApiKeys(this.#db.kysely, ids.slice(start, start + keysPerStatement), at);
+        await touchApiKeys(this.#db.kysely, ids.slice(start, start + keysPerStatement), batch.at);
     })();
-    pending.settle(written);
+    batch.written.resolve(written);
     return written;
   }
 }
