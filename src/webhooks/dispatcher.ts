@@ -85,7 +85,7 @@ export class WebhookDispatcher {
   #lastPrune = -Infinity;
   #failing = false;
   /** The outbox's stamp when events and deliveries were last asked for, and when that was. */
-  #lookedStamp: string | null | undefined = undefined;
+  #lookedStamp: string | null = null;
   #lookedAt = -Infinity;
   /** Asked for at the next wake whatever the stamp: nudged, an attempt ended, a step failed. */
   #mustLook = true;
