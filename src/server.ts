@@ -61,7 +61,16 @@ export async function startServer(config: Config, options: { demo: boolean }): P
   // A start that fails (database refused, port in use, demo import) must end the process at once:
   // each step closes what is open, so that no pool, connection or socket keeps the process alive.
   const app = await buildAppOrClose(db, rateLimits, config, lifecycle);
-  app.addHook('onClose', async () => db.close());
+  // The database closes after the app, not in an onClose hook: Fastify runs those in the reverse
+  // order of their registration, so this one would run before the app's own (the page-view
+  // writer's last roll-up, the webhook dispatcher's stop), which still need it.
+  const close = async () => {
+    try {
+      await app.close();
+    } finally {
+      await db.close();
+    }
+  };
   applyConnectionLimits(app, limits, config.trustProxy);
   closeConnectionsWhileDraining(app, lifecycle);
 
@@ -88,7 +97,7 @@ export async function startServer(config: Config, options: { demo: boolean }): P
     abandon.unref();
     try {
       await drainConnections(app);
-      await app.close();
+      await close();
     } finally {
       process.exit(0);
     }
@@ -104,8 +113,8 @@ export async function startServer(config: Config, options: { demo: boolean }): P
       for (const warning of await postgresSettingWarnings(db.kysely)) app.log.warn(warning);
     }
   } catch (error) {
-    // Closes the rate-limit store and, through the hook above, the database.
-    await app.close();
+    // Closes the rate-limit store and the database.
+    await close();
     throw error;
   }
 }

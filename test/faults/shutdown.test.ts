@@ -165,6 +165,15 @@ describe('fault: SIGTERM under load on the real server', { timeout: 60_000 }, ()
     assert.ok(accepted.length > 0, 'requests in flight at SIGTERM complete');
     assert.deepEqual(lost, []);
     assert.equal(exit.code, 0, served.folio.service.output);
+    // The writer's last roll-up ran before the database closed: every view is counted, none is left
+    // queued for the next instance, and nothing was logged about it.
+    const queued = await sql<{ n: number }>`select count(*) as n from rollup_queue`.execute(served.db.kysely);
+    assert.equal(Number(queued.rows[0].n), 0, served.folio.service.output);
+    const counted = await sql<{
+      n: number;
+    }>`select coalesce(sum(view_count), 0) as n from article_views`.execute(served.db.kysely);
+    assert.equal(Number(counted.rows[0].n), accepted.length);
+    assert.doesNotMatch(served.folio.service.output, /not rolled up at close|database is closed/);
     // The stalled upload held the process only until the shutdown deadline, then it was cut.
     assert.match(String(stalledAnswer.status), /^error:/);
   });
