@@ -300,6 +300,22 @@ export interface AnalyticsDailyCountryTable {
   views: number;
 }
 
+/**
+ * A project's number (migration 0039): given by a trigger when the project is inserted, never given
+ * again; it stands for the project's id in rows that repeat it.
+ */
+export interface ProjectNumTable {
+  num: Generated<number>;
+  project_id: string;
+}
+
+/** An article's number (migration 0039), as a project's; kept while its project is. */
+export interface ArticleNumTable {
+  num: Generated<number>;
+  article_id: string;
+  project_id: string;
+}
+
 /** An article's tracked page views (migration 0008); no row: none yet. */
 export interface ArticleViewsTable {
   article_id: string;
@@ -409,6 +425,8 @@ export interface Database {
   tags: TagTable;
   articles: ArticleTable;
   article_views: ArticleViewsTable;
+  project_nums: ProjectNumTable;
+  article_nums: ArticleNumTable;
   removed_articles: RemovedArticleTable;
   article_tags: ArticleTagTable;
   article_sets: ArticleSetTable;

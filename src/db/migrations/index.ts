@@ -66,6 +66,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0036-storage-index': lazy(() => import('./0036-storage-index.ts'), 'storageIndex'),
   '0037-order-version': lazy(() => import('./0037-order-version.ts'), 'orderVersion'),
   '0038-outbox-changes': lazy(() => import('./0038-outbox-changes.ts'), 'outboxChanges'),
+  '0039-id-numbers': lazy(() => import('./0039-id-numbers.ts'), 'idNumbers'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
