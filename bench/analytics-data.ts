@@ -76,7 +76,7 @@ async function generatedFields(db: Db): Promise<string> {
   case g.i % 5 when 0 then ${id('email')} when 1 then ${id('social')} else null end,
   case when g.i % 5 < 2 then case g.i % 50 ${campaigns.map((name, index) => `when ${index} then ${id(name)}`).join(' ')} end else null end,
   case g.i % 10 when 0 then '[{"type":"click","timeOffset":1000}]'
-    when 1 then '[{"type":"copy","timeOffset":2000},{"type":"share","timeOffset":3000}]' else '[]' end`;
+    when 1 then '[{"type":"copy","timeOffset":2000},{"type":"share","timeOffset":3000}]' else null end`;
 }
 
 /**
@@ -107,38 +107,39 @@ export async function generatePageViews(
     const to = Math.min(pageViewCount, from + chunk) - 1;
     const started = performance.now();
     const second = secondOfDaySql(db.dialect === 'postgres' ? 'g.i' : 'i', new Date());
+    const columns =
+      sql.raw(`project_num, day, rid, article_num, created_ms, updated_ms, visitor, session, source,
+      test, country, time_on_page_ms, scroll_depth_centi, exit_position, bounced, screen_width, screen_height,
+      event_count, page_url_id, page_title_id, referrer_id, utm_source_id, utm_medium_id, utm_campaign_id, events`);
+    const projectNum = sql`(select num from project_nums where project_id = ${projectId})`;
     if (db.dialect === 'postgres') {
-      await sql`insert into page_views (id, project_id, article_id, day, created_at, updated_at, visitor_id,
-          session_id, source, country, time_on_page_ms, scroll_depth_centi, exit_position, bounced, screen_width,
-          screen_height, event_count, page_url_id, page_title_id, referrer_id, utm_source_id, utm_medium_id, utm_campaign_id, events)
-        select g.id, ${projectId}, (${articleIds}::text[])[1 + least(floor(random() * ${articleIds.length}),
-            floor(random() * ${articleIds.length}))::int],
-          g.day::date,
-          (g.day || 'T' || to_char(make_interval(secs => ${sql.raw(second)}), 'HH24:MI:SS') || '.000Z')::timestamptz,
-          (g.day || 'T12:00:30.000Z')::timestamptz, 'v' || floor(random() * 20000)::int,
-          's' || g.i, case when g.i % 4 = 0 then 'sdk' else 'direct' end,
+      const nums = (
+        await sql<{ num: number }>`select n.num from unnest(${articleIds}::text[]) with ordinality as a(id, o)
+          join article_nums as n on n.article_id = a.id order by a.o`.execute(db.kysely)
+      ).rows.map((row) => Number(row.num));
+      await sql`insert into page_view_rows (${columns})
+        select ${projectNum}, g.day::date, md5(g.i::text || 'rid')::uuid,
+          (${nums}::int[])[1 + least(floor(random() * ${nums.length}), floor(random() * ${nums.length}))::int],
+          (${sql.raw(second)}) * 1000, 30000, md5('v' || floor(random() * 20000)::int)::uuid, md5('s' || g.i)::uuid,
+          case when g.i % 4 = 0 then 1 else 0 end, 0,
           case when g.i % 10 = 0 then null else substr(${countries}, 1 + 2 * floor(random() * 20)::int, 2) end,
-          floor(random() * 300000)::bigint, floor(random() * 10001)::int, floor(random() * 101),
+          floor(random() * 300000)::int, floor(random() * 10001)::int, floor(random() * 101),
           case when g.i % 3 = 0 then null else floor(random() * 2)::int end, ${sql.raw(fields)}
-        from (select i, lpad(to_hex(i), 12, '0') || md5(i::text) as id,
-            to_char(${today}::date - (i % ${historyDays})::int, 'YYYY-MM-DD') as day
+        from (select i, to_char(${today}::date - (i % ${historyDays})::int, 'YYYY-MM-DD') as day
           from generate_series(${from}::bigint, ${to}::bigint) as i) as g`.execute(db.kysely);
     } else {
       await sql`with recursive n(i) as (select ${from} union all select i + 1 from n where i < ${to}),
         g(i, day, article) as materialized (select i, date(${today}, '-' || (i % ${historyDays}) || ' days'),
           min(abs(random()) % ${articleIds.length}, abs(random()) % ${articleIds.length}) from n)
-        insert into page_views (id, project_id, article_id, day, created_at, updated_at, visitor_id, session_id,
-          source, country, time_on_page_ms, scroll_depth_centi, exit_position, bounced, screen_width, screen_height,
-          event_count, page_url_id, page_title_id, referrer_id, utm_source_id, utm_medium_id, utm_campaign_id, events)
-        select printf('%012x', i) || hex(randomblob(11)), ${projectId}, bench_articles.id, day,
-          printf('%sT%02d:%02d:%02d.000Z', day, ${sql.raw(second)} / 3600, ${sql.raw(second)} / 60 % 60, ${sql.raw(second)} % 60),
-          day || 'T12:00:30.000Z',
-          'v' || (abs(random()) % 20000), 's' || i,
-          case when i % 4 = 0 then 'sdk' else 'direct' end,
+        insert into page_view_rows (${columns})
+        select ${projectNum}, day, randomblob(16), article_nums.num, (${sql.raw(second)}) * 1000, 30000,
+          cast(printf('%016d', abs(random()) % 20000) as blob), randomblob(16),
+          case when i % 4 = 0 then 1 else 0 end, 0,
           case when i % 10 = 0 then null else substr(${countries}, 1 + 2 * (abs(random()) % 20), 2) end,
           abs(random()) % 300000, abs(random()) % 10001, abs(random()) % 101,
           case when i % 3 = 0 then null else abs(random()) % 2 end, ${sql.raw(fields.replaceAll('g.i', 'i'))}
-        from g join bench_articles on bench_articles.n = g.article`.execute(db.kysely);
+        from g join bench_articles on bench_articles.n = g.article
+          join article_nums on article_nums.article_id = bench_articles.id`.execute(db.kysely);
     }
     const rate = Math.round((to - from + 1) / ((performance.now() - started) / 1000));
     process.stdout.write(`  generated ${to + 1} page views (${rate} rows/s)\n`);

@@ -7,6 +7,7 @@
 // 2. tracking POST and PUT throughput against that database, next to a raw node:http server
 //    answering a body of the same size in the same run. Every tracking answer is sent after its
 //    group commit, and the page views counted afterwards must match the 201s received.
+import { pageViewIdOf } from '../src/db/page-view-rows.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,7 +174,7 @@ async function measure(label: string, databaseUrl: string, work: string): Promis
 async function countPageViews(databaseUrl: string): Promise<number> {
   const db = openDatabase(databaseUrl);
   const row = await db.kysely
-    .selectFrom('page_views')
+    .selectFrom('page_view_rows')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .executeTakeFirstOrThrow();
   await db.close();
@@ -182,15 +183,16 @@ async function countPageViews(databaseUrl: string): Promise<number> {
 
 async function recentPageViewIds(databaseUrl: string, limit: number): Promise<string[]> {
   const db = openDatabase(databaseUrl);
-  // The ids of the page views just POSTed: their time prefix sorts after the generated ones.
+  // The ids of the page views just POSTed: created after the generated ones.
   const rows = await db.kysely
-    .selectFrom('page_views')
-    .select('id')
-    .orderBy('id', 'desc')
+    .selectFrom('page_view_rows')
+    .select(['day', 'created_ms', 'rid', 'id_text'])
+    .orderBy('day', 'desc')
+    .orderBy('created_ms', 'desc')
     .limit(limit)
     .execute();
   await db.close();
-  return rows.map((row) => row.id);
+  return rows.map((row) => pageViewIdOf({ ...row, day: String(row.day) }));
 }
 
 const work = mkdtempSync(join(tmpdir(), 'folio-bench-'));

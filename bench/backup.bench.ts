@@ -142,7 +142,7 @@ function window(name: string, writes: Write[], from: number, to: number): Window
 function pageViews(): number {
   const connection = new DatabaseSync(path, { readOnly: true, timeout: 30_000 });
   try {
-    return Number(connection.prepare('select count(*) as n from page_views').get()?.n);
+    return Number(connection.prepare('select count(*) as n from page_view_rows').get()?.n);
   } finally {
     connection.close();
   }
@@ -214,7 +214,7 @@ function checkCopy(file: string) {
       .join('; ');
     return {
       integrity,
-      pageViews: Number(copy.prepare('select count(*) as n from page_views').get()?.n),
+      pageViews: Number(copy.prepare('select count(*) as n from page_view_rows').get()?.n),
       articles: Number(copy.prepare('select count(*) as n from articles').get()?.n),
       seconds: (performance.now() - started) / 1000,
     };

@@ -26,9 +26,10 @@ const browser =
 /** Page views stored, summed in the daily totals, and counted in the view counts of a project. */
 async function totals(db: Db, projectId: string): Promise<[number, number, number]> {
   const stored = await db.kysely
-    .selectFrom('page_views')
+    .selectFrom('page_view_rows')
+    .innerJoin('project_nums', 'project_nums.num', 'page_view_rows.project_num')
     .select((eb) => eb.fn.countAll<number>().as('total'))
-    .where('project_id', '=', projectId)
+    .where('project_nums.project_id', '=', projectId)
     .executeTakeFirstOrThrow();
   const summed = await db.kysely
     .selectFrom('analytics_daily_totals')

@@ -5,6 +5,7 @@
 // without HTTP): the retention's sweep (strings unstamped for 40 days) and a deleted project's (a
 // walk of every page view, then the strings no view names). Reported: the sweep's time and batches,
 // and the writes acknowledged meanwhile with their latency, beside the same writes with no sweep.
+import { insertPageViewRows } from '../src/db/page-view-move.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,7 +73,7 @@ async function seedViews(db: Db, projectId: string): Promise<void> {
       view.referrer = i % 3 === 0 ? referrers[i % 100] : null;
       rows.push(withStringIds(view, ids));
     }
-    await db.kysely.insertInto('page_views').values(rows).execute();
+    await insertPageViewRows(db.kysely, db.dialect, rows);
   }
 }
 

@@ -26,7 +26,8 @@ import { type ImportOptions, importContent } from '../src/content/import.ts';
 import { type Db, type DialectName, openDatabase } from '../src/db/database.ts';
 import { arrayLiteral } from '../src/db/dialect-sql.ts';
 import { migrateToLatest, migrations } from '../src/db/migrations/index.ts';
-import type { KeyScope, Project } from '../src/db/schema.ts';
+import { pageViewIdOf } from '../src/db/page-view-rows.ts';
+import type { KeyScope, PageViewRowTable, Project } from '../src/db/schema.ts';
 import type { KeyKind } from '../src/projects/keys.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
 import { rollUpQueued } from '../src/analytics/rollups/rollup-queue.ts';
@@ -503,4 +504,17 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     if (Date.now() > deadline) throw new Error('condition not reached in time');
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * The ids of every page view stored, of any project: in page_view_rows (migration 0040) and in
+ * page_views (an older release's, not moved yet).
+ */
+export async function storedPageViewIds(db: Db | Kysely<any>): Promise<string[]> {
+  const executor = ('kysely' in db ? db.kysely : db) as Kysely<any>;
+  const { rows } = await sql<
+    Pick<PageViewRowTable, 'day' | 'created_ms' | 'rid' | 'id_text'>
+  >`select cast(day as text) as day, created_ms, rid, id_text from page_view_rows`.execute(executor);
+  const legacy = await sql<{ id: string }>`select id from page_views`.execute(executor);
+  return [...rows.map((row) => pageViewIdOf(row)), ...legacy.rows.map((row) => row.id)];
 }

@@ -7,7 +7,7 @@ import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { ImportValidationError } from '../content/import/records.ts';
 import { type Db, openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrations/index.ts';
-import { compactPageViews, convertPageViews } from '../db/page-view-conversion.ts';
+import { moveLegacyPageViews } from '../db/page-view-move.ts';
 import { HttpError } from '../errors.ts';
 import { requireProject } from '../projects/service.ts';
 import { resolveDatabaseUrl } from '../db/database-location.ts';
@@ -150,27 +150,20 @@ function databaseCommands(program: Command): void {
     database
       .command('convert-page-views')
       .description(
-        'give the page views of a database made before migration 0020 their keyed layout (PostgreSQL: partitioned by month), online: copied in batches while tracking goes on, then swapped in; then move the strings of those made before migration 0022 to their table, stored once, in batches; then (PostgreSQL) copy them the same way into the compact layout of migration 0031 (typed days and times); started again after a stop, it goes on',
+        "move the page views that an older release stored (table page_views, in any of its layouts) to the compact page_view_rows of migration 0040, online: each batch moved in a short transaction while tracking goes on, each project's newest days first. A server moves them too, in the background; run this once every instance runs this release. Started again after a stop, it goes on",
       ),
   )
-    .option('--batch-size <rows>', 'rows copied per transaction', (value) => Number.parseInt(value, 10))
+    .option('--batch-size <rows>', 'rows moved per transaction', (value) => Number.parseInt(value, 10))
     .action(async (options: Output & { batchSize?: number }) => {
       const result = await withDatabase(async (db) => {
         await migrateToLatest(db);
-        const converted = await convertPageViews(db, { batchSize: options.batchSize });
-        const compaction = await compactPageViews(db, { batchSize: options.batchSize });
-        return { ...converted, compacted: compaction.compacted, compactedCopied: compaction.copied };
+        const moved = await moveLegacyPageViews(db.kysely, db.dialect, { batchSize: options.batchSize });
+        return { moved };
       });
       print(
         options,
         result,
-        `${
-          result.converted
-            ? `Converted the page views (${result.copied} copied in batches).`
-            : 'The page views have the keyed layout already.'
-        } ${result.moved} page views had their strings moved.${
-          result.compacted ? ` Compacted the page views (${result.compactedCopied} copied in batches).` : ''
-        }`,
+        `Moved ${result.moved} page views to page_view_rows; none is left in page_views.`,
       );
     });
 }

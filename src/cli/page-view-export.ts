@@ -7,15 +7,16 @@ import { createWriteStream } from 'node:fs';
 import { ConfigError } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { readSnapshot } from '../db/read-snapshot.ts';
-import { withPageViewStrings } from '../db/page-view-strings.ts';
-import type { Executor } from '../db/schema.ts';
+import {
+  type PageViewCursor,
+  type PageViewRange,
+  pageViewBatch,
+  type ReadPageView,
+} from '../db/page-view-reads.ts';
 import { NotFoundError } from '../errors.ts';
 import { findProjectBySlug } from '../projects/queries.ts';
 
-export interface DayRange {
-  from: string | null;
-  to: string | null;
-}
+export type { PageViewRange as DayRange } from '../db/page-view-reads.ts';
 
 const batchSize = 1000;
 
@@ -23,7 +24,7 @@ export async function exportPageViews(
   db: Db,
   projectSlug: string,
   file: string,
-  days: DayRange,
+  days: PageViewRange,
 ): Promise<{ pageViews: number }> {
   return readSnapshot(db, async (executor) => {
     const project = await findProjectBySlug(executor, projectSlug);
@@ -39,16 +40,15 @@ export async function exportPageViews(
     });
     let count = 0;
     try {
-      let after: { day: string; id: string } | null = null;
+      let cursor: PageViewCursor | null = null;
       for (;;) {
-        const rows = await pageViewBatch(executor, project.id, days, after);
-        if (rows.length === 0) break;
-        for (const row of rows) {
+        const { views, next } = await pageViewBatch(executor, project.id, days, cursor, batchSize);
+        for (const row of views) {
           if (!out.write(`${JSON.stringify(pageViewRecord(row))}\n`)) await once(out, 'drain');
         }
-        count += rows.length;
-        const last = rows[rows.length - 1];
-        after = { day: last.day, id: last.id };
+        count += views.length;
+        if (next === null) break;
+        cursor = next;
       }
     } finally {
       out.end();
@@ -58,35 +58,8 @@ export async function exportPageViews(
   });
 }
 
-async function pageViewBatch(
-  executor: Executor,
-  projectId: string,
-  days: DayRange,
-  after: { day: string; id: string } | null,
-) {
-  let query = executor
-    .selectFrom('page_views')
-    .leftJoin('articles', 'articles.id', 'page_views.article_id')
-    .selectAll('page_views')
-    .select('articles.slug')
-    .where('page_views.project_id', '=', projectId);
-  if (days.from !== null) query = query.where('page_views.day', '>=', days.from);
-  if (days.to !== null) query = query.where('page_views.day', '<=', days.to);
-  if (after !== null) {
-    // A row-value comparison: both databases seek the (project, day, id) index to it, where an OR
-    // of the two conditions would scan from the first day at every batch.
-    query = query.where((eb) =>
-      eb(eb.refTuple('page_views.day', 'page_views.id'), '>', eb.tuple(after.day, after.id)),
-    );
-  }
-  const rows = await query.orderBy('page_views.day').orderBy('page_views.id').limit(batchSize).execute();
-  return withPageViewStrings(executor, rows);
-}
-
-type PageViewRow = Awaited<ReturnType<typeof pageViewBatch>>[number];
-
 /** The API's names and units (seconds, percent), as the tracking request sent them. */
-function pageViewRecord(row: PageViewRow) {
+function pageViewRecord(row: ReadPageView) {
   return {
     id: row.id,
     articleId: row.article_id,

@@ -171,6 +171,7 @@ export async function sweepUnnamedStrings(
 }
 
 type WalkedView = Record<string, number | null> & { day: string; id: string };
+type WalkedRow = Record<string, number | null> & { day: string; created_ms: number; rid: unknown };
 
 /** The ids up to `top` that a page view names: a bit each, from a walk of every page view. */
 async function namedStrings(db: Db, top: number, options: StringSweepOptions) {
@@ -178,7 +179,42 @@ async function namedStrings(db: Db, top: number, options: StringSweepOptions) {
   const limit = options.walkSize ?? defaultWalkSize[db.dialect];
   const columns = stringIdColumns.join(', ');
   const projects = await db.kysely.selectFrom('projects').select('id').orderBy('id').execute();
+  const mark = (rows: ReadonlyArray<Record<string, unknown>>) => {
+    for (const row of rows) {
+      for (const column of stringIdColumns) {
+        const value = row[column];
+        if (typeof value === 'number' && value <= top) bits[value >> 3] |= 1 << (value & 7);
+      }
+    }
+  };
+  const postgres = db.dialect === 'postgres';
   for (const { id: projectId } of projects) {
+    // page_view_rows, in its key's order.
+    let next: { day: string; createdMs: number; rid: unknown } | null = null;
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const start =
+        next === null
+          ? sql``
+          : sql`and (day, created_ms, rid) > (${next.day}, ${next.createdMs}, ${
+              postgres ? sql`${next.rid}::uuid` : sql`${next.rid}`
+            })`;
+      const query: CompiledQuery<WalkedRow> = sql<WalkedRow>`
+        select cast(day as text) as day, created_ms, rid, ${sql.raw(columns)} from page_view_rows
+        where project_num = (select num from project_nums where project_id = ${projectId}) ${start}
+        order by day, created_ms, rid limit ${limit}`.compile(db.kysely);
+      // Off the event loop on SQLite (a read worker): the walk reads every page view.
+      const rows = await db.readOffThread(query);
+      mark(rows);
+      if (rows.length < limit) break;
+      const last: WalkedRow = rows[rows.length - 1];
+      next = {
+        day: last.day,
+        createdMs: Number(last.created_ms),
+        rid: postgres ? last.rid : Buffer.from(last.rid as Uint8Array),
+      };
+    }
+    // Those an older release left in page_views.
     let after: { day: string; id: string } | null = null;
     for (;;) {
       options.signal?.throwIfAborted();
@@ -186,14 +222,8 @@ async function namedStrings(db: Db, top: number, options: StringSweepOptions) {
       const query: CompiledQuery<WalkedView> = sql<WalkedView>`
         select day, id, ${sql.raw(columns)} from page_views
         where project_id = ${projectId} ${start} order by day, id limit ${limit}`.compile(db.kysely);
-      // Off the event loop on SQLite (a read worker): the walk reads every page view.
       const rows = await db.readOffThread(query);
-      for (const row of rows) {
-        for (const column of stringIdColumns) {
-          const value = row[column];
-          if (value !== null && value <= top) bits[value >> 3] |= 1 << (value & 7);
-        }
-      }
+      mark(rows);
       if (rows.length < limit) break;
       const last: WalkedView = rows[rows.length - 1];
       after = { day: last.day, id: last.id };

@@ -227,6 +227,43 @@ export type PageViewStorageTable = Omit<PageViewTable, PageViewStringColumn> & {
   [Column in PageViewStringColumn as `${Column}_id`]: number | null;
 };
 
+/**
+ * A page view as `page_view_rows` holds it (migration 0040; db/page-view-rows.ts converts): 16-byte
+ * values as bytes on SQLite, UUID text on PostgreSQL.
+ */
+export interface PageViewRowTable {
+  project_num: number;
+  day: string;
+  rid: Uint8Array | string;
+  article_num: number;
+  created_ms: number;
+  updated_ms: number;
+  visitor: Uint8Array | string;
+  session: Uint8Array | string;
+  source: number;
+  test: number;
+  country: string | null;
+  time_on_page_ms: number;
+  scroll_depth_centi: number;
+  exit_position: number | null;
+  bounced: number | null;
+  screen_width: number | null;
+  screen_height: number | null;
+  event_count: number;
+  page_url_id: number | null;
+  page_title_id: number | null;
+  referrer_id: number | null;
+  utm_source_id: number | null;
+  utm_medium_id: number | null;
+  utm_campaign_id: number | null;
+  utm_term_id: number | null;
+  utm_content_id: number | null;
+  events: string | null;
+  id_text: string | null;
+  visitor_text: string | null;
+  session_text: string | null;
+}
+
 /** A string of page views, once: found by the first 16 bytes of its SHA-256. */
 export interface PageViewStringTable {
   id: Generated<number>;
@@ -433,6 +470,7 @@ export interface Database {
   search_tokens: SearchTokenTable;
   article_variants: ArticleVariantTable;
   page_views: PageViewStorageTable;
+  page_view_rows: PageViewRowTable;
   page_view_strings: PageViewStringTable;
   page_view_string_sweeps: PageViewStringSweepTable;
   analytics_salts: AnalyticsSaltTable;

@@ -46,7 +46,19 @@ export async function countProjectContents(executor: Executor, projectId: string
     articles: await count('articles'),
     tags: await count('tags'),
     keys: await count('api_keys'),
-    pageViews: await count('page_views'),
+    // Those an older release left in page_views and not moved yet count too.
+    pageViews:
+      (await count('page_views')) +
+      Number(
+        (
+          await executor
+            .selectFrom('page_view_rows')
+            .innerJoin('project_nums', 'project_nums.num', 'page_view_rows.project_num')
+            .select((eb) => eb.fn.countAll<number>().as('count'))
+            .where('project_nums.project_id', '=', projectId)
+            .executeTakeFirstOrThrow()
+        ).count,
+      ),
   };
 }
 

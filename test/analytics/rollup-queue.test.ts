@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import { queueEntryOf } from '../../src/analytics/ingest/queries/write-store.ts';
+import { withStringIds } from '../../src/db/page-view-strings.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
 import {
@@ -394,13 +396,19 @@ test('migration 0034 [sqlite]: the entries queued before it are kept, and rolled
     const { project } = await createTestProject(db);
     await importArticles(db, project, [articleInput({ slug: 'hello' })]);
     const writer = new PageViewWriter(db, { rollupDelayMs: noTimer });
-    const write = (i: number) =>
-      writer.write({
-        kind: 'create',
-        row: factoryRow(project, { slug: 'hello', scrollDepth: 20 * i }, i),
-        slug: 'hello',
-      });
-    for (const i of [0, 1, 2]) await write(i);
+    const row = (i: number) => factoryRow(project, { slug: 'hello', scrollDepth: 20 * i }, i);
+    const write = (i: number) => writer.write({ kind: 'create', row: row(i), slug: 'hello' });
+    // As that release wrote them: in page_views, each with its queue entry.
+    const [article] = await db.kysely
+      .selectFrom('articles')
+      .select('id')
+      .where('project_id', '=', project.id)
+      .execute();
+    for (const i of [0, 1, 2]) {
+      const stored = { ...withStringIds(row(i), new Map()), article_id: article.id };
+      await db.kysely.insertInto('page_views').values(stored).execute();
+      await db.kysely.insertInto('rollup_queue').values(queueEntryOf(stored, null)).execute();
+    }
     const before = await db.kysely.selectFrom('rollup_queue').selectAll().orderBy('seq').execute();
     // The first of the migrations it applies (later ones follow).
     assert.equal((await migrateToLatest(db))[0], '0034-queue-seq-never-reused');

@@ -11,7 +11,6 @@ import { articleInput, createTestProject, describeEachDialect, importArticles } 
 import { runCleanup } from '../../src/analytics/rollups/retention.ts';
 import { makeMonthPartition, preparePageViewPartitions } from '../../src/db/page-view-partitions.ts';
 import { StringIdCache, stringIds } from '../../src/db/page-view-strings.ts';
-import { legacyStringColumns } from '../../src/db/page-view-string-conversion.ts';
 import { nextMonth } from '../../src/db/migrations/frozen/0020-keyed-page-views.ts';
 import { daysAgo, rawPageViews, storedRollups, track, writePageViews } from './support.ts';
 
@@ -31,12 +30,12 @@ test('page-view ids: the day of an id is the UTC day of its creation; an id with
     assert.equal(dayOfPageViewId(id), '', id);
 });
 
-/** The names of the indexes of `page_views`, whatever their database. */
+/** The names of the indexes of `page_view_rows`, whatever their database. */
 async function pageViewIndexes(db: Db): Promise<string[]> {
   const query =
     db.dialect === 'postgres'
-      ? sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'page_views'`
-      : sql<{ name: string }>`select name from pragma_index_list('page_views')`;
+      ? sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'page_view_rows'`
+      : sql<{ name: string }>`select name from pragma_index_list('page_view_rows')`;
   return (await query.execute(db.kysely)).rows.map((row) => row.name).sort();
 }
 
@@ -67,8 +66,6 @@ describeEachDialect('page-view storage', (ctx) => {
         'newsletter', 'campaign-0', 'campaign-1', 'campaign-2') group by value`.execute(ctx.db.kysely);
     assert.equal(rows.length, 7);
     for (const row of rows) assert.equal(Number(row.n), 1, row.value);
-    // A new database's page views hold ids only.
-    assert.deepEqual(await legacyStringColumns(ctx.db.kysely, ctx.dialect), []);
     const views = await rawPageViews(ctx.db, owner.project.id);
     assert.equal(views.length, 12);
     for (const view of views) {
@@ -102,17 +99,17 @@ describeEachDialect('page-view storage', (ctx) => {
     assert.equal(stored?.value, gone);
   });
 
-  test('page views are keyed by (project_id, day, id), with no other index but the partial one of test views', async () => {
+  test('page views are keyed by (project_num, day, created_ms, rid), with no other index but the partial one of test views', async () => {
     // The test views' index holds test keys' rows alone: normal writes never touch it.
     const all = await pageViewIndexes(ctx.db);
-    assert.ok(all.includes('page_views_test'), all.join());
-    const indexes = all.filter((name) => name !== 'page_views_test');
+    assert.ok(all.includes('page_view_rows_test'), all.join());
+    const indexes = all.filter((name) => name !== 'page_view_rows_test');
     assert.equal(indexes.length, 1, all.join());
     if (ctx.dialect === 'sqlite') {
       // The key of a WITHOUT ROWID table is the table itself, not an index beside it.
       const { rows } = await sql<{
         sql: string;
-      }>`select sql from sqlite_schema where name = 'page_views'`.execute(ctx.db.kysely);
+      }>`select sql from sqlite_schema where name = 'page_view_rows'`.execute(ctx.db.kysely);
       assert.match(rows[0].sql, /without rowid/i);
     }
     const key =
@@ -122,7 +119,7 @@ describeEachDialect('page-view storage', (ctx) => {
             columns: string;
           }>`select group_concat(name, ', ') as columns from pragma_index_info(${indexes[0]})`;
     const { rows } = await key.execute(ctx.db.kysely);
-    assert.match(rows[0].columns, /project_id, day, id/);
+    assert.match(rows[0].columns, /project_num, day, created_ms, rid/);
   });
 
   test('realtime: a window across midnight counts the views of both days, and none outside it', async () => {
@@ -151,7 +148,7 @@ describeEachDialect('page-view storage', (ctx) => {
     const partitions = async (table: string) =>
       (
         await sql<{ name: string; n: string }>`select c.relname as name,
-          (select count(*) from page_views p where p.tableoid = c.oid) as n
+          (select count(*) from page_view_rows p where p.tableoid = c.oid) as n
           from pg_inherits i join pg_class c on c.oid = i.inhrelid
           where i.inhparent = ${table}::regclass order by 1`.execute(ctx.db.kysely)
       ).rows.map((row) => `${row.name}:${row.n}`);
@@ -162,10 +159,10 @@ describeEachDialect('page-view storage', (ctx) => {
         .slice(0, 7)
         .replace('-', '_');
     await preparePageViewPartitions(ctx.db.kysely, now);
-    const made = await partitions('page_views');
+    const made = await partitions('page_view_rows');
     for (const offset of [0, 1, 2])
       assert.ok(
-        made.some((name) => name.startsWith(`page_views_m${month(offset)}:`)),
+        made.some((name) => name.startsWith(`page_view_rows_m${month(offset)}:`)),
         made.join(),
       );
 
@@ -179,29 +176,24 @@ describeEachDialect('page-view storage', (ctx) => {
       { slug: 'alpha', at: daysAgo(0) },
     ]);
     const oldMonth = `${old.toISOString().slice(0, 7)}-01`;
-    const oldName = `page_views_m${oldMonth.slice(0, 4)}_${oldMonth.slice(5, 7)}`;
+    const oldName = `page_view_rows_m${oldMonth.slice(0, 4)}_${oldMonth.slice(5, 7)}`;
     assert.ok(
-      (await partitions('page_views')).some(
-        (name) => name.startsWith('page_views_mdefault:') && !name.endsWith(':0'),
+      (await partitions('page_view_rows')).some(
+        (name) => name.startsWith('page_view_rows_mdefault:') && !name.endsWith(':0'),
       ),
     );
     await makeMonthPartition(ctx.db.kysely, oldMonth);
-    const moved = await partitions('page_views');
+    const moved = await partitions('page_view_rows');
     assert.ok(moved.includes(`${oldName}:2`), moved.join());
-    const { rows } = await sql<{ n: string }>`select count(*) as n from page_views_mdefault
+    const { rows } = await sql<{ n: string }>`select count(*) as n from page_view_rows_mdefault
       where day >= ${oldMonth} and day < ${nextMonth(oldMonth)}`.execute(ctx.db.kysely);
     assert.equal(Number(rows[0].n), 0);
 
     const rollupsBefore = await storedRollups(ctx.db, owner.project.id);
     const deleted = await runCleanup(ctx.db, { retentionDays: 400, batchSize: 1 });
     assert.ok(deleted.page_views >= 2, JSON.stringify(deleted));
-    assert.ok(!(await partitions('page_views')).some((name) => name.startsWith(`${oldName}:`)));
+    assert.ok(!(await partitions('page_view_rows')).some((name) => name.startsWith(`${oldName}:`)));
     assert.deepEqual(await storedRollups(ctx.db, owner.project.id), rollupsBefore);
-    const left = await ctx.db.kysely
-      .selectFrom('page_views')
-      .select('id')
-      .where('project_id', '=', owner.project.id)
-      .execute();
-    assert.equal(left.length, 1);
+    assert.equal((await rawPageViews(ctx.db, owner.project.id)).length, 1);
   });
 });

@@ -2,6 +2,7 @@
 // goes once no page view names it (after the retention, and after a project's deletion), in bounded
 // batches, and never while a writer may still name it by an id it keeps.
 import assert from 'node:assert/strict';
+import { insertPageViewRows } from '../../src/db/page-view-move.ts';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
@@ -56,10 +57,11 @@ async function writeViews(
     ...strings,
   }));
   const ids = await stringIds(db.kysely, rows.flatMap(stringsOf), cache);
-  await db.kysely
-    .insertInto('page_views')
-    .values(rows.map((row) => withStringIds(row, ids)))
-    .execute();
+  await insertPageViewRows(
+    db.kysely,
+    db.dialect,
+    rows.map((row) => withStringIds(row, ids)),
+  );
 }
 
 /** The ids of the stored strings among `values`. */
@@ -76,7 +78,7 @@ async function storedIds(db: Db, values: string[]): Promise<Map<string, number>>
 async function danglingIds(db: Db): Promise<number[]> {
   const found: number[] = [];
   for (const column of stringIdColumns) {
-    const { rows } = await sql<{ id: number }>`select v.${sql.ref(column)} as id from page_views as v
+    const { rows } = await sql<{ id: number }>`select v.${sql.ref(column)} as id from page_view_rows as v
       where v.${sql.ref(column)} is not null
       and not exists (select 1 from page_view_strings as s where s.id = v.${sql.ref(column)})`.execute(
       db.kysely,
@@ -179,7 +181,10 @@ describeEachDialect('page-view string sweep', (ctx) => {
     assert.deepEqual(await storedIds(ctx.db, [value]), new Map([[value, firstId]]));
 
     // Its view deleted, the string unread for the grace: swept, while the writer's id has expired.
-    await ctx.db.kysely.deleteFrom('page_views').where('project_id', '=', project.id).execute();
+    await sql`delete from page_view_rows
+      where project_num = (select num from project_nums where project_id = ${project.id})`.execute(
+      ctx.db.kysely,
+    );
     clock += sweepGraceMs;
     assert.equal(await sweepUnnamedStrings(ctx.db, seconds(clock - sweepGraceMs)), 1);
     assert.equal((await storedIds(ctx.db, [value])).size, 0);
@@ -204,7 +209,7 @@ describeEachDialect('page-view string sweep', (ctx) => {
         // neither, chooses the string, and its delete waits for the writer's lock.
         const ids = await stringIds(trx, [value], new StringIdCache());
         const row = { ...factoryRow(project, { slug: 'x' }), page_url: value };
-        await trx.insertInto('page_views').values(withStringIds(row, ids)).execute();
+        await insertPageViewRows(trx, ctx.dialect, [withStringIds(row, ids)]);
         sweep = sweepUnnamedStrings(sweeper, seconds(Date.now() - sweepGraceMs));
         await new Promise((resolve) => setTimeout(resolve, 500));
       });
@@ -245,14 +250,14 @@ describeEachDialect('page-view string sweep', (ctx) => {
     // A view of visitor 'boom' fails after its strings were read.
     if (ctx.dialect === 'postgres') {
       await sql`create function boom() returns trigger language plpgsql as $$ begin
-        if new.visitor_id = 'boom' then raise exception 'boom'; end if; return null; end $$`.execute(
+        if new.visitor_text = 'boom' then raise exception 'boom'; end if; return null; end $$`.execute(
         ctx.db.kysely,
       );
-      await sql`create trigger boom after insert on page_views for each row execute function boom()`.execute(
+      await sql`create trigger boom after insert on page_view_rows for each row execute function boom()`.execute(
         ctx.db.kysely,
       );
     } else {
-      await sql`create trigger boom after insert on page_views when new.visitor_id = 'boom'
+      await sql`create trigger boom after insert on page_view_rows when new.visitor_text = 'boom'
         begin select raise(abort, 'boom'); end`.execute(ctx.db.kysely);
     }
     const writer = new PageViewWriter(ctx.db);
@@ -264,7 +269,7 @@ describeEachDialect('page-view string sweep', (ctx) => {
     try {
       await assert.rejects(writer.write(view('boom')));
     } finally {
-      await sql`drop trigger boom${sql.raw(ctx.dialect === 'postgres' ? ' on page_views' : '')}`.execute(
+      await sql`drop trigger boom${sql.raw(ctx.dialect === 'postgres' ? ' on page_view_rows' : '')}`.execute(
         ctx.db.kysely,
       );
     }

@@ -5,19 +5,14 @@
 import assert from 'node:assert/strict';
 import { type Contribution, contributionFields } from '../../src/analytics/contribution.ts';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
+import { type CompiledQuery, type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
 import { queueEntryOf } from '../../src/analytics/ingest/queries/write-store.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { newPageViewId } from '../../src/analytics/ingest/visitor.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
-import {
-  StringIdCache,
-  stringIds,
-  stringsOf,
-  withPageViewStrings,
-  withStringIds,
-} from '../../src/db/page-view-strings.ts';
+import { insertPageViewRows } from '../../src/db/page-view-move.ts';
+import { allPageViews } from '../../src/db/page-view-reads.ts';
 import type { Database, Executor, PageViewTable, Project } from '../../src/db/schema.ts';
 import { genericPlan, queryPlan } from '../helpers.ts';
 
@@ -184,12 +179,9 @@ export interface Rollups {
 
 /** Inserts page views as they are (no article lookup, no roll-up), their strings stored once. */
 export async function insertRawPageViews(executor: Executor, rows: PageViewTable[]): Promise<void> {
-  const ids = await stringIds(executor, rows.flatMap(stringsOf), new StringIdCache());
-  for (let start = 0; start < rows.length; start += 500) {
-    await executor
-      .insertInto('page_views')
-      .values(rows.slice(start, start + 500).map((row) => withStringIds(row, ids)))
-      .execute();
+  const dialect = executor.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+  for (let start = 0; start < rows.length; start += 2000) {
+    await insertPageViewRows(executor, dialect, rows.slice(start, start + 2000));
   }
 }
 
@@ -219,13 +211,10 @@ export async function writeLegacyPageViews(
 
 /** A project's page views as tracked: their strings read back from their ids. */
 export async function rawPageViews(db: Db, projectId: string): Promise<PageViewTable[]> {
-  const rows = await db.kysely
-    .selectFrom('page_views')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .orderBy('id')
-    .execute();
-  return withPageViewStrings(db.kysely, rows);
+  const views = await allPageViews(db.kysely, projectId);
+  return views
+    .map(({ slug: _slug, ...view }) => view)
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Every rollup of a project, recomputed from its raw page views. */
@@ -291,12 +280,7 @@ export async function storedRollups(db: Db, projectId: string): Promise<Rollups>
 }
 
 export async function pageViewCount(db: Db, projectId: string): Promise<number> {
-  const row = await db.kysely
-    .selectFrom('page_views')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('project_id', '=', projectId)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+  return (await allPageViews(db.kysely, projectId)).length;
 }
 
 /** A seeded pseudo-random sequence (mulberry32), so that a failing run can be replayed. */
@@ -361,7 +345,7 @@ export async function endsWithin(promise: Promise<unknown>, ms: number): Promise
 }
 
 /**
- * PostgreSQL: `query`'s plan looks page_views up by its whole key (project_id, day, id), and
+ * PostgreSQL: `query`'s plan looks page_view_rows up by its whole key (project_num, day, rid), and
  * filters no ids (found among lists, every page view of the days was read). So does its generic
  * plan, which a prepared statement runs from its sixth run on, over the page views of `filledDay`
  * (fillDay): joined with the keys, that plan read the day's month partition whole and hashed it
@@ -372,9 +356,9 @@ export async function assertLooksUpPageViewsByKey(
   query: CompiledQuery,
   filledDay: string,
 ): Promise<void> {
-  const filledPartition = `page_views_m${filledDay.slice(0, 4)}_${filledDay.slice(5, 7)} `;
+  const filledPartition = `page_view_rows_m${filledDay.slice(0, 4)}_${filledDay.slice(5, 7)} `;
   for (const plan of [await queryPlan(db, query), await genericPlan(db, query)]) {
-    assert.match(plan, /Index Cond: .*project_id = .*day = .*id = /, plan);
+    assert.match(plan, /Index Cond: .*project_num = .*day = .*rid = /, plan);
     assert.doesNotMatch(plan, /Filter: .*id = ANY/, plan);
     assert.ok(!plan.includes(`Seq Scan on ${filledPartition}`), plan);
   }
@@ -382,10 +366,14 @@ export async function assertLooksUpPageViewsByKey(
 
 /** PostgreSQL: `count` page views of `projectId` on `day` (raw rows, no queue entries), analyzed. */
 export async function fillDay(db: Db, projectId: string, day: string, count: number): Promise<void> {
-  await sql`insert into page_views (id, project_id, article_id, day, created_at, updated_at, visitor_id,
-      session_id, source, time_on_page_ms, scroll_depth_centi, event_count, events)
-    select lpad(to_hex(n), 34, '0'), ${projectId}, 'article', ${day}, ${`${day}T12:00:00.000Z`},
-      ${`${day}T12:00:00.000Z`}, 'visitor', 'session', 'direct', 0, 0, 0, '[]'
-    from generate_series(1, ${count}) as n`.execute(db.kysely);
-  await sql`analyze page_views`.execute(db.kysely);
+  await sql`insert into article_nums (article_id, project_id) values ('fill-day-article', ${projectId})
+    on conflict do nothing`.execute(db.kysely);
+  await sql`insert into page_view_rows (project_num, day, rid, article_num, created_ms, updated_ms, visitor,
+      session, source, test, time_on_page_ms, scroll_depth_centi, event_count)
+    select p.num, ${day}, md5(n::text)::uuid, a.num, 43200000, 0, md5('visitor')::uuid, md5('session')::uuid,
+      0, 0, 0, 0, 0
+    from generate_series(1, ${count}) as n
+      cross join project_nums as p cross join article_nums as a
+    where p.project_id = ${projectId} and a.article_id = 'fill-day-article'`.execute(db.kysely);
+  await sql`analyze page_view_rows`.execute(db.kysely);
 }

@@ -103,7 +103,7 @@ describeEachDialect('tracking: POST /v1/analytics/track', (ctx) => {
     assert.match(row.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     const everything = JSON.stringify([
-      await ctx.db.kysely.selectFrom('page_views').selectAll().execute(),
+      await ctx.db.kysely.selectFrom('page_view_rows').selectAll().execute(),
       await ctx.db.kysely.selectFrom('analytics_daily_visitors').selectAll().execute(),
       await ctx.db.kysely.selectFrom('analytics_daily_totals').selectAll().execute(),
       await ctx.db.kysely.selectFrom('analytics_daily_articles').selectAll().execute(),

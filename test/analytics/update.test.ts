@@ -25,6 +25,7 @@ import {
   storedRollups,
   track,
   update,
+  writePageViews,
 } from './support.ts';
 
 describeEachDialect('tracking: PUT /v1/analytics/track/:id', (ctx) => {
@@ -150,25 +151,24 @@ describeEachDialect('tracking: PUT /v1/analytics/track/:id', (ctx) => {
   });
 
   test('a page view created more than 24 hours ago is 409 Conflict and unchanged', async () => {
-    const view = await pageView({ timeOnPage: 3 });
-    const setCreated = (at: Date) =>
-      ctx.db.kysely
-        .updateTable('page_views')
-        .set({ created_at: at.toISOString() })
-        .where('id', '=', view.id)
-        .execute();
-    await setCreated(new Date(Date.now() - 24 * 3_600_000 + 60_000));
+    const owner = await createTestProject(ctx.db);
+    await importArticles(ctx.db, owner.project, [articleInput({ slug: 'hello' })]);
+    // Created at those instants (an id names its creation time), then updated now.
+    const [recent, old] = await writePageViews(ctx.db, owner.project, [
+      { slug: 'hello', at: new Date(Date.now() - 24 * 3_600_000 + 60_000), timeOnPage: 3 },
+      { slug: 'hello', at: new Date(Date.now() - 24 * 3_600_000 - 1000), timeOnPage: 4 },
+    ]);
     assert.equal(
-      (await update(ctx.app, view.id, { timeOnPage: 4 }, { headers: view.headers })).statusCode,
+      (await update(ctx.app, recent, { timeOnPage: 4 }, { headers: owner.headers })).statusCode,
       200,
       'under 24 hours',
     );
-    await setCreated(new Date(Date.now() - 24 * 3_600_000 - 1000));
-    const response = await update(ctx.app, view.id, { timeOnPage: 500 }, { headers: view.headers });
+    const response = await update(ctx.app, old, { timeOnPage: 500 }, { headers: owner.headers });
     assert.equal(response.statusCode, 409);
     assert.deepEqual(Object.keys(response.json()).sort(), ['error', 'message', 'statusCode']);
     assert.equal(response.json().error, 'Conflict');
-    assert.equal(measures(await view.row()).time, 4000);
+    const stored = (await rawPageViews(ctx.db, owner.project.id)).find((view) => view.id === old)!;
+    assert.equal(measures(stored).time, 4000);
   });
 
   test('each invalid member is a 400 naming it, and nothing of the update is applied', async () => {
@@ -280,12 +280,13 @@ test('PUT batches on PostgreSQL: a page view is read and locked by its whole key
     const day = new Date().toISOString().slice(0, 10);
     await fillDay(db, project.id, day, 2000);
     // The statement is recorded, not run: it is explained below.
-    const id = `${pageViewIdPrefix(Date.now())}${'a'.repeat(22)}`;
+    const id = `${pageViewIdPrefix(Date.now())}${'A'.repeat(22)}`;
     let statement: CompiledQuery | undefined;
+    // Records the statement on page_view_rows; no page view is found, none is in page_views either.
     const recorder = {
       executeQuery: async (query: CompiledQuery) => {
-        statement = query;
-        return { rows: [{ id, outcome: 'missing', event_count: null }] };
+        if (query.sql.includes('page_view_rows')) statement = query;
+        return { rows: query.sql.includes('outcome') ? [{ id, outcome: 'missing', event_count: null }] : [] };
       },
     } as unknown as Executor;
     const now = new Date().toISOString();
@@ -352,7 +353,7 @@ test('POST batches on PostgreSQL: the insert of page views is planned once per c
         generic_plans: number;
         custom_plans: number;
       }>`select generic_plans, custom_plans from pg_prepared_statements
-        where statement like 'with inserted as (%insert into page_views%'`.execute(connection);
+        where statement like 'with u as materialized (%insert into page_view_rows%'`.execute(connection);
       return rows;
     });
     assert.equal(plans.length, 1);

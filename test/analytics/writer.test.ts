@@ -250,7 +250,7 @@ describeEachDialect('page-view writer', (ctx) => {
     let writersConnection: unknown = null;
     try {
       await writer.write({ kind: 'create', row, slug: 'hello' });
-      const writers = sent.filter((statement) => /insert into "?page_views"?/.test(statement.text));
+      const writers = sent.filter((statement) => /insert into "?page_view_rows"?/.test(statement.text));
       assert.equal(writers.length, 1, 'the create is one insert');
       writersConnection = writers[0].by;
       sent = [];

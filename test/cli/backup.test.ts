@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { openDatabase } from '../../src/db/database.ts';
+import { pageViewIdOf } from '../../src/db/page-view-rows.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { createProject } from '../../src/projects/service.ts';
 import { factoryRow, insertRawPageViews } from '../analytics/support.ts';
-import { postgresUrl } from '../helpers.ts';
+import { postgresUrl, storedPageViewIds } from '../helpers.ts';
 import { newDatabase, runCli, tempDir } from './support.ts';
 
 test('backup: a copy taken while page views are written opens, passes integrity_check and holds every row committed before it began', async () => {
@@ -37,7 +38,7 @@ test('backup: a copy taken while page views are written opens, passes integrity_
       }
     })();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const before = await db.kysely.selectFrom('page_views').select('id').execute();
+    const before = await storedPageViewIds(db);
     const writtenBefore = written;
     const target = join(tempDir(), 'backup.db');
     const result = await runCli(database, 'backup', target, '--json');
@@ -60,12 +61,12 @@ test('backup: a copy taken while page views are written opens, passes integrity_
       );
       const ids = new Set(
         copy
-          .prepare('SELECT id FROM page_views')
+          .prepare('SELECT day, created_ms, rid, id_text FROM page_view_rows')
           .all()
-          .map((row) => row.id as string),
+          .map((row) => pageViewIdOf(row as unknown as Parameters<typeof pageViewIdOf>[0])),
       );
       assert.ok(
-        before.every((row) => ids.has(row.id)),
+        before.every((id) => ids.has(id)),
         'a page view committed before the backup is missing',
       );
       assert.ok(ids.size >= before.length && ids.size <= written, `${ids.size} rows`);

@@ -181,7 +181,7 @@ for (const { name, url: newUrl } of databases) {
       );
       const left = await withDb(url, async (db) =>
         Promise.all(
-          (['articles', 'tags', 'api_keys', 'page_views'] as const).map(async (table) =>
+          (['articles', 'tags', 'api_keys', 'page_view_rows'] as const).map(async (table) =>
             Number(
               (
                 await db.kysely

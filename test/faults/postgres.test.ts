@@ -6,7 +6,6 @@
 // FAULT_REPEAT=10 repeats each stop under load ten times (the figures go to FAULTS_REPORT).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
 import { type Db, openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrations/index.ts';
 import { revokeApiKey } from '../../src/projects/queries.ts';
@@ -16,6 +15,7 @@ import {
   createTestKey,
   createTestProject,
   importArticles,
+  storedPageViewIds,
   type TestProject,
 } from '../helpers.ts';
 import { type Answer, brokenAnswer, Load } from './load.ts';
@@ -245,10 +245,8 @@ describe(
         200,
         'up for the test',
       );
-      const { rows } = await sql<{
-        id: string;
-      }>`select id from page_views where id = any(${load.accepted})`.execute(db.kysely);
-      const stored = rows.map((row) => row.id);
+      const ids = new Set(await storedPageViewIds(db));
+      const stored = load.accepted.filter((id) => ids.has(id));
       const after = await timedFetch(`${folio.base}/metrics`);
       return {
         crashed: !folio.service.running,
@@ -379,8 +377,7 @@ describe(
     }
 
     test('no write answered 201 is lost', async () => {
-      const { rows } = await sql<{ id: string }>`select id from page_views`.execute(db.kysely);
-      const stored = new Set(rows.map((row) => row.id));
+      const stored = new Set(await storedPageViewIds(db));
       const lost = accepted.filter((id) => !stored.has(id));
       report(
         `PostgreSQL frozen or stopped without load: ${accepted.length} writes answered 201, ${lost.length} lost; ${refused.length} answered 503`,

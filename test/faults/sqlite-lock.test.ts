@@ -66,7 +66,9 @@ describe("another process's write lock", () => {
       unlock();
     }
     assert.equal((await trackHello(blog, '192.0.2.1')).statusCode, 201);
-    const { rows } = await sql<{ n: number }>`select count(*) as n from page_views`.execute(blog.db.kysely);
+    const { rows } = await sql<{ n: number }>`select count(*) as n from page_view_rows`.execute(
+      blog.db.kysely,
+    );
     assert.equal(rows[0].n, 3);
     assert.equal(await rolledUpViews(blog), 3);
   });

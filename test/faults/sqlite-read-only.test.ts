@@ -22,7 +22,7 @@ import {
 const readOnly = /read-only/;
 
 async function pageViews(blog: Blog): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(*) as n from page_views`.execute(blog.db.kysely);
+  const { rows } = await sql<{ n: number }>`select count(*) as n from page_view_rows`.execute(blog.db.kysely);
   return rows[0].n;
 }
 

@@ -333,7 +333,7 @@ describe('an SQLite database that refuses writes', () => {
     assert.equal(response.statusCode, 503, response.body);
     assert.equal(response.headers['retry-after'], '5');
     assert.equal(response.json().message, 'The database did not answer in time; try again shortly');
-    const { rows } = await sql<{ n: number }>`select count(*) as n from page_views`.execute(db.kysely);
+    const { rows } = await sql<{ n: number }>`select count(*) as n from page_view_rows`.execute(db.kysely);
     assert.equal(rows[0].n, 0);
   });
 });

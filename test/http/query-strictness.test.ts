@@ -182,7 +182,7 @@ describeEachDialect('query strictness', (ctx) => {
       ['timeOnPage', 'events.0.timeOffset'],
     );
     const count = await ctx.db.kysely
-      .selectFrom('page_views')
+      .selectFrom('page_view_rows')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 0);

@@ -1,6 +1,7 @@
 // Tracking a page view and updating it: bots are answered and ignored, the visitor id is a salted
 // daily hash, the country comes from the offline database, and the write is answered only once the
 // group commit that carries it is committed.
+import { keyOfPageViewId } from '../../db/page-view-rows.ts';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { PageViewTable, Project } from '../../db/schema.ts';
@@ -12,7 +13,7 @@ import { toCentiPercent, toMilliseconds } from '../measures.ts';
 import type { PageViewPatch, PageViewWriter, TrackEvent } from './page-view-writer.ts';
 import type { DailySalts } from './salts.ts';
 import type { TrackBodyType, UpdateBodyType, VisitorType } from './schemas.ts';
-import { newPageViewId, pageViewIdPattern, visitorIdFor } from './visitor.ts';
+import { newPageViewId, visitorIdFor } from './visitor.ts';
 
 export interface TrackingDeps {
   db: Db;
@@ -138,8 +139,9 @@ export async function updatePageView(
 ): Promise<{ data: { success: true } } | BotAnswer> {
   const sender = onBehalfOf(caller, body.visitor);
   if (isBot(sender)) return botAnswer;
-  // An id that cannot have been issued is unknown like any other; the database is not asked.
-  if (!pageViewIdPattern.test(id)) throw new NotFoundError(`Page view '${id.slice(0, 100)}' not found`);
+  // An id that cannot have been issued (its time, or its random part, not as issued) is unknown like
+  // any other; the database is not asked.
+  if (keyOfPageViewId(id) === null) throw new NotFoundError(`Page view '${id.slice(0, 100)}' not found`);
   const now = sender.now.toISOString();
   if (sender.publishedOnly && !(await isPageViewOfPublishedArticle(deps.db, sender.project, id, now))) {
     throw new NotFoundError(`Page view '${id}' not found`);

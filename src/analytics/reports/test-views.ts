@@ -22,7 +22,7 @@ import type { BreakdownValue } from './queries/breakdown-values.ts';
 import type { ReadTimeBucket } from './queries/article-read-times.ts';
 import type { PeriodTotals } from './queries/period-totals.ts';
 import type { SeriesPoint } from './queries/series-points.ts';
-import { testPageViews } from './queries/test-page-views.ts';
+import { type TestViewCursor, testPageViews } from './queries/test-page-views.ts';
 import type { TopCountry } from './queries/top-countries.ts';
 
 const pageSize = 5000;
@@ -51,14 +51,14 @@ export async function testViewSums(
 ): Promise<TestViewSums> {
   const daily = new RollupChanges();
   const insights = new InsightChanges();
-  for (let afterId = ''; ;) {
-    const rows = await testPageViews(executor, projectId, firstDay, lastDay, afterId, pageSize);
-    for (const row of rows) {
+  for (let after: TestViewCursor | null = null; ;) {
+    const page = await testPageViews(executor, projectId, firstDay, lastDay, after, pageSize);
+    for (const row of page.views) {
       daily.addCreated(row);
       insights.addCreated(row);
     }
-    if (rows.length < pageSize) break;
-    afterId = rows[rows.length - 1].id;
+    if (page.views.length < pageSize) break;
+    after = page.next;
   }
   // Every row is in these changes, which hold each visitor once per set: all are new.
   countNewDayVisitors(daily, insights, daily.visitors);

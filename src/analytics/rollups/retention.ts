@@ -9,6 +9,7 @@
 // goes on until its batches find nothing. Its work and failures show in the metrics and the log.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.ts';
+import { moveLegacyPageViews } from '../../db/page-view-move.ts';
 import { dropPageViewMonthsBefore, preparePageViewPartitions } from '../../db/page-view-partitions.ts';
 import { sweepDeletedProjectStrings, sweepExpiredStrings } from '../../db/page-view-string-sweep.ts';
 import { type CleanupTable, recordDeleted, recordRun } from './cleanup-metrics.ts';
@@ -61,14 +62,15 @@ export async function runCleanup(db: Db, options: CleanupOptions): Promise<Clean
     page_views: 0,
     page_view_strings: 0,
   };
-  // Page views without a retention are kept, and only their oldest day is reported.
-  const tables: Array<{ table: DayKeyedTable; before: string | null }> = [
-    { table: 'analytics_daily_visitors', before: forgetBefore },
-    { table: 'analytics_visitor_sets', before: forgetBefore },
-    {
-      table: 'page_views',
-      before: options.retentionDays === null ? null : firstRetainedDay(options.retentionDays, now),
-    },
+  // Page views without a retention are kept, and only their oldest day is reported. Those an older
+  // release left in page_views count as page views too.
+  const pageViewsBefore =
+    options.retentionDays === null ? null : firstRetainedDay(options.retentionDays, now);
+  const tables: Array<{ table: DayKeyedTable; label: CleanupTable; before: string | null }> = [
+    { table: 'analytics_daily_visitors', label: 'analytics_daily_visitors', before: forgetBefore },
+    { table: 'analytics_visitor_sets', label: 'analytics_visitor_sets', before: forgetBefore },
+    { table: 'page_view_rows', label: 'page_views', before: pageViewsBefore },
+    { table: 'page_views', label: 'page_views', before: pageViewsBefore },
   ];
   try {
     // The salts first: once they are gone, no visitor id of those days can be computed again.
@@ -79,20 +81,20 @@ export async function runCleanup(db: Db, options: CleanupOptions): Promise<Clean
     };
     // PostgreSQL: next months' partitions made ahead; the months past the retention dropped whole.
     await preparePageViewPartitions(db.kysely, now);
-    const pageViewsBefore = tables[2].before;
     if (pageViewsBefore !== null) {
       deleted.page_views = await dropPageViewMonthsBefore(db.kysely, pageViewsBefore);
       recordDeleted(db, 'page_views', deleted.page_views);
     }
     const projects = await projectIds(db.kysely);
-    for (const { table, before } of tables) {
-      let first: string | null = null;
+    for (const { table, label, before } of tables) {
+      let first = oldest[label] ?? null;
       for (const id of projects) {
-        if (before !== null) deleted[table] += await deleteAllBefore(db, table, id, before, limit, options);
+        if (before !== null)
+          deleted[label] += await deleteAllBefore(db, table, label, id, before, limit, options);
         const day = await oldestDay(db.kysely, table, id);
         if (day !== null && (first === null || day < first)) first = day;
       }
-      oldest[table] = first;
+      oldest[label] = first;
     }
     deleted.page_view_strings = await sweepStrings(db, pageViewsBefore, now, options);
     recordRun(db, oldest);
@@ -107,6 +109,7 @@ export async function runCleanup(db: Db, options: CleanupOptions): Promise<Clean
 async function deleteAllBefore(
   db: Db,
   table: DayKeyedTable,
+  label: CleanupTable,
   projectId: string,
   before: string,
   limit: number,
@@ -123,9 +126,9 @@ async function deleteAllBefore(
       const batch = await deleteDayBatch(db.kysely, table, projectId, before, limit, after);
       if (batch.after === null) break;
       after = batch.after;
-      await options.onBatch?.(table, batch.deleted, performance.now() - started);
+      await options.onBatch?.(label, batch.deleted, performance.now() - started);
       walked += batch.deleted;
-      recordDeleted(db, table, batch.deleted);
+      recordDeleted(db, label, batch.deleted);
       // SQLite runs on the event loop: the requests waiting meanwhile run between two batches.
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -165,7 +168,10 @@ export async function deleteExpired(
   const before = firstRetainedDay(retentionDays, now);
   let deleted = await dropPageViewMonthsBefore(db.kysely, before);
   const projects = await projectIds(db.kysely);
-  for (const id of projects) deleted += await deleteAllBefore(db, 'page_views', id, before, limit);
+  for (const id of projects) {
+    deleted += await deleteAllBefore(db, 'page_view_rows', 'page_views', id, before, limit);
+    deleted += await deleteAllBefore(db, 'page_views', 'page_views', id, before, limit);
+  }
   return deleted;
 }
 
@@ -195,7 +201,25 @@ export function startCleanup(
   };
   const run = () => {
     const started = Date.now();
-    running = runCleanup(db, { retentionDays, signal: stopping.signal })
+    // The page views an older release left in page_views move to page_view_rows first, each
+    // project's newest days first: in the first run after the upgrade, and after any instance of
+    // the older release still running wrote more.
+    running = moveLegacyPageViews(db.kysely, db.dialect, {
+      signal: stopping.signal,
+      batchSize: db.dialect === 'sqlite' ? 500 : 1000,
+      pauseMs: db.dialect === 'sqlite' ? 10 : 0,
+    })
+      .then(
+        (moved) => {
+          if (moved > 0) log.info({ moved, ms: Date.now() - started }, 'page views moved to page_view_rows');
+          return runCleanup(db, { retentionDays, signal: stopping.signal });
+        },
+        (error: unknown) => {
+          // A run that failed there is counted as the cleanup's own failures are.
+          if (!stopping.signal.aborted) recordRun(db, null);
+          throw error;
+        },
+      )
       .then((deleted) => {
         const total = Object.values(deleted).reduce((sum, count) => sum + count, 0);
         if (total > 0)

@@ -67,6 +67,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0037-order-version': lazy(() => import('./0037-order-version.ts'), 'orderVersion'),
   '0038-outbox-changes': lazy(() => import('./0038-outbox-changes.ts'), 'outboxChanges'),
   '0039-id-numbers': lazy(() => import('./0039-id-numbers.ts'), 'idNumbers'),
+  '0040-page-view-rows': lazy(() => import('./0040-page-view-rows.ts'), 'pageViewRows'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

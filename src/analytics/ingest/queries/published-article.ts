@@ -7,11 +7,12 @@
 // judged at each request (a scheduled article goes live by the clock, with no change). The queries
 // are compiled once per database, and each reads one row by a unique key (the status is judged
 // here, so that no plan can prefer the status index and filter a project's articles by slug).
+import { sql } from 'kysely';
 import { reportedStatus } from '../../../content/public.ts';
 import type { Db } from '../../../db/database.ts';
 import type { Project, StoredArticleStatus } from '../../../db/schema.ts';
 import { type Compiled, compiledFor } from '../../../db/compiled-query.ts';
-import { dayOfPageViewId } from '../../page-view-ids.ts';
+import { bytesParameter, keyOfPageViewId } from '../../../db/page-view-rows.ts';
 
 interface StatusRow {
   id: string;
@@ -117,20 +118,29 @@ export async function isPageViewOfPublishedArticle(
       ? knownOf(db, project)?.byId.get(recent.articleId)
       : undefined;
   if (row !== undefined) return isPublished(row, now);
+  const key = keyOfPageViewId(pageViewId);
+  if (key === null) return false;
   const query = compiledFor(statusByPageView, db, () =>
-    db.kysely
+    sql<Omit<StatusRow, 'id'>>`select a.status, a.published_at from page_view_rows as r
+      join article_nums as n on n.num = r.article_num join articles as a on a.id = n.article_id
+      where r.project_num = (select num from project_nums where project_id = ${''})
+        and r.day = ${''} and r.created_ms = ${0} and r.rid = ${''}`.compile(db.kysely),
+  );
+  let [found] = await db.executeCompiled<Omit<StatusRow, 'id'>>({
+    ...query,
+    parameters: [project.id, key.day, key.createdMs, bytesParameter(key.rid, db.dialect)],
+  });
+  // Stored by an older release and not moved yet.
+  if (found === undefined) {
+    [found] = await db.kysely
       .selectFrom('page_views')
       .innerJoin('articles', 'articles.id', 'page_views.article_id')
       .select(['articles.status', 'articles.published_at'])
-      .where('page_views.id', '=', '')
-      .where('page_views.project_id', '=', '')
-      .where('page_views.day', '=', '')
-      .compile(),
-  );
-  const [found] = await db.executeCompiled<Omit<StatusRow, 'id'>>({
-    ...query,
-    parameters: [pageViewId, project.id, dayOfPageViewId(pageViewId)],
-  });
+      .where('page_views.id', '=', pageViewId)
+      .where('page_views.project_id', '=', project.id)
+      .where('page_views.day', '=', key.day)
+      .execute();
+  }
   return isPublished(found, now);
 }
 

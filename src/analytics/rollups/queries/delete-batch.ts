@@ -8,14 +8,25 @@ import type { Executor } from '../../../db/schema.ts';
 
 /**
  * The tables emptied by day, with the columns after project_id of the index a batch walks: the
- * primary key of the visitor tables, (project_id, day, id) for page views (their key since migration
- * 0020, an index before).
+ * primary key of the visitor tables, (project_num, day, created_ms, rid) for page views (migration
+ * 0040) and (project_id, day, id) for those an older release left in page_views.
  */
 const indexKeys = {
+  page_view_rows: ['day', 'created_ms', 'rid'],
   page_views: ['day', 'id'],
   analytics_daily_visitors: ['day', 'visitor_id'],
   analytics_visitor_sets: ['day', 'scope', 'visitor_id'],
 } as const;
+
+/** The column naming a row's project, and the SQL of its value for a project's id. */
+function projectOf(table: DayKeyedTable, projectId: string) {
+  return table === 'page_view_rows'
+    ? {
+        column: sql.raw('project_num'),
+        value: sql`(select num from project_nums where project_id = ${projectId})`,
+      }
+    : { column: sql.raw('project_id'), value: sql`${projectId}` };
+}
 
 export type DayKeyedTable = keyof typeof indexKeys;
 
@@ -51,10 +62,13 @@ async function deleteSqliteBatch(
   beforeDay: string,
   limit: number,
 ): Promise<DayBatch> {
-  const key = ['project_id', ...indexKeys[table]].join(', ');
-  const result = await sql`delete from ${sql.table(table)} where (${sql.raw(key)}) in (
-    select ${sql.raw(key)} from ${sql.table(table)}
-    where project_id = ${projectId} and day < ${beforeDay} order by day limit ${limit})`.execute(executor);
+  const project = projectOf(table, projectId);
+  const key = sql.raw([project.column.compile(executor).sql, ...indexKeys[table]].join(', '));
+  const result = await sql`delete from ${sql.table(table)} where (${key}) in (
+    select ${key} from ${sql.table(table)}
+    where ${project.column} = ${project.value} and day < ${beforeDay} order by day limit ${limit})`.execute(
+    executor,
+  );
   const deleted = Number(result.numAffectedRows ?? 0);
   return { deleted, after: deleted === 0 ? null : [] };
 }
@@ -90,14 +104,15 @@ async function deletePostgresBatch(
   const texts = sql.raw(indexKeys[table].map((column) => `cast(${column} as text)`).join(', '));
   const descending = sql.raw(indexKeys[table].map((column) => `${column} desc`).join(', '));
   const start = after === null ? sql`` : sql`and (${columns}) > (${sql.join(after)})`;
+  const project = projectOf(table, projectId);
   return executor.transaction().execute(async (trx) => {
     await sql`select set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`.execute(
       trx,
     );
     const { rows } = await sql<{ deleted: number; last: string[] }>`with batch as (
         select tableoid, ctid, ${columns} from ${name}
-        where project_id = ${projectId} and day < ${beforeDay} ${start}
-        order by project_id, ${columns} limit ${limit}
+        where ${project.column} = ${project.value} and day < ${beforeDay} ${start}
+        order by ${project.column}, ${columns} limit ${limit}
         for update skip locked
       ), gone as (delete from ${name} where ctid = any(array(select ctid from batch))
         and (tableoid, ctid) in (select tableoid, ctid from batch) returning 1)
@@ -115,15 +130,11 @@ export async function oldestDay(
   table: DayKeyedTable,
   projectId: string,
 ): Promise<string | null> {
-  // Ordered and limited rather than min(): the first entry of the (project_id, day) index.
-  const row = await executor
-    .selectFrom(table)
-    .select('day')
-    .where('project_id', '=', projectId)
-    .orderBy('day')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.day ?? null;
+  // Ordered and limited rather than min(): the first entry of the (project, day) index.
+  const project = projectOf(table, projectId);
+  const { rows } = await sql<{ day: string }>`select cast(day as text) as day from ${sql.table(table)}
+    where ${project.column} = ${project.value} order by day limit 1`.execute(executor);
+  return rows[0]?.day ?? null;
 }
 
 function isPostgres(executor: Executor): boolean {

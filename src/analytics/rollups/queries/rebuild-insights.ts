@@ -5,9 +5,11 @@
 // and go through the same InsightChanges as the writes: rows are read in pages, so the day's
 // distinct visitors are counted in memory and the memory used stays bounded. The visitor sets are
 // written again for the days whose ids can still arrive (yesterday, today).
-import { PostgresAdapter, sql } from 'kysely';
+import { PostgresAdapter, type RawBuilder, sql } from 'kysely';
+import { fromPageViewRow } from '../../../db/page-view-rows.ts';
+import { pageViewsOfDay } from '../../../db/page-view-sql.ts';
 import { withPageViewStrings } from '../../../db/page-view-strings.ts';
-import type { Executor } from '../../../db/schema.ts';
+import type { Executor, PageViewRowTable } from '../../../db/schema.ts';
 import { InsightChanges, type VisitorCandidate } from '../insight-changes.ts';
 import { breakdownDimensions } from '../../insight-rules.ts';
 import { dayTextSql, hourSql } from './insight-sql.ts';
@@ -73,21 +75,25 @@ async function sumBreakdowns(
       seen.add(candidate.key);
       return true;
     });
-  let afterId = '';
+  let after: { createdMs: number; rid: Uint8Array | string } | null = null;
+  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter;
   for (;;) {
-    const stored = await trx
-      .selectFrom('page_views')
-      // Every column: the strings are ids, or in a table not yet converted, the values themselves.
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('day', '=', day)
-      .where('test', '=', 0)
-      .where('id', '>', afterId)
-      .orderBy('id')
-      .limit(pageSize)
-      .execute();
-    const rows = await withPageViewStrings(trx, stored);
-    if (rows.length === 0) break;
+    const from: RawBuilder<unknown> =
+      after === null
+        ? sql``
+        : sql`and (r.created_ms, r.rid) > (${after.createdMs}, ${postgres ? sql`${after.rid}::uuid` : sql`${after.rid}`})`;
+    const { rows: stored }: { rows: Array<PageViewRowTable & { article_id: string }> } = await sql<
+      PageViewRowTable & { article_id: string }
+    >`
+      select r.*, n.article_id from page_view_rows as r join article_nums as n on n.num = r.article_num
+      where r.project_num = (select num from project_nums where project_id = ${projectId}) and r.day = ${day}
+        and r.test = 0 ${from}
+      order by r.created_ms, r.rid limit ${pageSize}`.execute(trx);
+    if (stored.length === 0) break;
+    const rows = await withPageViewStrings(
+      trx,
+      stored.map((row) => fromPageViewRow(row, { project: projectId, article: row.article_id })),
+    );
     const changes = new InsightChanges();
     for (const row of rows) changes.addBreakdowns(row);
     await changes.countVisitors(async (candidates) => {
@@ -96,8 +102,9 @@ async function sumBreakdowns(
       return counted;
     });
     await writeInsightRollups(trx, changes);
-    afterId = rows[rows.length - 1].id;
-    if (rows.length < pageSize) break;
+    const last = stored[stored.length - 1];
+    after = { createdMs: Number(last.created_ms), rid: postgres ? last.rid : Buffer.from(last.rid) };
+    if (stored.length < pageSize) break;
   }
 }
 
@@ -109,7 +116,7 @@ async function sumInDatabase(
   withSets: boolean,
 ): Promise<void> {
   // As in rebuild-rollups.ts: a test key's page views count in no rollup.
-  const rows = sql`page_views where project_id = ${projectId} and day = ${day} and test = 0`;
+  const rows = sql`${pageViewsOfDay(trx.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite', projectId, day)} and test = 0`;
   // Each page view counts in four series: the project's and its article's, by day and by hour.
   // The article's are stored in its daily row (rebuild-rollups.ts); their visitor sets are here.
   const hour = sql.raw(hourSql(trx.getExecutor().adapter instanceof PostgresAdapter));

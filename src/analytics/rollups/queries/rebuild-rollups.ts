@@ -12,6 +12,9 @@
 // that view is a REPEATABLE READ snapshot, taken after the roll-up lock (so no roll-up is half
 // done in it); on SQLite the write transaction itself, which no other write interleaves.
 import { PostgresAdapter, sql } from 'kysely';
+import type { DialectName } from '../../../db/database.ts';
+import { moveLegacyPageViews } from '../../../db/page-view-move.ts';
+import { pageViewsOfDay } from '../../../db/page-view-sql.ts';
 import type { Executor } from '../../../db/schema.ts';
 import { contributionFields } from '../../contribution.ts';
 import { shiftDay } from '../../days.ts';
@@ -55,6 +58,8 @@ export async function rebuildRollups(
   today: string,
   fromDay = '0001-01-01',
 ): Promise<RebuildSummary> {
+  // The page views an older release left in page_views are summed once moved to page_view_rows.
+  await moveLegacyPageViews(executor, dialectOf(executor), { projectId });
   const [firstDay, lastDay] = await dayRange(executor, projectId, today, fromDay);
   // The visitor ids of a day can only be recounted into its sets while its salt lives.
   const setsFromDay = shiftDay(today, -1);
@@ -111,7 +116,8 @@ async function dayRange(
 ): Promise<[string | null, string | null]> {
   const bounds = await sql<{ first: string | null; last: string | null }>`
     select min(first) as first, max(last) as last from (
-      select cast(min(day) as text) as first, cast(max(day) as text) as last from page_views where project_id = ${projectId} and day >= ${fromDay}
+      select cast(min(day) as text) as first, cast(max(day) as text) as last from page_view_rows
+        where project_num = (select num from project_nums where project_id = ${projectId}) and day >= ${fromDay}
       union all select min(day), max(day) from analytics_daily_totals where project_id = ${projectId} and day >= ${fromDay}
       union all select min(day), max(day) from analytics_daily_articles where project_id = ${projectId} and day >= ${fromDay}
       union all select min(substr(bucket, 1, 10)), max(substr(bucket, 1, 10)) from analytics_series
@@ -133,7 +139,7 @@ async function rebuildDay(trx: Executor, projectId: string, day: string, withSet
   const counters = sql.raw(contributionFields.join(', '));
   const sums = sql.raw(contributionSums);
   // A test key's page views count in no rollup (the reports sum them from the raw rows when asked).
-  const rows = sql`page_views where project_id = ${projectId} and day = ${day} and test = 0`;
+  const rows = sql`${pageViewsOfDay(dialectOf(trx), projectId, day)} and test = 0`;
   await sumArticleDays(trx, projectId, day);
   await sql`insert into analytics_daily_totals (project_id, day, visitors, ${counters})
     select project_id, day, count(distinct visitor_id), ${sums} from ${rows} group by project_id, day`.execute(
@@ -166,7 +172,7 @@ async function sumArticleDays(trx: Executor, projectId: string, day: string): Pr
   await sql`with viewed as (
       select *, ${sql.raw(reachDecileSql)} as decile, ${sql.raw(readTimeBucketSql)} as seconds,
         ${sql.raw(deepViewSql)} as deep, ${sql.raw(hourOfDaySql(isPostgres(trx)))} as hour
-      from page_views where project_id = ${projectId} and day = ${day} and test = 0),
+      from ${pageViewsOfDay(dialectOf(trx), projectId, day)} and test = 0),
     timed as (select article_id, seconds, count(*) as timed_views, sum(deep) as deep_views
       from viewed group by article_id, seconds),
     hourly as (select article_id, hour, count(*) as hour_views, count(distinct visitor_id) as hour_visitors,
@@ -187,6 +193,10 @@ async function sumArticleDays(trx: Executor, projectId: string, day: string): Pr
 
 function isPostgres(executor: Executor): boolean {
   return executor.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+function dialectOf(executor: Executor): DialectName {
+  return isPostgres(executor) ? 'postgres' : 'sqlite';
 }
 
 /**

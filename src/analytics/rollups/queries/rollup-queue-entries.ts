@@ -5,7 +5,8 @@ import { type CompiledQuery, type InferResult, type Selectable, sql } from 'kyse
 import { withPageViewStrings } from '../../../db/page-view-strings.ts';
 import type { DialectName } from '../../../db/database.ts';
 import { pageViewOfKey, typedAs } from '../../../db/page-view-lookups.ts';
-import type { Executor, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
+import { bytesParameter, fromPageViewRow, keyOfPageViewId } from '../../../db/page-view-rows.ts';
+import type { Executor, PageViewRowTable, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
 import { breakdownColumns } from '../insight-changes.ts';
 
 export type QueuedEntry = Selectable<RollupQueueTable>;
@@ -58,7 +59,8 @@ export type FixedColumns = Pick<PageViewTable, FixedColumn>;
 
 /**
  * The fixed columns of the page views of `entries` that still exist, with their article's slug
- * (null once removed), found by their (project_id, day, id) key.
+ * (null once removed), found by their (project, day, id) key: in page_view_rows, or for one not moved
+ * there yet (queued by an older release), in page_views.
  */
 export async function queuedPageViews(
   db: Executor,
@@ -69,12 +71,64 @@ export async function queuedPageViews(
   for (let start = 0; start < entries.length; start += 1000) {
     const chunk = entries.slice(start, start + 1000);
     const { rows } = await db.executeQuery(queuedPageViewsQuery(db, dialect, chunk));
-    for (const row of await withPageViewStrings(db, rows)) views.set(row.id, row);
+    const decoded = rows.map((row) =>
+      Object.assign(fromPageViewRow(row, { project: row.project_id, article: row.article_id }), {
+        slug: row.slug,
+      }),
+    );
+    for (const row of await withPageViewStrings(db, decoded)) views.set(row.id, row);
+    const left = chunk.filter((entry) => !views.has(entry.page_view_id));
+    if (left.length === 0) continue;
+    const { rows: legacy } = await db.executeQuery(legacyPageViewsQuery(db, dialect, left));
+    for (const row of await withPageViewStrings(db, legacy)) views.set(row.id, row);
   }
   return views;
 }
 
 type KeyedEntries = Array<Pick<QueuedEntry, 'page_view_id' | 'project_id' | 'day'>>;
+
+type QueuedRow = PageViewRowTable & { project_id: string; article_id: string; slug: string | null };
+
+/**
+ * The statement reading the page views of `entries` with their articles' slugs, each looked up by
+ * its whole key. On PostgreSQL each alone, in a lateral join: found among lists of projects, days and
+ * ids, PostgreSQL read every page view of the batch's days and filtered the ids, 10 to 20 ms a batch
+ * of 500 at 20,000 views a day, growing with them.
+ */
+export function queuedPageViewsQuery(
+  db: Executor,
+  dialect: DialectName,
+  entries: KeyedEntries,
+): CompiledQuery<QueuedRow> {
+  // An entry whose id this release does not make (one queued by an older release, whose page view
+  // is still in page_views) is looked up there only.
+  const keys = entries.flatMap((entry) => {
+    const key = keyOfPageViewId(entry.page_view_id);
+    return key === null ? [] : [{ ...entry, ...key, rid: bytesParameter(key.rid, dialect) }];
+  });
+  if (dialect !== 'postgres') {
+    const list = (values: unknown[]) => sql.join(values.length === 0 ? [null] : [...new Set(values)]);
+    return sql<QueuedRow>`select r.*, p.project_id, n.article_id, a.slug
+      from page_view_rows as r join project_nums as p on p.num = r.project_num
+        join article_nums as n on n.num = r.article_num left join articles as a on a.id = n.article_id
+      where p.project_id in (${list(keys.map((key) => key.project_id))})
+        and r.day in (${list(keys.map((key) => key.day))})
+        and r.created_ms in (${list(keys.map((key) => key.createdMs))})
+        and r.rid in (${list(keys.map((key) => key.rid))})`.compile(db);
+  }
+  return sql<QueuedRow>`
+    select r.*, k.project_id, n.article_id, a.slug
+    from unnest(${keys.map((key) => key.rid)}::uuid[], ${keys.map((key) => key.project_id)}::text[],
+        ${keys.map((key) => key.day)}::date[], ${keys.map((key) => key.createdMs)}::int4[])
+        as k(rid, project_id, day, created_ms)
+      join project_nums as p on p.project_id = k.project_id
+      cross join lateral (select * from page_view_rows
+        where page_view_rows.project_num = p.num and page_view_rows.day = k.day
+          and page_view_rows.created_ms = k.created_ms and page_view_rows.rid = k.rid
+        limit 1) as r
+      join article_nums as n on n.num = r.article_num
+      left join articles as a on a.id = n.article_id`.compile(db);
+}
 
 /** The page views of `entries` and their articles' slugs, among lists of their projects, days and ids. */
 function pageViewsByLists(db: Executor, entries: KeyedEntries) {
@@ -91,22 +145,16 @@ function pageViewsByLists(db: Executor, entries: KeyedEntries) {
   );
 }
 
-type QueuedPageViewRow = InferResult<ReturnType<typeof pageViewsByLists>>[number];
+type LegacyRow = InferResult<ReturnType<typeof pageViewsByLists>>[number];
 
-/**
- * The statement reading the page views of `entries` with their articles' slugs. On PostgreSQL each
- * entry's page view is looked up alone by its whole key (pageViewOfKey), its day typed as the
- * column is (text or date, by layout): found among lists of projects, days and ids (as on SQLite),
- * PostgreSQL read every page view of the batch's days and filtered the ids, 10 to 20 ms a batch of
- * 500 at 20,000 views a day, growing with them.
- */
-export function queuedPageViewsQuery(
+/** The page views of `entries` still in page_views (any layout), each looked up by its whole key. */
+function legacyPageViewsQuery(
   db: Executor,
   dialect: DialectName,
   entries: KeyedEntries,
-): CompiledQuery<QueuedPageViewRow> {
+): CompiledQuery<LegacyRow> {
   if (dialect !== 'postgres') return pageViewsByLists(db, entries).compile();
-  return sql<QueuedPageViewRow>`
+  return sql<LegacyRow>`
     select p.*, a.slug
     from unnest(${entries.map((entry) => entry.page_view_id)}::text[],
         ${entries.map((entry) => entry.project_id)}::text[],
