@@ -10,6 +10,8 @@ export interface PageViewRange {
   /** First and last UTC day, or null for no bound. */
   from: string | null;
   to: string | null;
+  /** Only the page views of test keys (read through their partial index). */
+  testOnly?: boolean;
 }
 
 /** Where a read of page views goes on from: after this table's key. */
@@ -35,6 +37,8 @@ export async function pageViewBatch(
   if (cursor === null || cursor.table === 'page_view_rows') {
     const from = range.from === null ? sql`` : sql`and r.day >= ${range.from}`;
     const to = range.to === null ? sql`` : sql`and r.day <= ${range.to}`;
+    // A literal, not a parameter: SQLite uses a partial index only for a condition it can see.
+    const tests = range.testOnly ? sql`and r.test = 1` : sql``;
     // A row-value comparison: both databases seek the (project, day, time, rid) key to it, where an OR of
     // the two conditions would scan from the first day at every batch.
     const after =
@@ -46,7 +50,7 @@ export async function pageViewBatch(
     const { rows } = await sql<PageViewRowTable & { article_id: string; slug: string | null }>`
       select r.*, n.article_id, a.slug from page_view_rows as r
         join article_nums as n on n.num = r.article_num left join articles as a on a.id = n.article_id
-      where r.project_num = (select num from project_nums where project_id = ${projectId}) ${from} ${to} ${after}
+      where r.project_num = (select num from project_nums where project_id = ${projectId}) ${from} ${to} ${tests} ${after}
       order by r.day, r.created_ms, r.rid limit ${limit}`.execute(executor);
     if (rows.length > 0) {
       const views = rows.map((row) =>
@@ -75,6 +79,7 @@ export async function pageViewBatch(
     .where('page_views.project_id', '=', projectId);
   if (range.from !== null) query = query.where('page_views.day', '>=', range.from);
   if (range.to !== null) query = query.where('page_views.day', '<=', range.to);
+  if (range.testOnly) query = query.where(sql<boolean>`page_views.test = 1`);
   if (cursor !== null && cursor.table === 'page_views') {
     const { day, id } = cursor;
     query = query.where((eb) => eb(eb.refTuple('page_views.day', 'page_views.id'), '>', eb.tuple(day, id)));

@@ -15,6 +15,7 @@
 // sessions stay exact.
 import { createHash } from 'node:crypto';
 import type { DialectName } from './database.ts';
+import { stringIdColumns } from './page-view-strings.ts';
 import type { PageViewRowTable, PageViewStorageTable } from './schema.ts';
 
 export const pageViewRowsTable = 'page_view_rows';
@@ -39,14 +40,7 @@ export const pageViewRowColumns = [
   'screen_width',
   'screen_height',
   'event_count',
-  'page_url_id',
-  'page_title_id',
-  'referrer_id',
-  'utm_source_id',
-  'utm_medium_id',
-  'utm_campaign_id',
-  'utm_term_id',
-  'utm_content_id',
+  ...stringIdColumns,
   'events',
   'id_text',
   'visitor_text',

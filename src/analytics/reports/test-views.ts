@@ -22,7 +22,8 @@ import type { BreakdownValue } from './queries/breakdown-values.ts';
 import type { ReadTimeBucket } from './queries/article-read-times.ts';
 import type { PeriodTotals } from './queries/period-totals.ts';
 import type { SeriesPoint } from './queries/series-points.ts';
-import { type TestViewCursor, testPageViews } from './queries/test-page-views.ts';
+import type { PageViewCursor } from '../../db/page-view-reads.ts';
+import { testPageViews } from './queries/test-page-views.ts';
 import type { TopCountry } from './queries/top-countries.ts';
 
 const pageSize = 5000;
@@ -51,13 +52,13 @@ export async function testViewSums(
 ): Promise<TestViewSums> {
   const daily = new RollupChanges();
   const insights = new InsightChanges();
-  for (let after: TestViewCursor | null = null; ;) {
+  for (let after: PageViewCursor | null = null; ;) {
     const page = await testPageViews(executor, projectId, firstDay, lastDay, after, pageSize);
     for (const row of page.views) {
       daily.addCreated(row);
       insights.addCreated(row);
     }
-    if (page.views.length < pageSize) break;
+    if (page.next === null) break;
     after = page.next;
   }
   // Every row is in these changes, which hold each visitor once per set: all are new.
