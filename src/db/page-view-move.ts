@@ -5,7 +5,7 @@
 // tables at any time. Run again, or by two instances at once, it moves what is left: a row already
 // moved is not inserted twice. An update of a page view not moved yet moves it first
 // (moveLegacyPageViewsOf).
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from './database.ts';
 import { toPageViewRow } from './page-view-rows.ts';
 import { StringIdCache, stringIds, stringIdColumns } from './page-view-strings.ts';
@@ -57,16 +57,25 @@ export async function moveLegacyPageViews(
       : [options.projectId];
   let moved = 0;
   for (const projectId of projects) {
+    // Each batch starts below the last key of the one before: on PostgreSQL, index entries of the
+    // rows deleted stay until a vacuum, and a scan from the top would read them all again at every
+    // batch. A row written meanwhile above it is moved by the next run.
+    let below: { day: unknown; id: string } | null = null;
     for (;;) {
       options.signal?.throwIfAborted();
-      const count = await executor.transaction().execute(async (trx) => {
-        const rows = (
-          await sql<LegacyRow>`select * from page_views where project_id = ${projectId}
+      const from: RawBuilder<unknown> =
+        below === null ? sql`` : sql`and (day, id) < (${below.day}, ${below.id})`;
+      const rows: LegacyRow[] = await executor.transaction().execute(async (trx) => {
+        const batch = (
+          await sql<LegacyRow>`select * from page_views where project_id = ${projectId} ${from}
           order by day desc, id desc limit ${limit}`.execute(trx)
         ).rows;
-        return moveRows(trx, dialect, rows);
+        await moveRows(trx, dialect, batch);
+        return batch;
       });
+      const count = rows.length;
       if (count === 0) break;
+      below = { day: rows[count - 1].day, id: rows[count - 1].id! };
       moved += count;
       await options.onBatch?.(moved);
       if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
