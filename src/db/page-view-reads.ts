@@ -2,7 +2,8 @@
 // rows of page_view_rows converted (db/page-view-rows.ts), in time order by day, then those an older
 // release left in page_views and not moved yet, each a batch at a time in key order.
 import { PostgresAdapter, sql } from 'kysely';
-import { bytesParameter, fromPageViewRow } from './page-view-rows.ts';
+import { fromPageViewRow } from './page-view-rows.ts';
+import { storedBytesSql } from './page-view-sql.ts';
 import { withPageViewStrings } from './page-view-strings.ts';
 import type { Executor, PageViewRowTable, PageViewTable } from './schema.ts';
 
@@ -44,9 +45,10 @@ export async function pageViewBatch(
     const after =
       cursor === null
         ? sql``
-        : sql`and (r.day, r.created_ms, r.rid) > (${cursor.day}, ${cursor.createdMs}, ${
-            postgres ? sql`${cursor.rid}::uuid` : sql`${cursor.rid}`
-          })`;
+        : sql`and (r.day, r.created_ms, r.rid) > (${cursor.day}, ${cursor.createdMs}, ${storedBytesSql(
+            postgres,
+            cursor.rid,
+          )})`;
     const { rows } = await sql<PageViewRowTable & { article_id: string; slug: string | null }>`
       select r.*, n.article_id, a.slug from page_view_rows as r
         join article_nums as n on n.num = r.article_num left join articles as a on a.id = n.article_id
@@ -65,7 +67,7 @@ export async function pageViewBatch(
           table: 'page_view_rows',
           day: String(last.day),
           createdMs: Number(last.created_ms),
-          rid: postgres ? last.rid : bytesParameter(Buffer.from(last.rid), 'sqlite'),
+          rid: last.rid,
         },
       };
     }

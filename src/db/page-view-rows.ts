@@ -18,8 +18,6 @@ import type { DialectName } from './database.ts';
 import { stringIdColumns } from './page-view-strings.ts';
 import type { PageViewRowTable, PageViewStorageTable } from './schema.ts';
 
-export const pageViewRowsTable = 'page_view_rows';
-
 /** The columns of page_view_rows, in the order the writers insert them. */
 export const pageViewRowColumns = [
   'project_num',
@@ -64,13 +62,13 @@ function base64urlBytes(text: string): Buffer | null {
 }
 
 /** The UTC day (`YYYY-MM-DD`) and milliseconds into it of an epoch time. */
-export function dayAndMs(ms: number): { day: string; ms: number } {
+function dayAndMs(ms: number): { day: string; ms: number } {
   const dayStart = Math.floor(ms / dayMs) * dayMs;
   return { day: new Date(dayStart).toISOString().slice(0, 10), ms: ms - dayStart };
 }
 
-/** The epoch time of `ms` milliseconds into the UTC day `day`. */
-export function epochOf(day: string, ms: number): number {
+/** The epoch time of `ms` milliseconds into the UTC day `day` (0: the day's start). */
+export function epochOf(day: string, ms = 0): number {
   return Date.parse(`${day}T00:00:00.000Z`) + ms;
 }
 
@@ -109,17 +107,15 @@ export function bytesOf(value: Buffer | Uint8Array | string): Buffer {
 
 /** A 16-byte value as the database takes it: UUID text on PostgreSQL, bytes on SQLite. */
 export function bytesParameter(bytes: Buffer, dialect: DialectName): Buffer | string {
-  if (dialect === 'sqlite') return bytes;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return dialect === 'sqlite' ? bytes : uuidText(bytes);
 }
 
-export function visitorValue(text: string): { bytes: Buffer; text: string | null } {
+function visitorValue(text: string): { bytes: Buffer; text: string | null } {
   const bytes = base64urlBytes(text);
   return bytes === null ? { bytes: hash16(text), text } : { bytes, text: null };
 }
 
-export function sessionValue(text: string): { bytes: Buffer; text: string | null } {
+function sessionValue(text: string): { bytes: Buffer; text: string | null } {
   return uuidPattern.test(text)
     ? { bytes: Buffer.from(text.replaceAll('-', ''), 'hex'), text: null }
     : { bytes: hash16(text), text };
@@ -141,7 +137,7 @@ export function toPageViewRow(
   const key = keyOfPageViewId(view.id);
   const day = key?.day ?? view.day;
   const created = key === null ? Date.parse(view.created_at) : epochOf(key.day, key.createdMs);
-  const createdMs = key?.createdMs ?? created - Date.parse(`${day}T00:00:00.000Z`);
+  const createdMs = key?.createdMs ?? created - epochOf(day);
   const visitor = visitorValue(view.visitor_id);
   const session = sessionValue(view.session_id);
   return {

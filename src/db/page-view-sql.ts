@@ -12,7 +12,7 @@ function createdAtSql(dialect: DialectName): string {
 }
 
 /** The visitor id as the tracking answered it (22 base64url characters, or its text), of a row `r`. */
-export function visitorIdSql(dialect: DialectName): string {
+function visitorIdSql(dialect: DialectName): string {
   return dialect === 'postgres'
     ? `coalesce(r.visitor_text, rtrim(translate(encode(uuid_send(r.visitor), 'base64'), '+/', '-_'), '='))`
     : 'coalesce(r.visitor_text, folio_base64url(r.visitor))';
@@ -31,4 +31,9 @@ export function pageViewsOfDay(dialect: DialectName, projectId: string, day: str
     from page_view_rows as r join article_nums as n on n.num = r.article_num
     where r.project_num = (select num from project_nums where project_id = ${projectId}) and r.day = ${day}
   ) as page_views where true`;
+}
+
+/** A stored 16-byte value as read back (a row's rid: a cursor), as a parameter of its column's type. */
+export function storedBytesSql(postgres: boolean, value: unknown): RawBuilder<unknown> {
+  return postgres ? sql`${value}::uuid` : sql`${value}`;
 }

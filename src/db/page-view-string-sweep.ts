@@ -4,6 +4,7 @@
 // only strings unstamped for sweepGraceMs go: none of them can be named by a view being written.
 // Batches of one short statement each, never in a transaction; two instances sweeping at once
 // delete each string once, the other finding it gone.
+import { storedBytesSql } from './page-view-sql.ts';
 import { type CompiledQuery, sql } from 'kysely';
 import type { Db } from './database.ts';
 import { stringIdColumns, sweepGraceMs } from './page-view-strings.ts';
@@ -196,9 +197,10 @@ async function namedStrings(db: Db, top: number, options: StringSweepOptions) {
       const start =
         next === null
           ? sql``
-          : sql`and (day, created_ms, rid) > (${next.day}, ${next.createdMs}, ${
-              postgres ? sql`${next.rid}::uuid` : sql`${next.rid}`
-            })`;
+          : sql`and (day, created_ms, rid) > (${next.day}, ${next.createdMs}, ${storedBytesSql(
+              postgres,
+              next.rid,
+            )})`;
       const query: CompiledQuery<WalkedRow> = sql<WalkedRow>`
         select cast(day as text) as day, created_ms, rid, ${sql.raw(columns)} from page_view_rows
         where project_num = (select num from project_nums where project_id = ${projectId}) ${start}
@@ -211,7 +213,7 @@ async function namedStrings(db: Db, top: number, options: StringSweepOptions) {
       next = {
         day: last.day,
         createdMs: Number(last.created_ms),
-        rid: postgres ? last.rid : Buffer.from(last.rid as Uint8Array),
+        rid: last.rid,
       };
     }
     // Those an older release left in page_views.

@@ -4,7 +4,6 @@
 // view counts touched by a batch are updated once per batch. Each write also queues an entry for the
 // rollups, which rollup-queue.ts sums shortly after, in larger batches still.
 import { channel } from 'node:diagnostics_channel';
-import { CompiledQuery } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { StringIdCache, type StringIdLookup } from '../../db/page-view-strings.ts';
 import type { PageViewTable } from '../../db/schema.ts';
@@ -12,12 +11,13 @@ import { ConflictError, type HttpError, NotFoundError, ValidationError } from '.
 import { databaseUnavailableMessage } from '../../db/database-errors.ts';
 import { postgresStore } from './queries/write-postgres.ts';
 import { sqliteStore } from './queries/write-sqlite.ts';
-import type {
-  Executor,
-  PageViewUpdate,
-  SoleUpdate,
-  StoredPageView,
-  WriteStore,
+import {
+  type Executor,
+  inTransaction,
+  type PageViewUpdate,
+  type SoleUpdate,
+  type StoredPageView,
+  type WriteStore,
 } from './queries/write-store.ts';
 import { defaultRollupDelayMs, rollUpQueued, scheduleRollUp } from '../rollups/rollup-queue.ts';
 import { forgetClosedDays } from '../rollups/closed-day-views.ts';
@@ -205,18 +205,6 @@ export class PageViewWriter {
       else queued.reject(refusal);
     });
     return true;
-  }
-}
-
-async function inTransaction<T>(db: Executor, begin: string, work: () => Promise<T>): Promise<T> {
-  await db.executeQuery(CompiledQuery.raw(begin));
-  try {
-    const result = await work();
-    await db.executeQuery(CompiledQuery.raw('commit'));
-    return result;
-  } catch (error) {
-    await db.executeQuery(CompiledQuery.raw('rollback')).catch(() => {});
-    throw error;
   }
 }
 

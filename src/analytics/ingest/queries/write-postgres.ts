@@ -10,6 +10,7 @@ import { columnArrays, unnestArrays } from '../../../db/dialect-sql.ts';
 import { moveLegacyPageViewsOf } from '../../../db/page-view-move.ts';
 import {
   bytesParameter,
+  epochOf,
   fromPageViewRow,
   keyOfPageViewId,
   pageViewRowColumns,
@@ -19,13 +20,13 @@ import { stringIds, stringsOf, withStringIds } from '../../../db/page-view-strin
 import type { PageViewRowTable } from '../../../db/schema.ts';
 import {
   type Executor,
+  inTransaction,
   type NewPageView,
   type SoleUpdate,
   type SoleUpdateOutcome,
   queueColumns,
   queueEntryOf,
-  type StoredPageView,
-  storedColumns,
+  storedOf,
   type WriteStore,
 } from './write-store.ts';
 
@@ -294,27 +295,14 @@ function run(db: Executor, text: string, parameters: unknown[]) {
   return db.executeQuery(CompiledQuery.raw(text, parameters));
 }
 
-/** The columns an update reads of a stored page view. */
-function storedOf(view: StoredPageView): StoredPageView {
-  return Object.fromEntries(storedColumns.map((column) => [column, view[column]])) as StoredPageView;
-}
-
 type Keys = { projectIds: string[]; days: string[]; ids: string[] };
 
 /**
  * Moves the page views of `keys` still in page_views, in a transaction of its own on the batch's
  * connection (an update alone runs outside one).
  */
-async function moveLegacyAlone(db: Executor, keys: Keys): Promise<number> {
-  await run(db, 'begin', []);
-  try {
-    const moved = await moveLegacyPageViewsOf(db, 'postgres', keys);
-    await run(db, 'commit', []);
-    return moved;
-  } catch (error) {
-    await run(db, 'rollback', []);
-    throw error;
-  }
+function moveLegacyAlone(db: Executor, keys: Keys): Promise<number> {
+  return inTransaction(db, 'begin', () => moveLegacyPageViewsOf(db, 'postgres', keys));
 }
 
 export const postgresStore: WriteStore = {
@@ -383,7 +371,7 @@ export const postgresStore: WriteStore = {
           day: key.day,
           created_ms: key.createdMs,
           rid: bytesParameter(key.rid, 'postgres'),
-          day_start_ms: Date.parse(`${key.day}T00:00:00.000Z`),
+          day_start_ms: epochOf(key.day),
           now_ms: Date.parse(update.now),
           oldest_ms: Date.parse(update.oldest),
           time_on_page_ms: update.timeOnPageMs,

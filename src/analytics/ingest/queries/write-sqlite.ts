@@ -15,7 +15,7 @@ import {
   queueColumns,
   queueEntryOf,
   type StoredPageView,
-  storedColumns,
+  storedOf,
   type WriteStore,
 } from './write-store.ts';
 
@@ -41,11 +41,6 @@ const statements = {
 function keyParameters(view: StoredPageView): [string, number, Buffer] {
   const key = keyOfPageViewId(view.id)!;
   return [key.day, key.createdMs, key.rid];
-}
-
-/** The columns an update reads of a stored page view. */
-function storedOf(view: StoredPageView): StoredPageView {
-  return Object.fromEntries(storedColumns.map((column) => [column, view[column]])) as StoredPageView;
 }
 
 function run(db: Executor, text: string, parameters: unknown[]) {

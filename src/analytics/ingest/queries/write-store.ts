@@ -5,6 +5,7 @@
 // costs a round trip or two whatever its size.
 // A batch writes the raw page views and one rollup-queue entry per write; the rollups and view
 // counts are summed later, in large batches, by rollup-queue.ts.
+import { CompiledQuery } from 'kysely';
 import type { StringIdLookup } from '../../../db/page-view-strings.ts';
 import type { Executor, PageViewStorageTable, PageViewTable, RollupQueueTable } from '../../../db/schema.ts';
 
@@ -210,3 +211,21 @@ export const pageViewColumns = [
   // with the row, so that its updates stay test views.
   'test',
 ] as const satisfies ReadonlyArray<keyof PageViewStorageTable>;
+
+/** The columns an update reads of a stored page view, picked from a whole one. */
+export function storedOf(view: StoredPageView): StoredPageView {
+  return Object.fromEntries(storedColumns.map((column) => [column, view[column]])) as StoredPageView;
+}
+
+/** Runs `work` in a transaction opened by the statement `begin` on the connection `db`. */
+export async function inTransaction<T>(db: Executor, begin: string, work: () => Promise<T>): Promise<T> {
+  await db.executeQuery(CompiledQuery.raw(begin));
+  try {
+    const result = await work();
+    await db.executeQuery(CompiledQuery.raw('commit'));
+    return result;
+  } catch (error) {
+    await db.executeQuery(CompiledQuery.raw('rollback')).catch(() => {});
+    throw error;
+  }
+}

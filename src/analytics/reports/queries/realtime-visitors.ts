@@ -5,6 +5,7 @@
 // The upper bound keeps out page views stamped later than now (a clock that stepped back, imported
 // rows).
 import { sql } from 'kysely';
+import { epochOf } from '../../../db/page-view-rows.ts';
 import type { Executor } from '../../../db/schema.ts';
 import { shiftDay, utcDay } from '../../days.ts';
 
@@ -20,11 +21,10 @@ export async function realtimeVisitors(
   const days: string[] = [];
   for (let day = utcDay(sinceMs); day <= utcDay(untilMs); day = shiftDay(day, 1)) days.push(day);
   if (days.length === 0) return { visitors: 0, pageViews: 0 };
-  const dayStart = (day: string) => Date.parse(`${day}T00:00:00.000Z`);
   // Each day's window as a range of created_ms, in the (project_num, day, created_ms, rid) key.
   const windows = days.map(
     (day) =>
-      sql`(r.day = ${day} and r.created_ms >= ${sinceMs - dayStart(day)} and r.created_ms <= ${untilMs - dayStart(day)})`,
+      sql`(r.day = ${day} and r.created_ms >= ${sinceMs - epochOf(day)} and r.created_ms <= ${untilMs - epochOf(day)})`,
   );
   const { rows } = await sql<{ visitors: number; page_views: number }>`
     select count(distinct r.visitor) as visitors, count(*) as page_views from page_view_rows as r

@@ -21,11 +21,8 @@ const indexKeys = {
 /** The column naming a row's project, and the SQL of its value for a project's id. */
 function projectOf(table: DayKeyedTable, projectId: string) {
   return table === 'page_view_rows'
-    ? {
-        column: sql.raw('project_num'),
-        value: sql`(select num from project_nums where project_id = ${projectId})`,
-      }
-    : { column: sql.raw('project_id'), value: sql`${projectId}` };
+    ? { name: 'project_num', value: sql`(select num from project_nums where project_id = ${projectId})` }
+    : { name: 'project_id', value: sql`${projectId}` };
 }
 
 export type DayKeyedTable = keyof typeof indexKeys;
@@ -63,10 +60,10 @@ async function deleteSqliteBatch(
   limit: number,
 ): Promise<DayBatch> {
   const project = projectOf(table, projectId);
-  const key = sql.raw([project.column.compile(executor).sql, ...indexKeys[table]].join(', '));
+  const key = sql.raw([project.name, ...indexKeys[table]].join(', '));
   const result = await sql`delete from ${sql.table(table)} where (${key}) in (
     select ${key} from ${sql.table(table)}
-    where ${project.column} = ${project.value} and day < ${beforeDay} order by day limit ${limit})`.execute(
+    where ${sql.raw(project.name)} = ${project.value} and day < ${beforeDay} order by day limit ${limit})`.execute(
     executor,
   );
   const deleted = Number(result.numAffectedRows ?? 0);
@@ -111,8 +108,8 @@ async function deletePostgresBatch(
     );
     const { rows } = await sql<{ deleted: number; last: string[] }>`with batch as (
         select tableoid, ctid, ${columns} from ${name}
-        where ${project.column} = ${project.value} and day < ${beforeDay} ${start}
-        order by ${project.column}, ${columns} limit ${limit}
+        where ${sql.raw(project.name)} = ${project.value} and day < ${beforeDay} ${start}
+        order by ${sql.raw(project.name)}, ${columns} limit ${limit}
         for update skip locked
       ), gone as (delete from ${name} where ctid = any(array(select ctid from batch))
         and (tableoid, ctid) in (select tableoid, ctid from batch) returning 1)
@@ -133,7 +130,7 @@ export async function oldestDay(
   // Ordered and limited rather than min(): the first entry of the (project, day) index.
   const project = projectOf(table, projectId);
   const { rows } = await sql<{ day: string }>`select cast(day as text) as day from ${sql.table(table)}
-    where ${project.column} = ${project.value} order by day limit 1`.execute(executor);
+    where ${sql.raw(project.name)} = ${project.value} order by day limit 1`.execute(executor);
   return rows[0]?.day ?? null;
 }
 

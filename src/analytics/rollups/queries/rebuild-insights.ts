@@ -7,7 +7,7 @@
 // written again for the days whose ids can still arrive (yesterday, today).
 import { PostgresAdapter, type RawBuilder, sql } from 'kysely';
 import { fromPageViewRow } from '../../../db/page-view-rows.ts';
-import { pageViewsOfDay } from '../../../db/page-view-sql.ts';
+import { pageViewsOfDay, storedBytesSql } from '../../../db/page-view-sql.ts';
 import { withPageViewStrings } from '../../../db/page-view-strings.ts';
 import type { Executor, PageViewRowTable } from '../../../db/schema.ts';
 import { InsightChanges, type VisitorCandidate } from '../insight-changes.ts';
@@ -81,7 +81,7 @@ async function sumBreakdowns(
     const from: RawBuilder<unknown> =
       after === null
         ? sql``
-        : sql`and (r.created_ms, r.rid) > (${after.createdMs}, ${postgres ? sql`${after.rid}::uuid` : sql`${after.rid}`})`;
+        : sql`and (r.created_ms, r.rid) > (${after.createdMs}, ${storedBytesSql(postgres, after.rid)})`;
     const { rows: stored }: { rows: Array<PageViewRowTable & { article_id: string }> } = await sql<
       PageViewRowTable & { article_id: string }
     >`
@@ -103,7 +103,7 @@ async function sumBreakdowns(
     });
     await writeInsightRollups(trx, changes);
     const last = stored[stored.length - 1];
-    after = { createdMs: Number(last.created_ms), rid: postgres ? last.rid : Buffer.from(last.rid) };
+    after = { createdMs: Number(last.created_ms), rid: last.rid };
     if (stored.length < pageSize) break;
   }
 }
