@@ -1,7 +1,10 @@
 // Storage per page view, on SQLite and (with BENCH_POSTGRES_URL) PostgreSQL: BENCH_STORAGE_VIEWS
 // page views (200,000) of 1,000 articles over the last BENCH_STORAGE_DAYS days (365) are written
 // through the page-view writer (the batches of POST /v1/analytics/track, without HTTP) and rolled up
-// by the roll-up queue, as the service does. Their fields are made like a real blog's: canonical
+// by the roll-up queue, as the service does: a day at a time in the order of their times, each day
+// rolled up and followed by the server's cleanup at the day's end (which forgets the visitor ids
+// of the days before yesterday), so that indexes grow as tracking grows them and the visitor sets
+// hold two days, as on a server. Their fields are made like a real blog's: canonical
 // URLs and titles per article (some with a query string), a third of the views with a referrer from
 // a few dozen sites and a few thousand pages, UTM fields on a fifth, twenty countries, common
 // screens, events on a fifth, times and depths as after the tracker's updates. Reported: the bytes
@@ -76,9 +79,8 @@ const random = generator(42);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
 const hashId = (text: string) => createHash('sha256').update(text).digest().subarray(0, 16);
 
-/** Page view `i`: its day and second spread over the period, its fields as a tracker sends them. */
-function pageView(i: number, projectId: string, now: number): { row: PageViewTable; slug: string } {
-  const createdMs = now - Math.floor(random() * days * 86_400_000);
+/** Page view `i`, made at `createdMs`, its fields as a tracker sends them. */
+function pageView(i: number, projectId: string, createdMs: number): { row: PageViewTable; slug: string } {
   const created = new Date(createdMs).toISOString();
   const updated = new Date(createdMs + Math.floor(random() * 300_000)).toISOString();
   const day = created.slice(0, 10);
@@ -196,23 +198,40 @@ async function measure(label: string, databaseUrl: string): Promise<void> {
     );
     console.log(`\n${label}: writing ${pageViews} page views of ${articles} articles over ${days} days…`);
     const writer = new PageViewWriter(db, { rollupDelayMs: 200 });
-    const now = Date.now();
+    const dayMs = 86_400_000;
+    // The last day is yesterday, so that no view lies in the future.
+    const firstDay = Math.floor(Date.now() / dayMs) - days;
     let started = performance.now();
-    const chunk = 2000;
-    for (let from = 0; from < pageViews; from += chunk) {
-      const jobs = [];
-      for (let i = from; i < Math.min(pageViews, from + chunk); i++) {
-        const { row, slug } = pageView(i, project.id, now);
-        jobs.push(writer.write({ kind: 'create', row, slug }));
+    let written = 0;
+    for (let day = 0; day < days; day++) {
+      // The day's views in the order of their times, as tracking writes them.
+      const count = Math.round(((day + 1) * pageViews) / days) - Math.round((day * pageViews) / days);
+      const times = Array.from(
+        { length: count },
+        () => (firstDay + day) * dayMs + Math.floor(random() * dayMs),
+      );
+      times.sort((a, b) => a - b);
+      const chunk = 2000;
+      for (let from = 0; from < count; from += chunk) {
+        const jobs = [];
+        for (let i = from; i < Math.min(count, from + chunk); i++) {
+          const { row, slug } = pageView(written + i, project.id, times[i]);
+          jobs.push(writer.write({ kind: 'create', row, slug }));
+        }
+        await Promise.all(jobs);
       }
-      await Promise.all(jobs);
-      if ((from + chunk) % 100_000 === 0) process.stdout.write(`  written ${from + chunk}\n`);
+      written += count;
+      await writer.idle();
+      await rollUpQueued(db);
+      // The server's cleanup at the day's end: the visitor ids of the days before yesterday go.
+      const now = new Date((firstDay + day) * dayMs + 23 * 3_600_000);
+      await runCleanup(db, { retentionDays: null, batchSize: 20_000, now });
+      if (Math.floor(written / 100_000) > Math.floor((written - count) / 100_000))
+        process.stdout.write(
+          `  written ${written}, ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+        );
     }
-    await writer.idle();
     await writer.close();
-    await rollUpQueued(db);
-    // The visitor ids of the days before yesterday are forgotten, as the server's cleanup does.
-    await runCleanup(db, { retentionDays: null, batchSize: 20_000 });
     console.log(`  written and rolled up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     started = performance.now();
     const sizes = db.dialect === 'postgres' ? await postgresSizes(db) : await sqliteSizes(db);
