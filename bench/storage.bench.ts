@@ -149,7 +149,9 @@ async function postgresSizes(db: Db): Promise<RelationSize[]> {
   await sql`vacuum analyze`.execute(db.kysely);
   // The rows the cleanup and the roll-ups deleted are a bench's artefact (a server makes a day of
   // visitor sets at a time, and queue entries a batch at a time): their tables are compacted.
-  await sql`vacuum full analytics_visitor_sets, analytics_daily_visitors, rollup_queue`.execute(db.kysely);
+  await sql`vacuum full analytics_visitor_sets, analytics_visitor_entries, analytics_daily_visitors, rollup_queue`.execute(
+    db.kysely,
+  );
   const { rows } = await sql<{ name: string; table: string; kind: string; bytes: string }>`
     select c.relname as name, coalesce(t.relname, c.relname) as table,
       case when c.relkind in ('i', 'I') then 'index' else 'table' end as kind,

@@ -481,6 +481,7 @@ export interface Database {
   analytics_series: AnalyticsSeriesTable;
   analytics_breakdowns: AnalyticsBreakdownTable;
   analytics_visitor_sets: AnalyticsVisitorSetTable;
+  analytics_visitor_entries: AnalyticsVisitorEntryTable;
   rollup_queue: RollupQueueTable;
   article_revisions: ArticleRevisionTable;
   idempotency_keys: IdempotencyKeyTable;
@@ -577,9 +578,20 @@ export interface AnalyticsReadTimeTable {
   deep_views: number;
 }
 
+/**
+ * The visitor sets as releases before migration 0041 kept them: still asked whether a visitor is
+ * new until the cleanup has emptied them (two days), never written.
+ */
 export interface AnalyticsVisitorSetTable {
   project_id: string;
   day: string;
   scope: string;
   visitor_id: string;
+}
+
+/** An entry of a visitor set (db/visitor-entries.ts): a blob on SQLite, a uuid on PostgreSQL. */
+export interface AnalyticsVisitorEntryTable {
+  project_num: number;
+  day: string;
+  entry: Uint8Array | string;
 }

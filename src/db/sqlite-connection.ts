@@ -5,6 +5,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { QueryResult } from 'kysely';
+import { visitorEntryOf } from './visitor-entries.ts';
 
 const statementCacheSize = 500;
 /** The page cache of each connection. */
@@ -35,6 +36,10 @@ export class SqliteConnection {
     // base64 of its own.
     this.raw.function('folio_base64url', { deterministic: true }, (bytes) =>
       bytes instanceof Uint8Array ? Buffer.from(bytes).toString('base64url') : null,
+    );
+    // A visitor-set entry of a scope and visitor id, as the roll-ups hash it (visitor-entries.ts).
+    this.raw.function('folio_visitor_entry', { deterministic: true }, (scope, visitorId) =>
+      typeof scope === 'string' && typeof visitorId === 'string' ? visitorEntryOf(scope, visitorId) : null,
     );
   }
 

@@ -72,6 +72,12 @@ export async function deleteProjectRows(executor: Executor, projectId: string): 
   for (const table of ['rollup_queue', 'analytics_visitor_sets', 'analytics_daily_visitors'] as const) {
     await executor.deleteFrom(table).where('project_id', '=', projectId).execute();
   }
+  await executor
+    .deleteFrom('analytics_visitor_entries')
+    .where('project_num', 'in', (eb) =>
+      eb.selectFrom('project_nums').select('num').where('project_id', '=', projectId),
+    )
+    .execute();
   await executor.deleteFrom('projects').where('id', '=', projectId).execute();
   await requestStringSweep(executor);
 }

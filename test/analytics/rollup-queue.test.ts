@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { queueEntryOf } from '../../src/analytics/ingest/queries/write-store.ts';
 import { withStringIds } from '../../src/db/page-view-strings.ts';
+import { visitorEntryOf } from '../../src/db/visitor-entries.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
 import {
@@ -314,19 +315,19 @@ describeEachDialect('rollup queue', (ctx) => {
       { views: Number(series.views), visitors: Number(series.visitors) },
       { views: 3, visitors: 2 },
     );
-    const scopes = await ctx.db.kysely
-      .selectFrom('analytics_visitor_sets')
-      .select('scope')
-      .distinct()
-      .where('project_id', '=', project.id)
-      .where('scope', 'like', 's:%')
-      .execute();
-    const seriesScopes = scopes.map((row) => row.scope);
-    assert.ok(!seriesScopes.includes(`s::d:${day}`), seriesScopes.join(', '));
-    assert.ok(
-      seriesScopes.some((scope) => scope.startsWith('s::h:')),
-      seriesScopes.join(', '),
+    // The entries of the project's sets: none for its day row's scope, one for its first hour's.
+    const entries = (
+      await sql<{ entry: Uint8Array | string }>`select entry from analytics_visitor_entries
+        where project_num = (select num from project_nums where project_id = ${project.id})`.execute(
+        ctx.db.kysely,
+      )
+    ).rows.map(({ entry }) =>
+      typeof entry === 'string' ? entry.replaceAll('-', '') : Buffer.from(entry).toString('hex'),
     );
+    const entryOf = (scope: string) => visitorEntryOf(scope, 'a').toString('hex');
+    assert.ok(!entries.includes(entryOf(`s::d:${day}`)), 'no entry of the project day row');
+    const hour = factoryRow(project, views[0], 0).created_at.slice(0, 13);
+    assert.ok(entries.includes(entryOf(`s::h:${hour}`)), `an entry of the project's hour ${hour}`);
     assert.deepEqual(await storedRollups(ctx.db, project.id), await referenceRollups(ctx.db, project.id));
   });
 

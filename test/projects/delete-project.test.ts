@@ -1,5 +1,6 @@
 // Deleting a project removes the rows of the tables that hold no foreign key to it: its roll-up
-// queue entries and, on PostgreSQL (migration 0033), its visitor ids of the last two days.
+// queue entries and its visitor ids of the last two days (on PostgreSQL, migration 0033; the
+// visitor-set entries of migration 0041 on both).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
@@ -8,12 +9,12 @@ import { deleteProject } from '../../src/projects/service.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
 import { otherBrowser, track } from '../analytics/support.ts';
 
-const visitorTables = ['analytics_visitor_sets', 'analytics_daily_visitors'] as const;
+const visitorTables = ['analytics_visitor_entries', 'analytics_daily_visitors'] as const;
 
 describeEachDialect('deleting a project', (ctx) => {
   async function rowsOf(projectId: string): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
-    for (const table of [...visitorTables, 'rollup_queue'] as const) {
+    for (const table of ['analytics_daily_visitors', 'rollup_queue'] as const) {
       const row = await ctx.db.kysely
         .selectFrom(table)
         .select((eb) => eb.fn.countAll().as('count'))
@@ -21,6 +22,11 @@ describeEachDialect('deleting a project', (ctx) => {
         .executeTakeFirstOrThrow();
       counts[table] = Number(row.count);
     }
+    const entries = await sql<{ count: number }>`select count(*) as count from analytics_visitor_entries
+      where project_num in (select num from project_nums where project_id = ${projectId})`.execute(
+      ctx.db.kysely,
+    );
+    counts.analytics_visitor_entries = Number(entries.rows[0].count);
     return counts;
   }
 
@@ -47,7 +53,7 @@ describeEachDialect('deleting a project', (ctx) => {
     await deleteProject(ctx.db, gone.project.slug);
 
     assert.deepEqual(await rowsOf(gone.project.id), {
-      analytics_visitor_sets: 0,
+      analytics_visitor_entries: 0,
       analytics_daily_visitors: 0,
       rollup_queue: 0,
     });
@@ -61,7 +67,7 @@ describeEachDialect('deleting a project', (ctx) => {
     await deleteProject(ctx.db, project.slug);
     await rollUpQueued(ctx.db);
     assert.deepEqual(await rowsOf(project.id), {
-      analytics_visitor_sets: 0,
+      analytics_visitor_entries: 0,
       analytics_daily_visitors: 0,
       rollup_queue: 0,
     });
@@ -71,7 +77,7 @@ describeEachDialect('deleting a project', (ctx) => {
     test('on PostgreSQL the visitor tables check no foreign key at each insert', async () => {
       const { rows } = await sql<{ table: string }>`
         select conrelid::regclass::text as table from pg_constraint
-        where contype = 'f' and conrelid::regclass::text in ('analytics_visitor_sets', 'analytics_daily_visitors')`.execute(
+        where contype = 'f' and conrelid::regclass::text in ('analytics_visitor_entries', 'analytics_daily_visitors')`.execute(
         ctx.db.kysely,
       );
       assert.deepEqual(rows, []);

@@ -68,6 +68,7 @@ export async function runCleanup(db: Db, options: CleanupOptions): Promise<Clean
     options.retentionDays === null ? null : firstRetainedDay(options.retentionDays, now);
   const tables: Array<{ table: DayKeyedTable; label: CleanupTable; before: string | null }> = [
     { table: 'analytics_daily_visitors', label: 'analytics_daily_visitors', before: forgetBefore },
+    { table: 'analytics_visitor_entries', label: 'analytics_visitor_sets', before: forgetBefore },
     { table: 'analytics_visitor_sets', label: 'analytics_visitor_sets', before: forgetBefore },
     { table: 'page_view_rows', label: 'page_views', before: pageViewsBefore },
     { table: 'page_views', label: 'page_views', before: pageViewsBefore },

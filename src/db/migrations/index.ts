@@ -68,6 +68,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0038-outbox-changes': lazy(() => import('./0038-outbox-changes.ts'), 'outboxChanges'),
   '0039-id-numbers': lazy(() => import('./0039-id-numbers.ts'), 'idNumbers'),
   '0040-page-view-rows': lazy(() => import('./0040-page-view-rows.ts'), 'pageViewRows'),
+  '0041-visitor-entries': lazy(() => import('./0041-visitor-entries.ts'), 'visitorEntries'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -7,7 +7,7 @@ import { PostgresAdapter, sql } from 'kysely';
 import type { Executor } from '../../../db/schema.ts';
 
 /**
- * The tables emptied by day, with the columns after project_id of the index a batch walks: the
+ * The tables emptied by day, with the columns after the project's of the index a batch walks: the
  * primary key of the visitor tables, (project_num, day, created_ms, rid) for page views (migration
  * 0040) and (project_id, day, id) for those an older release left in page_views.
  */
@@ -16,11 +16,15 @@ const indexKeys = {
   page_views: ['day', 'id'],
   analytics_daily_visitors: ['day', 'visitor_id'],
   analytics_visitor_sets: ['day', 'scope', 'visitor_id'],
+  analytics_visitor_entries: ['day', 'entry'],
 } as const;
+
+/** The tables that name a project by its number (migration 0039). */
+const byProjectNum = new Set<DayKeyedTable>(['page_view_rows', 'analytics_visitor_entries']);
 
 /** The column naming a row's project, and the SQL of its value for a project's id. */
 function projectOf(table: DayKeyedTable, projectId: string) {
-  return table === 'page_view_rows'
+  return byProjectNum.has(table)
     ? { name: 'project_num', value: sql`(select num from project_nums where project_id = ${projectId})` }
     : { name: 'project_id', value: sql`${projectId}` };
 }

@@ -8,6 +8,7 @@
 import { PostgresAdapter, type RawBuilder, sql } from 'kysely';
 import { fromPageViewRow } from '../../../db/page-view-rows.ts';
 import { pageViewsOfDay, storedBytesSql } from '../../../db/page-view-sql.ts';
+import { visitorEntrySql } from '../../../db/visitor-entries.ts';
 import { withPageViewStrings } from '../../../db/page-view-strings.ts';
 import type { Executor, PageViewRowTable } from '../../../db/schema.ts';
 import { InsightChanges, type VisitorCandidate } from '../insight-changes.ts';
@@ -47,6 +48,10 @@ async function deleteInsightsOfDay(trx: Executor, projectId: string, day: string
     .where('project_id', '=', projectId)
     .where('day', '=', day)
     .execute();
+  await sql`delete from analytics_visitor_entries
+    where project_num = (select num from project_nums where project_id = ${projectId}) and day = ${day}`.execute(
+    trx,
+  );
   // The day's bucket and its hours' `YYYY-MM-DDTHH`, which sort between it and the next day.
   await trx
     .deleteFrom('analytics_series')
@@ -136,8 +141,14 @@ async function sumInDatabase(
   // The scopes of InsightChanges' series rows, `s:<article>:<granularity>:<bucket>`, but the
   // project's day row's (its visitors are those of analytics_daily_visitors).
   if (withSets) {
-    await sql`insert into analytics_visitor_sets (project_id, day, scope, visitor_id)
-      select distinct project_id, day, 's:' || article_id || ':' || granularity || ':' || bucket, visitor_id
+    const postgres = trx.getExecutor().adapter instanceof PostgresAdapter;
+    const entry = visitorEntrySql(
+      postgres ? 'postgres' : 'sqlite',
+      `'s:' || article_id || ':' || granularity || ':' || bucket`,
+      'visitor_id',
+    );
+    await sql`insert into analytics_visitor_entries (project_num, day, entry)
+      select distinct (select num from project_nums where project_id = ${projectId}), ${sql.raw(postgres ? 'cast(day as date)' : 'day')}, ${sql.raw(entry)}
       from (${seriesRows(true)}) as series where article_id <> '' or granularity <> 'd'`.execute(trx);
   }
 }

@@ -5,6 +5,7 @@
 import { CompiledQuery, PostgresAdapter } from 'kysely';
 import type { Executor } from '../../../db/schema.ts';
 import { preparedOnPostgres } from '../../../db/database.ts';
+import { visitorEntryParameter } from '../../../db/visitor-entries.ts';
 import { columnArrays, unnestArrays } from '../../../db/dialect-sql.ts';
 import { contributionFields } from '../../contribution.ts';
 import {
@@ -19,26 +20,62 @@ import type { KnownVisitors } from '../known-visitors.ts';
 import { addToPacked, hourWidth, readTimeWidth } from '../packed-counts.ts';
 import type { RollupChanges, VisitorKey } from '../rollup-changes.ts';
 
-/** The candidates whose visitor id was not yet in the set of their scope and day; adds them. */
+/**
+ * The candidates whose visitor id was not yet in the set of their scope and day; adds them to
+ * analytics_visitor_entries. One found in the sets an older release kept (analytics_visitor_sets,
+ * emptied within two days of the upgrade) is not new either.
+ */
 export async function addToVisitorSets(
   executor: Executor,
   candidates: VisitorCandidate[],
 ): Promise<VisitorCandidate[]> {
+  if (candidates.length === 0) return [];
+  const unique = [...new Map(candidates.map((candidate) => [candidate.key, candidate])).values()];
   if (!isPostgres(executor)) {
-    return addEach(executor, visitorSetInsert, candidates, (c) => [
-      c.project_id,
-      c.day,
-      c.scope,
-      c.visitor_id,
-    ]);
+    const added: VisitorCandidate[] = [];
+    for (const c of unique) {
+      const entry = visitorEntryParameter(c.scope, c.visitor_id, 'sqlite');
+      const inserted = await executor.executeQuery(
+        CompiledQuery.raw(visitorEntryInsert, [c.project_id, c.day, entry]),
+      );
+      if (Number(inserted.numAffectedRows ?? 0) === 0) continue;
+      const legacy = await executor.executeQuery(
+        CompiledQuery.raw(legacyVisitorSelect, [c.project_id, c.day, c.scope, c.visitor_id]),
+      );
+      if (legacy.rows.length === 0) added.push(c);
+    }
+    return added;
   }
-  return addByArrays(
-    executor,
-    'analytics_visitor_sets',
-    ['project_id', 'day', 'scope', 'visitor_id'],
-    candidates,
+  const items = unique.map((c) => ({
+    ...c,
+    entry: visitorEntryParameter(c.scope, c.visitor_id, 'postgres'),
+  }));
+  const result = await executor.executeQuery<{ n: string }>(
+    CompiledQuery.raw(
+      postgresVisitorEntryInsert,
+      columnArrays(items, ['project_id', 'day', 'entry', 'scope', 'visitor_id']),
+    ),
   );
+  return result.rows.map((row) => unique[Number(row.n) - 1]);
 }
+
+const visitorEntryInsert = `insert into analytics_visitor_entries (project_num, day, entry)
+  values ((select num from project_nums where project_id = ?), ?, ?) on conflict do nothing`;
+const legacyVisitorSelect =
+  'select 1 from analytics_visitor_sets where project_id = ? and day = ? and scope = ? and visitor_id = ?';
+// The entries inserted in the candidates' order (the key order, in which two instances lock the
+// same entries), joined back to their candidates by their place in the arrays, less those the older
+// sets hold.
+const postgresVisitorEntryInsert = preparedOnPostgres(`with u as (
+    select u.*, p.num from unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::text[]) with ordinality
+      as u(project_id, day, entry, scope, visitor_id, n)
+    join project_nums as p on p.project_id = u.project_id),
+  added as (insert into analytics_visitor_entries (project_num, day, entry)
+    select num, cast(day as date), entry from u order by n on conflict do nothing
+    returning project_num, day, entry)
+  select u.n from added join u on u.num = added.project_num and cast(u.day as date) = added.day and u.entry = added.entry
+  where not exists (select 1 from analytics_visitor_sets as s
+    where s.project_id = u.project_id and s.day = u.day and s.scope = u.scope and s.visitor_id = u.visitor_id)`);
 
 /** The keys whose visitor id was not yet in the day's set of the project; adds them. */
 async function addToDailyVisitors(executor: Executor, keys: VisitorKey[]): Promise<VisitorKey[]> {
@@ -73,8 +110,6 @@ async function addByArrays<T extends object>(
   return result.rows.map((row) => byKey.get(keyOf(row))!);
 }
 
-const visitorSetInsert =
-  'insert into analytics_visitor_sets (project_id, day, scope, visitor_id) values (?, ?, ?, ?) on conflict do nothing';
 const dailyVisitorInsert =
   'insert into analytics_daily_visitors (project_id, day, visitor_id) values (?, ?, ?) on conflict do nothing';
 
