@@ -314,7 +314,8 @@ export interface AnalyticsDailyTotalTable extends AnalyticsCounters {
 
 /**
  * One row per article and day (migration 0024): the counters, the day's distinct visitors of
- * the article, its reach deciles, and its counts by hour and by reading time.
+ * the article, its reach deciles, and its counts by hour and by reading time. A view since
+ * migration 0042, read only: its rows are stored in analytics_article_days.
  */
 export interface AnalyticsDailyArticleTable extends AnalyticsCounters, AnalyticsReach {
   project_id: string;
@@ -329,6 +330,12 @@ export interface AnalyticsDailyArticleTable extends AnalyticsCounters, Analytics
   /** By reading-time bucket (its lower bound in seconds): `seconds:views:deep_views` entries. */
   read_times: string;
 }
+
+/** The rows of analytics_daily_articles as stored (migration 0042): the ids as their numbers. */
+export type AnalyticsArticleDayTable = Omit<AnalyticsDailyArticleTable, 'project_id' | 'article_id'> & {
+  project_num: number;
+  article_num: number;
+};
 
 export interface AnalyticsDailyCountryTable {
   project_id: string;
@@ -477,6 +484,7 @@ export interface Database {
   analytics_daily_visitors: AnalyticsDailyVisitorTable;
   analytics_daily_totals: AnalyticsDailyTotalTable;
   analytics_daily_articles: AnalyticsDailyArticleTable;
+  analytics_article_days: AnalyticsArticleDayTable;
   analytics_daily_countries: AnalyticsDailyCountryTable;
   analytics_series: AnalyticsSeriesTable;
   analytics_breakdowns: AnalyticsBreakdownTable;

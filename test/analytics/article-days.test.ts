@@ -214,6 +214,91 @@ for (const dialect of configuredDialects()) {
   });
 }
 
+for (const dialect of configuredDialects()) {
+  test(`migration 0042 [${dialect}]: article days keyed by numbers, read through the view as before`, async () => {
+    const database = await createTestDatabase(dialect, { migrate: false });
+    try {
+      const db = database.db;
+      await migrateBefore(db, '0042');
+      const [first, second] = [await createTestProject(db), await createTestProject(db)];
+      await importArticles(db, first.project, [articleInput({ slug: 'kept' })]);
+      const kept = await db.kysely
+        .selectFrom('articles')
+        .select('id')
+        .where('project_id', '=', first.project.id)
+        .executeTakeFirstOrThrow();
+      // Every column a value of its own; an article deleted before numbers existed has none.
+      const row = (projectId: string, day: string, articleId: string, base: number) => ({
+        project_id: projectId,
+        day,
+        article_id: articleId,
+        ...Object.fromEntries(
+          Object.keys({ ...counters, ...reach }).map((name, index) => [name, base + index]),
+        ),
+        visitors: base + 40,
+        time_on_page_ms: 3_000_000_000 + base,
+        hours: `${base % 24}:1:1:100:50`,
+        read_times: `7:${base}:0`,
+      });
+      const rows = [
+        row(first.project.id, '2026-01-01', kept.id, 1),
+        row(first.project.id, '2026-01-02', kept.id, 100),
+        row(first.project.id, '2026-01-02', 'deleted-before-0039', 200),
+        row(second.project.id, '2026-01-01', 'another-gone', 300),
+      ];
+      const executor = db.kysely as unknown as Kysely<any>;
+      await executor.insertInto('analytics_daily_articles').values(rows).execute();
+      const read = async () =>
+        (
+          await sql<Record<string, unknown>>`select * from analytics_daily_articles
+            order by project_id, day, article_id`.execute(db.kysely)
+        ).rows.map((stored) =>
+          Object.fromEntries(
+            Object.entries(stored)
+              .map(([k, v]) => [k, typeof v === 'string' ? v : Number(v)] as const)
+              .sort(([a], [b]) => (a < b ? -1 : 1)),
+          ),
+        );
+      const before = await read();
+      assert.equal(before.length, 4);
+
+      await migrateToLatest(db);
+
+      assert.deepEqual(await read(), before);
+      const stored = await sql<{
+        count: number;
+      }>`select count(*) as count from analytics_article_days`.execute(db.kysely);
+      assert.equal(Number(stored.rows[0].count), 4);
+      // A view tracked afterwards adds to the moved row of its article and day.
+      const at = new Date('2026-01-02T10:00:00Z');
+      const writer = new PageViewWriter(db);
+      await writer.write({
+        kind: 'create',
+        row: factoryRow(first.project, { slug: 'kept', at }, 0),
+        slug: 'kept',
+      });
+      await writer.idle();
+      await writer.close();
+      await rollUpQueued(db);
+      const after = await db.kysely
+        .selectFrom('analytics_daily_articles')
+        .select(['views', 'hours'])
+        .where('project_id', '=', first.project.id)
+        .where('article_id', '=', kept.id)
+        .where('day', '=', '2026-01-02')
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([Number(after.views), after.hours], [101, '4:1:1:100:50,10:1:1:0:0']);
+      // Deleting a project deletes its rows.
+      await db.kysely.deleteFrom('projects').where('id', '=', second.project.id).execute();
+      const left = await read();
+      assert.equal(left.length, 3);
+      assert.ok(left.every((stored) => stored.project_id === first.project.id));
+    } finally {
+      await database.drop();
+    }
+  });
+}
+
 describeEachDialect('one rollup row per article and day', (ctx) => {
   test("tracked views add to their article's daily row (visitors, reach, hours, reading times) and to no article series row", async () => {
     const owner = await createTestProject(ctx.db);
@@ -272,28 +357,29 @@ describeEachDialect('the article-day rows are narrow', (ctx) => {
               from pg_index x join pg_class i on i.oid = x.indexrelid
               join lateral unnest(x.indkey) with ordinality as k(attnum, position) on true
               join pg_attribute a on a.attrelid = x.indrelid and a.attnum = k.attnum
-              where i.relname = 'analytics_daily_articles_article' order by k.position`.execute(ctx.db.kysely)
+              where i.relname = 'analytics_article_days_article' order by k.position`.execute(ctx.db.kysely)
           ).rows
         : (
             await sql<{
               name: string;
-            }>`select name from pragma_index_info('analytics_daily_articles_article') order by seqno`.execute(
+            }>`select name from pragma_index_info('analytics_article_days_article') order by seqno`.execute(
               ctx.db.kysely,
             )
           ).rows;
     assert.deepEqual(
       columns.map((column) => column.name),
-      ['article_id', 'day'],
+      ['article_num', 'day'],
     );
   });
 
   test('PostgreSQL stores the counts of an article day in 4 bytes, its sums of times and depths in 8', async () => {
     if (ctx.dialect !== 'postgres') return;
     const { rows } = await sql<{ name: string; type: string }>`select column_name as name, data_type as type
-      from information_schema.columns where table_schema = current_schema() and table_name = 'analytics_daily_articles'
+      from information_schema.columns where table_schema = current_schema() and table_name = 'analytics_article_days'
         and data_type in ('integer', 'bigint') order by column_name`.execute(ctx.db.kysely);
     const wide = rows.filter((row) => row.type === 'bigint').map((row) => row.name);
     assert.deepEqual(wide, ['scroll_depth_centi', 'time_on_page_ms']);
-    assert.equal(rows.length, 22);
+    // The 20 counted columns, and the project's and article's numbers.
+    assert.equal(rows.length, 22 + 2);
   });
 });

@@ -40,13 +40,15 @@ const derivedTables = [
   'analytics_series',
   'analytics_breakdowns',
   'analytics_visitor_entries',
+  // The rows of the view analytics_daily_articles, as stored (migration 0042).
+  'analytics_article_days',
   'article_views',
   'rollup_queue',
 ];
 /** Analytics tables that are not derived from page views, and the visitor sets of releases before 0041 (never written now; a rebuild empties its days). */
 const sourceTables = ['analytics_salts', 'analytics_settings', 'analytics_visitor_sets'];
 /** Derived tables that name the project by its number. */
-const byProjectNum = new Set(['analytics_visitor_entries']);
+const byProjectNum = new Set(['analytics_visitor_entries', 'analytics_article_days']);
 
 /** Numeric columns that are part of a table's key, not counts. */
 const numericKeys = new Set(['seconds']);
@@ -181,7 +183,7 @@ describeEachDialect('rebuild', (ctx) => {
     await ctx.db.kysely.updateTable('article_views').set({ view_count: 1000 }).execute();
     await ctx.db.kysely.updateTable('analytics_series').set({ views: 99 }).execute();
     await ctx.db.kysely
-      .updateTable('analytics_daily_articles')
+      .updateTable('analytics_article_days')
       .set({ visitors: 99, reach3: 7, hours: '1:2:3:4:5', read_times: '' })
       .execute();
     await ctx.db.kysely.deleteFrom('analytics_visitor_entries').execute();
@@ -317,9 +319,11 @@ describeEachDialect('rebuild', (ctx) => {
       .where('slug', '=', 'beta')
       .executeTakeFirstOrThrow();
     await ctx.db.kysely
-      .updateTable('analytics_daily_articles')
+      .updateTable('analytics_article_days')
       .set({ views: 10 })
-      .where('article_id', '=', beta.id)
+      .where('article_num', '=', (eb) =>
+        eb.selectFrom('article_nums').select('num').where('article_id', '=', beta.id),
+      )
       .execute();
     await ctx.db.kysely
       .updateTable('article_views')

@@ -26,7 +26,6 @@ import { rebuildInsightsOfDay } from './rebuild-insights.ts';
 import { lockRollupsForTransaction, rollupLockKey } from './rollup-queue-entries.ts';
 
 const dailyTables = [
-  'analytics_daily_articles',
   'analytics_daily_countries',
   'analytics_daily_totals',
   'analytics_daily_visitors',
@@ -136,6 +135,11 @@ async function rebuildDay(trx: Executor, projectId: string, day: string, withSet
   for (const table of dailyTables) {
     await trx.deleteFrom(table).where('project_id', '=', projectId).where('day', '=', day).execute();
   }
+  // The rows of the view analytics_daily_articles (migration 0042).
+  await sql`delete from analytics_article_days
+    where project_num = (select num from project_nums where project_id = ${projectId}) and day = ${day}`.execute(
+    trx,
+  );
   const counters = sql.raw(contributionFields.join(', '));
   const sums = sql.raw(contributionSums);
   // A test key's page views count in no rollup (the reports sum them from the raw rows when asked).
@@ -182,13 +186,14 @@ async function sumArticleDays(trx: Executor, projectId: string, day: string): Pr
       from timed group by article_id),
     packed_hours as (select article_id, ${joined(['hour', 'hour_views', 'hour_visitors', 'hour_time', 'hour_depth'], 'hour')} as packed_hours
       from hourly group by article_id)
-    insert into analytics_daily_articles (project_id, day, article_id, ${counters}, visitors, ${sql.raw(reachColumns.join(', '))}, hours, read_times)
-    select project_id, day, viewed.article_id, ${sums}, count(distinct visitor_id), ${sql.raw(reach.join(', '))},
+    insert into analytics_article_days (project_num, day, article_num, ${counters}, visitors, ${sql.raw(reachColumns.join(', '))}, hours, read_times)
+    select (select num from project_nums where project_id = ${projectId}), day, n.num, ${sums}, count(distinct visitor_id), ${sql.raw(reach.join(', '))},
       max(packed_hours), max(packed_read_times)
     from viewed
       join packed_hours on packed_hours.article_id = viewed.article_id
       join packed_times on packed_times.article_id = viewed.article_id
-    group by project_id, day, viewed.article_id`.execute(trx);
+      join article_nums as n on n.article_id = viewed.article_id
+    group by day, n.num`.execute(trx);
 }
 
 function isPostgres(executor: Executor): boolean {

@@ -189,12 +189,12 @@ export async function writeInsightRollups(executor: Executor, changes: InsightCh
  */
 async function writeSums(executor: Executor, tables: SummedTable[]): Promise<void> {
   if (!isPostgres(executor)) {
-    for (const { table, rows, key, counted, replaced } of tables) {
+    for (const { table, rows, key, counted, replaced, numbered } of tables) {
       if (rows.length === 0) continue;
       const columns = Object.keys(rows[0]);
       let start = 0;
       for (const size of [rowsPerSqliteStatement, 1]) {
-        const text = upsertText(table, columns, key, updates(table, counted, replaced), size);
+        const text = upsertText(table, columns, key, updates(table, counted, replaced), size, numbered);
         for (; start + size <= rows.length; start += size) {
           const parameters: unknown[] = [];
           for (const row of rows.slice(start, start + size)) {
@@ -209,14 +209,18 @@ async function writeSums(executor: Executor, tables: SummedTable[]): Promise<voi
   }
   const clauses: string[] = [];
   const parameters: unknown[] = [];
-  for (const { table, rows, key, counted, replaced } of tables) {
+  for (const { table, rows, key, counted, replaced, numbered } of tables) {
     if (rows.length === 0) continue;
     const values = rows as Array<Record<string, unknown>>;
     const columns = Object.keys(values[0]);
     // Every summed column is an integer, every other one text.
     const types = columns.map((column) => (typeof values[0][column] === 'string' ? 'text' : 'bigint'));
+    const source = unnestArrays(types, columns, parameters.length);
+    const select = numbered
+      ? `select ${columns.map((column) => numberedColumns[column]?.value ?? `u.${column}`).join(', ')} from ${source}, project_nums as p, article_nums as a where p.project_id = u.project_id and a.article_id = u.article_id`
+      : `select * from ${source}`;
     clauses.push(
-      `insert into ${table} (${columns.join(', ')}) select * from ${unnestArrays(types, columns, parameters.length)} on conflict (${key.join(', ')}) do update set ${updates(table, counted, replaced)}`,
+      `insert into ${table} (${storedColumns(columns, numbered).join(', ')}) ${select} on conflict (${key.join(', ')}) do update set ${updates(table, counted, replaced)}`,
     );
     parameters.push(...columnArrays(values, columns));
   }
@@ -242,18 +246,43 @@ function updates(table: string, counted: readonly string[], replaced: readonly s
   ].join(', ');
 }
 
+/**
+ * The columns of a numbered table's rows that name a project or article by id, the column that
+ * stores its number instead, and the number's SQL: of a parameter on SQLite, of the row's join
+ * (p, a) on PostgreSQL.
+ */
+const numberedColumns: Record<string, { stored: string; parameter: string; value: string }> = {
+  project_id: {
+    stored: 'project_num',
+    parameter: '(select num from project_nums where project_id = ?)',
+    value: 'p.num',
+  },
+  article_id: {
+    stored: 'article_num',
+    parameter: '(select num from article_nums where article_id = ?)',
+    value: 'a.num',
+  },
+};
+
+function storedColumns(columns: string[], numbered = false): string[] {
+  return numbered ? columns.map((column) => numberedColumns[column]?.stored ?? column) : columns;
+}
+
 function upsertText(
   table: string,
   columns: string[],
   key: readonly string[],
   update: string,
   rows: number,
+  numbered = false,
 ): string {
   const id = `${table}(${columns.join(',')})×${rows}`;
   let text = upsertTexts.get(id);
   if (text === undefined) {
-    const tuple = `(${columns.map(() => '?').join(', ')})`;
-    text = `insert into ${table} (${columns.join(', ')}) values ${Array.from({ length: rows }, () => tuple).join(', ')} on conflict (${key.join(', ')}) do update set ${update}`;
+    const placeholder = (column: string) =>
+      (numbered ? numberedColumns[column]?.parameter : undefined) ?? '?';
+    const tuple = `(${columns.map(placeholder).join(', ')})`;
+    text = `insert into ${table} (${storedColumns(columns, numbered).join(', ')}) values ${Array.from({ length: rows }, () => tuple).join(', ')} on conflict (${key.join(', ')}) do update set ${update}`;
     upsertTexts.set(id, text);
   }
   return text;
@@ -267,6 +296,11 @@ interface SummedTable {
   counted: readonly string[];
   /** Columns whose new value replaces the stored one. */
   replaced?: readonly string[];
+  /**
+   * The rows name their project and article by id (`project_id`, `article_id`) and the table
+   * stores their numbers (migration 0039): the statement looks the numbers up.
+   */
+  numbered?: boolean;
 }
 
 /**
@@ -376,11 +410,13 @@ function dailyTables(changes: RollupChanges, articleDays: object[]): SummedTable
       counted: ['visitors', ...contributionFields],
     },
     {
-      table: 'analytics_daily_articles',
+      // The rows of the view analytics_daily_articles (migration 0042).
+      table: 'analytics_article_days',
       rows: articleDays,
-      key: ['project_id', 'day', 'article_id'],
+      key: ['project_num', 'day', 'article_num'],
       counted: articleDayCounted,
       replaced: ['hours', 'read_times'],
+      numbered: true,
     },
     {
       table: 'analytics_daily_countries',
