@@ -267,7 +267,7 @@ async function measure(label: string, databaseUrl: string): Promise<void> {
       // of its live rows: the figure a server's autovacuum keeps near.
       const updated = [
         'article_views',
-        'analytics_daily_articles',
+        'analytics_article_days',
         'analytics_daily_totals',
         'analytics_daily_countries',
         'analytics_series',
