@@ -6,6 +6,7 @@ import { fromPageViewRow } from './page-view-rows.ts';
 import { storedBytesSql } from './page-view-sql.ts';
 import { withPageViewStrings } from './page-view-strings.ts';
 import type { Executor, PageViewRowTable, PageViewTable } from './schema.ts';
+import { projectNumSql } from './id-numbers.ts';
 
 export interface PageViewRange {
   /** First and last UTC day, or null for no bound. */
@@ -52,7 +53,7 @@ export async function pageViewBatch(
     const { rows } = await sql<PageViewRowTable & { article_id: string; slug: string | null }>`
       select r.*, n.article_id, a.slug from page_view_rows as r
         join article_nums as n on n.num = r.article_num left join articles as a on a.id = n.article_id
-      where r.project_num = (select num from project_nums where project_id = ${projectId}) ${from} ${to} ${tests} ${after}
+      where r.project_num = ${projectNumSql(projectId)} ${from} ${to} ${tests} ${after}
       order by r.day, r.created_ms, r.rid limit ${limit}`.execute(executor);
     if (rows.length > 0) {
       const views = rows.map((row) =>

@@ -3,6 +3,7 @@
 // as they read page_views before migration 0040. The conversions are db/page-view-rows.ts's, in SQL.
 import { type RawBuilder, sql } from 'kysely';
 import type { DialectName } from './database.ts';
+import { projectNumSql } from './id-numbers.ts';
 
 /** The created time as ISO text (`YYYY-MM-DDTHH:MM:SS.sssZ`), of a row `r`. */
 function createdAtSql(dialect: DialectName): string {
@@ -29,7 +30,7 @@ export function pageViewsOfDay(dialect: DialectName, projectId: string, day: str
       case when r.source = 1 then 'sdk' else 'direct' end as source, r.country, r.time_on_page_ms,
       r.scroll_depth_centi, r.exit_position, r.bounced, r.screen_width, r.screen_height, r.event_count, r.test
     from page_view_rows as r join article_nums as n on n.num = r.article_num
-    where r.project_num = (select num from project_nums where project_id = ${projectId}) and r.day = ${day}
+    where r.project_num = ${projectNumSql(projectId)} and r.day = ${day}
   ) as page_views where true`;
 }
 

@@ -9,6 +9,7 @@ import { type CompiledQuery, sql } from 'kysely';
 import type { Db } from './database.ts';
 import { stringIdColumns, sweepGraceMs } from './page-view-strings.ts';
 import type { Executor } from './schema.ts';
+import { projectNumSql } from './id-numbers.ts';
 
 /**
  * Strings per batch. SQLite, whose statements run on the event loop: 500 (measured in
@@ -203,7 +204,7 @@ async function namedStrings(db: Db, top: number, options: StringSweepOptions) {
             )})`;
       const query: CompiledQuery<WalkedRow> = sql<WalkedRow>`
         select cast(day as text) as day, created_ms, rid, ${sql.raw(columns)} from page_view_rows
-        where project_num = (select num from project_nums where project_id = ${projectId}) ${start}
+        where project_num = ${projectNumSql(projectId)} ${start}
         order by day, created_ms, rid limit ${limit}`.compile(db.kysely);
       // Off the event loop on SQLite (a read worker): the walk reads every page view.
       const rows = await db.readOffThread(query);

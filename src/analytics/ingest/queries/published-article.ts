@@ -13,6 +13,7 @@ import type { Db } from '../../../db/database.ts';
 import type { Project, StoredArticleStatus } from '../../../db/schema.ts';
 import { type Compiled, compiledFor } from '../../../db/compiled-query.ts';
 import { bytesParameter, keyOfPageViewId } from '../../../db/page-view-rows.ts';
+import { projectNumSql } from '../../../db/id-numbers.ts';
 
 interface StatusRow {
   id: string;
@@ -123,7 +124,7 @@ export async function isPageViewOfPublishedArticle(
   const query = compiledFor(statusByPageView, db, () =>
     sql<Omit<StatusRow, 'id'>>`select a.status, a.published_at from page_view_rows as r
       join article_nums as n on n.num = r.article_num join articles as a on a.id = n.article_id
-      where r.project_num = (select num from project_nums where project_id = ${''})
+      where r.project_num = ${projectNumSql('')}
         and r.day = ${''} and r.created_ms = ${0} and r.rid = ${''}`.compile(db.kysely),
   );
   let [found] = await db.executeCompiled<Omit<StatusRow, 'id'>>({

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { epochOf } from '../../../db/page-view-rows.ts';
 import type { Executor } from '../../../db/schema.ts';
 import { shiftDay, utcDay } from '../../days.ts';
+import { projectNumSql } from '../../../db/id-numbers.ts';
 
 export async function realtimeVisitors(
   executor: Executor,
@@ -28,7 +29,7 @@ export async function realtimeVisitors(
   );
   const { rows } = await sql<{ visitors: number; page_views: number }>`
     select count(distinct r.visitor) as visitors, count(*) as page_views from page_view_rows as r
-    where r.project_num = (select num from project_nums where project_id = ${projectId})
+    where r.project_num = ${projectNumSql(projectId)}
       and (${sql.join(windows, sql` or `)}) ${includeTest ? sql`` : sql`and r.test = 0`}`.execute(executor);
   return { visitors: Number(rows[0].visitors), pageViews: Number(rows[0].page_views) };
 }

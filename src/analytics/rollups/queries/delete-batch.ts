@@ -5,6 +5,7 @@
 // for long, so tracking keeps writing between them.
 import { PostgresAdapter, sql } from 'kysely';
 import type { Executor } from '../../../db/schema.ts';
+import { projectNumSql } from '../../../db/id-numbers.ts';
 
 /**
  * The tables emptied by day, with the columns after the project's of the index a batch walks: the
@@ -25,7 +26,7 @@ const byProjectNum = new Set<DayKeyedTable>(['page_view_rows', 'analytics_visito
 /** The column naming a row's project, and the SQL of its value for a project's id. */
 function projectOf(table: DayKeyedTable, projectId: string) {
   return byProjectNum.has(table)
-    ? { name: 'project_num', value: sql`(select num from project_nums where project_id = ${projectId})` }
+    ? { name: 'project_num', value: projectNumSql(projectId) }
     : { name: 'project_id', value: sql`${projectId}` };
 }
 

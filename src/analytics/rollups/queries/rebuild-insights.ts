@@ -16,6 +16,7 @@ import { breakdownDimensions } from '../../insight-rules.ts';
 import { dayTextSql, hourSql } from './insight-sql.ts';
 import { shiftDay } from '../../days.ts';
 import { addToVisitorSets, writeInsightRollups } from './write-rollups.ts';
+import { projectNumSql } from '../../../db/id-numbers.ts';
 
 const pageSize = 5000;
 
@@ -49,9 +50,7 @@ async function deleteInsightsOfDay(trx: Executor, projectId: string, day: string
     .where('day', '=', day)
     .execute();
   await sql`delete from analytics_visitor_entries
-    where project_num = (select num from project_nums where project_id = ${projectId}) and day = ${day}`.execute(
-    trx,
-  );
+    where project_num = ${projectNumSql(projectId)} and day = ${day}`.execute(trx);
   // The day's bucket and its hours' `YYYY-MM-DDTHH`, which sort between it and the next day.
   await trx
     .deleteFrom('analytics_series')
@@ -91,7 +90,7 @@ async function sumBreakdowns(
       PageViewRowTable & { article_id: string }
     >`
       select r.*, n.article_id from page_view_rows as r join article_nums as n on n.num = r.article_num
-      where r.project_num = (select num from project_nums where project_id = ${projectId}) and r.day = ${day}
+      where r.project_num = ${projectNumSql(projectId)} and r.day = ${day}
         and r.test = 0 ${from}
       order by r.created_ms, r.rid limit ${pageSize}`.execute(trx);
     if (stored.length === 0) break;
@@ -148,7 +147,7 @@ async function sumInDatabase(
       'visitor_id',
     );
     await sql`insert into analytics_visitor_entries (project_num, day, entry)
-      select distinct (select num from project_nums where project_id = ${projectId}), ${sql.raw(postgres ? 'cast(day as date)' : 'day')}, ${sql.raw(entry)}
+      select distinct ${projectNumSql(projectId)}, ${sql.raw(postgres ? 'cast(day as date)' : 'day')}, ${sql.raw(entry)}
       from (${seriesRows(true)}) as series where article_id <> '' or granularity <> 'd'`.execute(trx);
   }
 }

@@ -24,6 +24,7 @@ import { deepViewSql, hourOfDaySql, reachDecileSql, readTimeBucketSql } from './
 import { reachColumns } from '../insight-changes.ts';
 import { rebuildInsightsOfDay } from './rebuild-insights.ts';
 import { lockRollupsForTransaction, rollupLockKey } from './rollup-queue-entries.ts';
+import { projectNumSql } from '../../../db/id-numbers.ts';
 
 const dailyTables = [
   'analytics_daily_countries',
@@ -116,7 +117,7 @@ async function dayRange(
   const bounds = await sql<{ first: string | null; last: string | null }>`
     select min(first) as first, max(last) as last from (
       select cast(min(day) as text) as first, cast(max(day) as text) as last from page_view_rows
-        where project_num = (select num from project_nums where project_id = ${projectId}) and day >= ${fromDay}
+        where project_num = ${projectNumSql(projectId)} and day >= ${fromDay}
       union all select min(day), max(day) from analytics_daily_totals where project_id = ${projectId} and day >= ${fromDay}
       union all select min(day), max(day) from analytics_daily_articles where project_id = ${projectId} and day >= ${fromDay}
       union all select min(substr(bucket, 1, 10)), max(substr(bucket, 1, 10)) from analytics_series
@@ -137,9 +138,7 @@ async function rebuildDay(trx: Executor, projectId: string, day: string, withSet
   }
   // The rows of the view analytics_daily_articles (migration 0042).
   await sql`delete from analytics_article_days
-    where project_num = (select num from project_nums where project_id = ${projectId}) and day = ${day}`.execute(
-    trx,
-  );
+    where project_num = ${projectNumSql(projectId)} and day = ${day}`.execute(trx);
   const counters = sql.raw(contributionFields.join(', '));
   const sums = sql.raw(contributionSums);
   // A test key's page views count in no rollup (the reports sum them from the raw rows when asked).
@@ -187,7 +186,7 @@ async function sumArticleDays(trx: Executor, projectId: string, day: string): Pr
     packed_hours as (select article_id, ${joined(['hour', 'hour_views', 'hour_visitors', 'hour_time', 'hour_depth'], 'hour')} as packed_hours
       from hourly group by article_id)
     insert into analytics_article_days (project_num, day, article_num, ${counters}, visitors, ${sql.raw(reachColumns.join(', '))}, hours, read_times)
-    select (select num from project_nums where project_id = ${projectId}), day, n.num, ${sums}, count(distinct visitor_id), ${sql.raw(reach.join(', '))},
+    select ${projectNumSql(projectId)}, day, n.num, ${sums}, count(distinct visitor_id), ${sql.raw(reach.join(', '))},
       max(packed_hours), max(packed_read_times)
     from viewed
       join packed_hours on packed_hours.article_id = viewed.article_id
