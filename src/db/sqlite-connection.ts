@@ -37,9 +37,11 @@ export class SqliteConnection {
     this.raw.function('folio_base64url', { deterministic: true }, (bytes) =>
       bytes instanceof Uint8Array ? Buffer.from(bytes).toString('base64url') : null,
     );
-    // A visitor-set entry of a scope and visitor id, as the roll-ups hash it (visitor-entries.ts).
-    this.raw.function('folio_visitor_entry', { deterministic: true }, (scope, visitorId) =>
-      typeof scope === 'string' && typeof visitorId === 'string' ? visitorEntryOf(scope, visitorId) : null,
+    // A visitor-set entry of a project, scope and visitor id, as the roll-ups hash it (visitor-entries.ts).
+    this.raw.function('folio_visitor_entry', { deterministic: true }, (projectId, scope, visitorId) =>
+      typeof projectId === 'string' && typeof scope === 'string' && typeof visitorId === 'string'
+        ? visitorEntryOf(projectId, scope, visitorId)
+        : null,
     );
   }
 

@@ -324,7 +324,7 @@ describeEachDialect('rollup queue', (ctx) => {
     ).rows.map(({ entry }) =>
       typeof entry === 'string' ? entry.replaceAll('-', '') : Buffer.from(entry).toString('hex'),
     );
-    const entryOf = (scope: string) => visitorEntryOf(scope, 'a').toString('hex');
+    const entryOf = (scope: string) => visitorEntryOf(project.id, scope, 'a').toString('hex');
     assert.ok(!entries.includes(entryOf(`s::d:${day}`)), 'no entry of the project day row');
     const hour = factoryRow(project, views[0], 0).created_at.slice(0, 13);
     assert.ok(entries.includes(entryOf(`s::h:${hour}`)), `an entry of the project's hour ${hour}`);

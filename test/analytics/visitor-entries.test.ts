@@ -15,26 +15,33 @@ describeEachDialect('visitor-set entries', (ctx) => {
   const hex = (entry: unknown) =>
     typeof entry === 'string' ? entry.replaceAll('-', '') : Buffer.from(entry as Uint8Array).toString('hex');
 
-  test('the SQL entry of a scope and visitor id is the one the roll-ups compute', async () => {
-    const pairs = [
-      ['s:0b6f0c3e-6a4b-4f39-9d3e-2f1c7c1d2a11:h:2026-11-27T13', 'q2nC5Yp0uGx3b7wKzVd1aA'],
-      ['b:referrer:https://news.example/café?q=ü', 'q2nC5Yp0uGx3b7wKzVd1aA'],
-      ['b:utm_campaign:汉字 and spaces', '{0B6F0C3E-6A4B-4F39-9D3E-2F1C7C1D2A11}'],
-      ['', ''],
-      // Two pairs whose texts would join the same without the id's length first.
-      ['xb', 'a'],
-      ['b', 'ax'],
+  test('the SQL entry of a project, scope and visitor id is the one the roll-ups compute', async () => {
+    const project = '7d1e2c58-0d4f-4a57-9a0e-3c2b1a0f9e8d';
+    const triples = [
+      [project, 's:0b6f0c3e-6a4b-4f39-9d3e-2f1c7c1d2a11:h:2026-11-27T13', 'q2nC5Yp0uGx3b7wKzVd1aA'],
+      [project, 'b:referrer:https://news.example/café?q=ü', 'q2nC5Yp0uGx3b7wKzVd1aA'],
+      [project, 'b:utm_campaign:汉字 and spaces', '{0B6F0C3E-6A4B-4F39-9D3E-2F1C7C1D2A11}'],
+      // The same scope and visitor in another project.
+      ['another-project', 'b:utm_campaign:汉字 and spaces', '{0B6F0C3E-6A4B-4F39-9D3E-2F1C7C1D2A11}'],
+      ['', '', ''],
+      // Triples whose texts would join the same without the lengths first.
+      [project, 'xb', 'a'],
+      [project, 'b', 'ax'],
+      ['p1', 'x', 'v'],
+      ['p', '1x', 'v'],
     ];
     const entries = new Set<string>();
-    for (const [scope, visitor] of pairs) {
+    for (const [projectId, scope, visitor] of triples) {
       const { rows } = await sql<{ entry: unknown }>`select ${sql.raw(
-        visitorEntrySql(ctx.dialect, 'scope', 'visitor'),
-      )} as entry from (select ${scope} as scope, ${visitor} as visitor) as pair`.execute(ctx.db.kysely);
-      const expected = visitorEntryOf(scope, visitor).toString('hex');
-      assert.equal(hex(rows[0].entry), expected, `${scope} / ${visitor}`);
+        visitorEntrySql(ctx.dialect, 'project_id', 'scope', 'visitor'),
+      )} as entry from (select ${projectId} as project_id, ${scope} as scope, ${visitor} as visitor) as triple`.execute(
+        ctx.db.kysely,
+      );
+      const expected = visitorEntryOf(projectId, scope, visitor).toString('hex');
+      assert.equal(hex(rows[0].entry), expected, `${projectId} / ${scope} / ${visitor}`);
       entries.add(expected);
     }
-    assert.equal(entries.size, pairs.length);
+    assert.equal(entries.size, triples.length);
   });
 
   test("a visitor an older release's sets hold for the day is not counted again", async () => {
@@ -85,7 +92,9 @@ describeEachDialect('visitor-set entries', (ctx) => {
         for (let visitor = 0; visitor < 5; visitor++) {
           await sql`insert into analytics_visitor_entries (project_num, day, entry)
             values ((select num from project_nums where project_id = ${project.id}), ${day},
-              ${visitorEntryParameter('s::h:x', `v${visitor}`, ctx.dialect)})`.execute(ctx.db.kysely);
+              ${visitorEntryParameter(project.id, 's::h:x', `v${visitor}`, ctx.dialect)})`.execute(
+            ctx.db.kysely,
+          );
         }
       }
     }

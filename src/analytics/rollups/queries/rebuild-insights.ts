@@ -143,6 +143,7 @@ async function sumInDatabase(
     const postgres = trx.getExecutor().adapter instanceof PostgresAdapter;
     const entry = visitorEntrySql(
       postgres ? 'postgres' : 'sqlite',
+      'project_id',
       `'s:' || article_id || ':' || granularity || ':' || bucket`,
       'visitor_id',
     );

@@ -23,7 +23,8 @@ import type { RollupChanges, VisitorKey } from '../rollup-changes.ts';
 /**
  * The candidates whose visitor id was not yet in the set of their scope and day; adds them to
  * analytics_visitor_entries. One found in the sets an older release kept (analytics_visitor_sets,
- * emptied within two days of the upgrade) is not new either.
+ * emptied within two days of the upgrade) is not new either, and is not added: those sets are
+ * forgotten with the day's entries.
  */
 export async function addToVisitorSets(
   executor: Executor,
@@ -34,48 +35,52 @@ export async function addToVisitorSets(
   if (!isPostgres(executor)) {
     const added: VisitorCandidate[] = [];
     for (const c of unique) {
-      const entry = visitorEntryParameter(c.scope, c.visitor_id, 'sqlite');
-      const inserted = await executor.executeQuery(
-        CompiledQuery.raw(visitorEntryInsert, [c.project_id, c.day, entry]),
-      );
-      if (Number(inserted.numAffectedRows ?? 0) === 0) continue;
       const legacy = await executor.executeQuery(
         CompiledQuery.raw(legacyVisitorSelect, [c.project_id, c.day, c.scope, c.visitor_id]),
       );
-      if (legacy.rows.length === 0) added.push(c);
+      if (legacy.rows.length > 0) continue;
+      const entry = visitorEntryParameter(c.project_id, c.scope, c.visitor_id, 'sqlite');
+      const inserted = await executor.executeQuery(
+        CompiledQuery.raw(visitorEntryInsert, [c.project_id, c.day, entry]),
+      );
+      if (Number(inserted.numAffectedRows ?? 0) > 0) added.push(c);
     }
     return added;
   }
-  const items = unique.map((c) => ({
-    ...c,
-    entry: visitorEntryParameter(c.scope, c.visitor_id, 'postgres'),
-  }));
-  const result = await executor.executeQuery<{ n: string }>(
+  // An entry holds its project: the day and the entry name a candidate of the batch.
+  const byEntry = new Map<string, VisitorCandidate>();
+  const items = unique.map((c) => {
+    const entry = visitorEntryParameter(c.project_id, c.scope, c.visitor_id, 'postgres') as string;
+    byEntry.set(`${c.day} ${entry}`, c);
+    return { ...c, entry };
+  });
+  const result = await executor.executeQuery<{ day: string; entry: string }>(
     CompiledQuery.raw(
       postgresVisitorEntryInsert,
       columnArrays(items, ['project_id', 'day', 'entry', 'scope', 'visitor_id']),
     ),
   );
-  return result.rows.map((row) => unique[Number(row.n) - 1]);
+  return result.rows.map((row) => byEntry.get(`${row.day} ${row.entry}`)!);
 }
 
 const visitorEntryInsert = `insert into analytics_visitor_entries (project_num, day, entry)
   values ((select num from project_nums where project_id = ?), ?, ?) on conflict do nothing`;
 const legacyVisitorSelect =
   'select 1 from analytics_visitor_sets where project_id = ? and day = ? and scope = ? and visitor_id = ?';
-// The entries inserted in the candidates' order (the key order, in which two instances lock the
-// same entries), joined back to their candidates by their place in the arrays, less those the older
-// sets hold.
-const postgresVisitorEntryInsert = preparedOnPostgres(`with u as (
-    select u.*, p.num from unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::text[]) with ordinality
-      as u(project_id, day, entry, scope, visitor_id, n)
-    join project_nums as p on p.project_id = u.project_id),
-  added as (insert into analytics_visitor_entries (project_num, day, entry)
-    select num, cast(day as date), entry from u order by n on conflict do nothing
-    returning project_num, day, entry)
-  select u.n from added join u on u.num = added.project_num and cast(u.day as date) = added.day and u.entry = added.entry
+// In the candidates' order (the key order, in which two instances lock the same entries), but
+// those the older sets hold. Nothing joins the inserted rows back to the arrays: a join of two row
+// sets whose sizes the planner cannot know was a nested loop, quadratic in the batch.
+const postgresVisitorEntryInsert =
+  preparedOnPostgres(`insert into analytics_visitor_entries (project_num, day, entry)
+  select p.num, cast(u.day as date), u.entry
+  from unnest($1::text[], $2::text[], $3::uuid[], $4::text[], $5::text[]) with ordinality
+    as u(project_id, day, entry, scope, visitor_id, n)
+  join project_nums as p on p.project_id = u.project_id
   where not exists (select 1 from analytics_visitor_sets as s
-    where s.project_id = u.project_id and s.day = u.day and s.scope = u.scope and s.visitor_id = u.visitor_id)`);
+    where s.project_id = u.project_id and s.day = u.day and s.scope = u.scope and s.visitor_id = u.visitor_id)
+  order by u.n
+  on conflict do nothing
+  returning cast(day as text) as day, cast(entry as text) as entry`);
 
 /** The keys whose visitor id was not yet in the day's set of the project; adds them. */
 async function addToDailyVisitors(executor: Executor, keys: VisitorKey[]): Promise<VisitorKey[]> {
