@@ -1,6 +1,6 @@
 // The visitor sets (which visitors a rollup row counted on a day, so that each is counted once) move
 // to `analytics_visitor_entries`: a row is the project's number, the day, and one 16-byte entry for
-// the scope and visitor id together (db/visitor-entries.ts), instead of the project's id, the day as
+// the project, scope and visitor id together (db/visitor-entries.ts), instead of the project's id, the day as
 // text, the scope (`s:<article id>:h:<hour>`, a breakdown's value) and the visitor id as text. A
 // roll-up writes about nine entries for a view of a new visitor; each took about 310 bytes with its
 // key on PostgreSQL, and takes about 90 now.
