@@ -6,6 +6,7 @@ import { requestStringSweep } from '../db/page-view-string-sweep.ts';
 import type { ApiKeyTable, Executor, Project } from '../db/schema.ts';
 import type { AuthContext } from '../http/auth.ts';
 import { parseScopes } from './keys.ts';
+import { projectNumSql } from '../db/id-numbers.ts';
 
 export async function insertProject(executor: Executor, project: Project): Promise<void> {
   // order_version starts at its default, as content_version's 0.
@@ -74,9 +75,7 @@ export async function deleteProjectRows(executor: Executor, projectId: string): 
   }
   await executor
     .deleteFrom('analytics_visitor_entries')
-    .where('project_num', 'in', (eb) =>
-      eb.selectFrom('project_nums').select('num').where('project_id', '=', projectId),
-    )
+    .where('project_num', '=', projectNumSql(projectId))
     .execute();
   await executor.deleteFrom('projects').where('id', '=', projectId).execute();
   await requestStringSweep(executor);

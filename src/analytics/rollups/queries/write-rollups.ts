@@ -35,13 +35,17 @@ export async function addToVisitorSets(
   if (!isPostgres(executor)) {
     const added: VisitorCandidate[] = [];
     for (const c of unique) {
-      const legacy = await executor.executeQuery(
-        CompiledQuery.raw(legacyVisitorSelect, [c.project_id, c.day, c.scope, c.visitor_id]),
-      );
-      if (legacy.rows.length > 0) continue;
       const entry = visitorEntryParameter(c.project_id, c.scope, c.visitor_id, 'sqlite');
       const inserted = await executor.executeQuery(
-        CompiledQuery.raw(visitorEntryInsert, [c.project_id, c.day, entry]),
+        CompiledQuery.raw(visitorEntryInsert, [
+          c.project_id,
+          c.day,
+          entry,
+          c.project_id,
+          c.day,
+          c.scope,
+          c.visitor_id,
+        ]),
       );
       if (Number(inserted.numAffectedRows ?? 0) > 0) added.push(c);
     }
@@ -63,10 +67,12 @@ export async function addToVisitorSets(
   return result.rows.map((row) => byEntry.get(`${row.day} ${row.entry}`)!);
 }
 
+// As PostgreSQL's below, for one candidate: one statement.
 const visitorEntryInsert = `insert into analytics_visitor_entries (project_num, day, entry)
-  values ((select num from project_nums where project_id = ?), ?, ?) on conflict do nothing`;
-const legacyVisitorSelect =
-  'select 1 from analytics_visitor_sets where project_id = ? and day = ? and scope = ? and visitor_id = ?';
+  select (select num from project_nums where project_id = ?), ?, ?
+  where not exists (select 1 from analytics_visitor_sets
+    where project_id = ? and day = ? and scope = ? and visitor_id = ?)
+  on conflict do nothing`;
 // In the candidates' order (the key order, in which two instances lock the same entries), but
 // those the older sets hold. Nothing joins the inserted rows back to the arrays: a join of two row
 // sets whose sizes the planner cannot know was a nested loop, quadratic in the batch.
