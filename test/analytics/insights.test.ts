@@ -23,6 +23,7 @@ import {
   track,
   update,
 } from './support.ts';
+import { projectNumSql } from '../../src/db/id-numbers.ts';
 
 const slugs = ['alpha', 'beta', 'gamma'];
 const referrers = [
@@ -386,7 +387,7 @@ describeEachDialect('insights agree with the raw page views', (ctx) => {
       const setsOf = async () =>
         (
           await sql`select cast(day as text) as day, entry from analytics_visitor_entries
-            where project_num = (select num from project_nums where project_id = ${owner.project.id})
+            where project_num = ${projectNumSql(owner.project.id)}
               and day >= ${dayOf(-1)} order by day, entry`.execute(ctx.db.kysely)
         ).rows;
       const setsBefore = await setsOf();

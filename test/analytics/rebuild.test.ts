@@ -30,6 +30,7 @@ import {
   writePageViews,
   rawPageViews,
 } from './support.ts';
+import { projectNumSql } from '../../src/db/id-numbers.ts';
 
 /** Every table derived from the raw page views (the catalog check below keeps this list whole). */
 const derivedTables = [
@@ -63,7 +64,7 @@ async function derivedRows(db: Db, projectId: string): Promise<Record<string, st
   const snapshot: Record<string, string[]> = {};
   for (const table of derivedTables) {
     const project = byProjectNum.has(table)
-      ? sql`project_num = (select num from project_nums where project_id = ${projectId})`
+      ? sql`project_num = ${projectNumSql(projectId)}`
       : sql`project_id = ${projectId}`;
     const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}
       where ${project}`.execute(db.kysely);

@@ -40,6 +40,7 @@ import {
   track,
   update,
 } from './support.ts';
+import { projectNumSql } from '../../src/db/id-numbers.ts';
 
 // Long enough that no timer rolls up during a test: only reads and explicit calls do.
 const noTimer = 3_600_000;
@@ -318,9 +319,7 @@ describeEachDialect('rollup queue', (ctx) => {
     // The entries of the project's sets: none for its day row's scope, one for its first hour's.
     const entries = (
       await sql<{ entry: Uint8Array | string }>`select entry from analytics_visitor_entries
-        where project_num = (select num from project_nums where project_id = ${project.id})`.execute(
-        ctx.db.kysely,
-      )
+        where project_num = ${projectNumSql(project.id)}`.execute(ctx.db.kysely)
     ).rows.map(({ entry }) =>
       typeof entry === 'string' ? entry.replaceAll('-', '') : Buffer.from(entry).toString('hex'),
     );

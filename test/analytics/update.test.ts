@@ -323,6 +323,17 @@ test('PUT batches on PostgreSQL: a page view is read and locked by its whole key
   }
 });
 
+/** The plans made for this connection's prepared statements whose text is like every pattern. */
+async function preparedPlans(connection: Executor, patterns: string[]) {
+  const like = sql.join(
+    patterns.map((pattern) => sql`statement like ${pattern}`),
+    sql` and `,
+  );
+  const { rows } = await sql<{ generic_plans: number; custom_plans: number }>`
+    select generic_plans, custom_plans from pg_prepared_statements where ${like}`.execute(connection);
+  return rows;
+}
+
 // PostgreSQL: the insert of new page views (a batch of POSTs, usually of one) runs from its generic
 // plan once prepared. Over its arrays a custom plan counts their real length and the generic plan
 // ten rows, so the generic one never looked cheaper and the statement was planned at every run:
@@ -349,12 +360,7 @@ test('POST batches on PostgreSQL: the insert of page views is planned once per c
         );
         assert.equal(inserted.size, 1);
       }
-      const { rows } = await sql<{
-        generic_plans: number;
-        custom_plans: number;
-      }>`select generic_plans, custom_plans from pg_prepared_statements
-        where statement like 'with u as materialized (%insert into page_view_rows%'`.execute(connection);
-      return rows;
+      return preparedPlans(connection, ['with u as materialized (%insert into page_view_rows%']);
     });
     assert.equal(plans.length, 1);
     assert.ok(Number(plans[0].generic_plans) >= 3, JSON.stringify(plans[0]));
@@ -402,12 +408,7 @@ test('PUT batches on PostgreSQL: the update of page views alone is planned once 
         );
         assert.deepEqual(outcome, { outcome: 'updated' });
       }
-      const { rows } = await sql<{
-        generic_plans: number;
-        custom_plans: number;
-      }>`select generic_plans, custom_plans from pg_prepared_statements
-        where statement like '%update page_view_rows%' and statement like '%matched%'`.execute(connection);
-      return rows;
+      return preparedPlans(connection, ['%update page_view_rows%', '%matched%']);
     });
     assert.equal(plans.length, 1);
     assert.ok(Number(plans[0].generic_plans) >= 3, JSON.stringify(plans[0]));

@@ -10,6 +10,7 @@ import { shiftDay, utcDay } from '../../src/analytics/days.ts';
 import { visitorEntryOf, visitorEntryParameter, visitorEntrySql } from '../../src/db/visitor-entries.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
 import { writePageViews } from './support.ts';
+import { projectNumSql } from '../../src/db/id-numbers.ts';
 
 describeEachDialect('visitor-set entries', (ctx) => {
   const hex = (entry: unknown) =>
@@ -91,7 +92,7 @@ describeEachDialect('visitor-set entries', (ctx) => {
       for (const day of days) {
         for (let visitor = 0; visitor < 5; visitor++) {
           await sql`insert into analytics_visitor_entries (project_num, day, entry)
-            values ((select num from project_nums where project_id = ${project.id}), ${day},
+            values (${projectNumSql(project.id)}, ${day},
               ${visitorEntryParameter(project.id, 's::h:x', `v${visitor}`, ctx.dialect)})`.execute(
             ctx.db.kysely,
           );
@@ -106,7 +107,7 @@ describeEachDialect('visitor-set entries', (ctx) => {
         count: number;
       }>`select cast(day as text) as day, count(*) as count
         from analytics_visitor_entries
-        where project_num = (select num from project_nums where project_id = ${project.id})
+        where project_num = ${projectNumSql(project.id)}
         group by day order by day`.execute(ctx.db.kysely);
       assert.deepEqual(
         rows.map((row) => [row.day, Number(row.count)]),

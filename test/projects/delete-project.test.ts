@@ -8,6 +8,7 @@ import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
 import { deleteProject } from '../../src/projects/service.ts';
 import { articleInput, createTestProject, describeEachDialect, importArticles } from '../helpers.ts';
 import { otherBrowser, track } from '../analytics/support.ts';
+import { projectNumSql } from '../../src/db/id-numbers.ts';
 
 const visitorTables = ['analytics_visitor_entries', 'analytics_daily_visitors'] as const;
 
@@ -23,9 +24,7 @@ describeEachDialect('deleting a project', (ctx) => {
       counts[table] = Number(row.count);
     }
     const entries = await sql<{ count: number }>`select count(*) as count from analytics_visitor_entries
-      where project_num in (select num from project_nums where project_id = ${projectId})`.execute(
-      ctx.db.kysely,
-    );
+      where project_num = ${projectNumSql(projectId)}`.execute(ctx.db.kysely);
     counts.analytics_visitor_entries = Number(entries.rows[0].count);
     return counts;
   }
