@@ -109,7 +109,7 @@ export function columnArrays<T>(rows: readonly T[], columns: ReadonlyArray<keyof
   return columns.map((column) => arrayLiteral(rows.map((row) => row[column])));
 }
 
-/** A PostgreSQL array literal of strings, numbers and nulls: `{"a",1,NULL}`. */
+/** A PostgreSQL array literal of strings, numbers, bytes and nulls: `{"a",1,"\\\\x0aff",NULL}`. */
 export function arrayLiteral(values: readonly unknown[]): string {
   let text = '{';
   for (let index = 0; index < values.length; index++) {
@@ -119,6 +119,9 @@ export function arrayLiteral(values: readonly unknown[]): string {
     else if (typeof value === 'string') {
       text +=
         value.includes('\\') || value.includes('"') ? `"${value.replace(/[\\"]/g, '\\$&')}"` : `"${value}"`;
+    } else if (value instanceof Uint8Array) {
+      // bytea's hex input, its backslash escaped within the quotes.
+      text += `"\\\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}"`;
     } else if (typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value))) {
       text += String(value);
     } else {

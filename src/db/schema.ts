@@ -323,12 +323,12 @@ export interface AnalyticsDailyArticleTable extends AnalyticsCounters, Analytics
   article_id: string;
   visitors: number;
   /**
-   * By hour of the day: `hour:views:visitors:time_on_page_ms:scroll_depth_centi`
-   * entries joined by commas (analytics/rollups/packed-counts.ts).
+   * By hour of the day: `hour, views, visitors, time_on_page_ms, scroll_depth_centi` entries as
+   * varints (analytics/rollups/packed-counts.ts; text before migration 0043).
    */
-  hours: string;
-  /** By reading-time bucket (its lower bound in seconds): `seconds:views:deep_views` entries. */
-  read_times: string;
+  hours: Uint8Array;
+  /** By reading-time bucket (its lower bound in seconds): `seconds, views, deep_views` entries. */
+  read_times: Uint8Array;
 }
 
 /** The rows of analytics_daily_articles as stored (migration 0042): the ids as their numbers. */

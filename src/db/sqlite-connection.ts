@@ -5,6 +5,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { QueryResult } from 'kysely';
+import { varint, varintsOfText } from './varint.ts';
 import { visitorEntryOf } from './visitor-entries.ts';
 
 const statementCacheSize = 500;
@@ -42,6 +43,14 @@ export class SqliteConnection {
       typeof projectId === 'string' && typeof scope === 'string' && typeof visitorId === 'string'
         ? visitorEntryOf(projectId, scope, visitorId)
         : null,
+    );
+    // An integer as a varint (varint.ts): the rebuild packs an article day's counts with it.
+    this.raw.function('folio_varint', { deterministic: true }, (value) =>
+      typeof value === 'number' || typeof value === 'bigint' ? varint(Number(value)) : null,
+    );
+    // The numbers of an article day's counts stored as text, as varints: migration 0043's conversion.
+    this.raw.function('folio_packed_text', { deterministic: true }, (text) =>
+      typeof text === 'string' ? varintsOfText(text) : null,
     );
   }
 

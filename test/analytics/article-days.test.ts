@@ -18,7 +18,8 @@ import {
   importArticles,
   migrateBefore,
 } from '../helpers.ts';
-import { daysAgo, factoryRow } from './support.ts';
+import { countsText, daysAgo, factoryRow, withCountsText } from './support.ts';
+import { hourWidth, packCounts, readTimeWidth } from '../../src/analytics/rollups/packed-counts.ts';
 import { emptyContribution } from '../../src/analytics/contribution.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
@@ -128,7 +129,9 @@ for (const dialect of configuredDialects()) {
         .execute();
       assert.deepEqual(
         rows.map((row) =>
-          Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' ? v : Number(v)])),
+          Object.fromEntries(
+            Object.entries(withCountsText(row)).map(([k, v]) => [k, typeof v === 'string' ? v : Number(v)]),
+          ),
         ),
         [
           {
@@ -254,7 +257,7 @@ for (const dialect of configuredDialects()) {
             order by project_id, day, article_id`.execute(db.kysely)
         ).rows.map((stored) =>
           Object.fromEntries(
-            Object.entries(stored)
+            Object.entries(withCountsText(stored))
               .map(([k, v]) => [k, typeof v === 'string' ? v : Number(v)] as const)
               .sort(([a], [b]) => (a < b ? -1 : 1)),
           ),
@@ -287,7 +290,10 @@ for (const dialect of configuredDialects()) {
         .where('article_id', '=', kept.id)
         .where('day', '=', '2026-01-02')
         .executeTakeFirstOrThrow();
-      assert.deepEqual([Number(after.views), after.hours], [101, '4:1:1:100:50,10:1:1:0:0']);
+      assert.deepEqual(
+        [Number(after.views), countsText(after.hours, hourWidth)],
+        [101, '4:1:1:100:50,10:1:1:0:0'],
+      );
       // Deleting a project deletes its rows.
       await db.kysely.deleteFrom('projects').where('id', '=', second.project.id).execute();
       const left = await read();
@@ -297,6 +303,92 @@ for (const dialect of configuredDialects()) {
       await database.drop();
     }
   });
+}
+
+for (const dialect of configuredDialects()) {
+  test(`migration 0043 [${dialect}]: an article day's hours and reading times become the bytes the roll-ups write`, async () => {
+    const database = await createTestDatabase(dialect, { migrate: false });
+    try {
+      const db = database.db;
+      await migrateBefore(db, '0043');
+      const owner = await createTestProject(db);
+      await importArticles(db, owner.project, [articleInput({ slug: 'one' }), articleInput({ slug: 'two' })]);
+      const executor = db.kysely as unknown as Kysely<any>;
+      const nums = await sql<{ num: number; slug: string }>`select n.num, a.slug from article_nums as n
+        join articles as a on a.id = n.article_id order by a.slug`.execute(db.kysely);
+      const [projectNum] = (
+        await sql<{
+          num: number;
+        }>`select num from project_nums where project_id = ${owner.project.id}`.execute(db.kysely)
+      ).rows.map((row) => row.num);
+      // As the roll-ups wrote them before: one entry, several, values needing 1 to 5 bytes (and
+      // past 2^32), no entry at all.
+      const texts = [
+        { hours: '0:1:1:0:0', read_times: '7:1:0' },
+        {
+          hours: '3:64:63:8191:8192,12:1:1:1048576:9999,23:300:200:6000000000:10000',
+          read_times: '0:2:0,150:3:1,1800:70000:5',
+        },
+        { hours: '', read_times: '' },
+      ];
+      const day = (index: number) => `2026-01-0${index + 1}`;
+      await executor
+        .insertInto('analytics_article_days')
+        .values(
+          texts.map((text, index) => ({
+            project_num: projectNum,
+            day: day(index),
+            article_num: nums.rows[index % 2].num,
+            ...counters,
+            ...reach,
+            views: index + 1,
+            visitors: 1,
+            ...text,
+          })),
+        )
+        .execute();
+
+      await migrateToLatest(db);
+
+      const rows = await db.kysely
+        .selectFrom('analytics_daily_articles')
+        .select(['day', 'views', 'hours', 'read_times'])
+        .where('project_id', '=', owner.project.id)
+        .orderBy('day')
+        .execute();
+      assert.equal(rows.length, texts.length);
+      for (const [index, row] of rows.entries()) {
+        assert.equal(row.day, day(index));
+        assert.equal(Number(row.views), index + 1);
+        assert.ok(row.hours instanceof Uint8Array && row.read_times instanceof Uint8Array);
+        // The bytes packCounts writes for the text's counts, and so read back as the same text.
+        assert.deepEqual(
+          [...row.hours],
+          [...packCounts(countsOfText(texts[index].hours))],
+          `hours of ${day(index)}`,
+        );
+        assert.deepEqual([...row.read_times], [...packCounts(countsOfText(texts[index].read_times))]);
+        assert.equal(countsText(row.hours, hourWidth), texts[index].hours);
+        assert.equal(countsText(row.read_times, readTimeWidth), texts[index].read_times);
+      }
+      // The first hour: 0, 1, 1, 0, 0 as one byte each.
+      assert.deepEqual([...rows[0].hours], [0, 2, 2, 0, 0]);
+      assert.ok(rows[1].hours.length < texts[1].hours.length / 2);
+    } finally {
+      await database.drop();
+    }
+  });
+}
+
+/** The counts of the text that analytics_article_days held before migration 0043. */
+function countsOfText(text: string): Map<number, number[]> {
+  const counts = new Map<number, number[]>();
+  if (text === '') return counts;
+  for (const entry of text.split(',')) {
+    const [key, ...values] = entry.split(':').map(Number);
+    counts.set(key, values);
+  }
+  return counts;
 }
 
 describeEachDialect('one rollup row per article and day', (ctx) => {
@@ -336,8 +428,8 @@ describeEachDialect('one rollup row per article and day', (ctx) => {
     assert.equal(Number(rows[0].visitors), 2);
     assert.deepEqual([rows[0].reach0, rows[0].reach2, rows[0].reach5].map(Number), [1, 1, 1]);
     // daysAgo's views are at 12:00, 13:00 and 14:00.
-    assert.equal(rows[0].hours, '12:1:1:7000:0,13:1:1:7000:2500,14:1:1:7000:5000');
-    assert.equal(rows[0].read_times, '7:3:0');
+    assert.equal(countsText(rows[0].hours, hourWidth), '12:1:1:7000:0,13:1:1:7000:2500,14:1:1:7000:5000');
+    assert.equal(countsText(rows[0].read_times, readTimeWidth), '7:3:0');
     const articleSeries = await ctx.db.kysely
       .selectFrom('analytics_series')
       .select('bucket')

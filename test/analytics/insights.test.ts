@@ -22,6 +22,7 @@ import {
   storedRollups,
   track,
   update,
+  withCountsText,
 } from './support.ts';
 import { projectNumSql } from '../../src/db/id-numbers.ts';
 
@@ -158,7 +159,7 @@ async function storedInsights(db: Db, projectId: string) {
   for (const table of tables) {
     const rows = await db.kysely.selectFrom(table).selectAll().where('project_id', '=', projectId).execute();
     result[table] = rows
-      .map((row) => numbers(row as Record<string, unknown>))
+      .map((row) => numbers(withCountsText(row as Record<string, unknown>)))
       .filter(nonZero)
       .map((row) => JSON.stringify(row))
       .sort();

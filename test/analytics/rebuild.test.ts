@@ -9,6 +9,7 @@ import {
   recordedRetention,
   recordRetentionDays,
 } from '../../src/analytics/rollups/queries/retention-setting.ts';
+import { packCounts } from '../../src/analytics/rollups/packed-counts.ts';
 import { firstRetainedDay, runCleanup } from '../../src/analytics/rollups/retention.ts';
 import { rebuildRollups } from '../../src/analytics/rollups/queries/rebuild-rollups.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
@@ -185,7 +186,12 @@ describeEachDialect('rebuild', (ctx) => {
     await ctx.db.kysely.updateTable('analytics_series').set({ views: 99 }).execute();
     await ctx.db.kysely
       .updateTable('analytics_article_days')
-      .set({ visitors: 99, reach3: 7, hours: '1:2:3:4:5', read_times: '' })
+      .set({
+        visitors: 99,
+        reach3: 7,
+        hours: packCounts(new Map([[1, [2, 3, 4, 5]]])),
+        read_times: new Uint8Array(0),
+      })
       .execute();
     await ctx.db.kysely.deleteFrom('analytics_visitor_entries').execute();
     const summary = await rebuildRollups(ctx.db.kysely, owner.project.id, utcDay(Date.now()));

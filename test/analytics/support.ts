@@ -9,6 +9,7 @@ import { type CompiledQuery, type Kysely, PostgresAdapter, sql, type Transaction
 import { queueEntryOf } from '../../src/analytics/ingest/queries/write-store.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
+import { hourWidth, readTimeWidth, unpackCounts } from '../../src/analytics/rollups/packed-counts.ts';
 import { newPageViewId } from '../../src/analytics/ingest/visitor.ts';
 import { type Db, openDatabase } from '../../src/db/database.ts';
 import { insertPageViewRows } from '../../src/db/page-view-move.ts';
@@ -376,4 +377,22 @@ export async function fillDay(db: Db, projectId: string, day: string, count: num
       cross join project_nums as p cross join article_nums as a
     where p.project_id = ${projectId} and a.article_id = 'fill-day-article'`.execute(db.kysely);
   await sql`analyze page_view_rows`.execute(db.kysely);
+}
+
+/**
+ * An article day's packed counts (packed-counts.ts) as the text they were stored as before
+ * migration 0043: `key:count:…` entries in key order, joined by commas.
+ */
+export function countsText(bytes: Uint8Array, width: number): string {
+  return [...unpackCounts(bytes, width)]
+    .sort(([a], [b]) => a - b)
+    .map(([key, counts]) => [key, ...counts].join(':'))
+    .join(',');
+}
+
+/** A row of analytics_daily_articles with its hours and reading times as countsText: comparable. */
+export function withCountsText<T extends Record<string, unknown>>(row: T): T {
+  const text = (value: unknown, width: number) =>
+    value instanceof Uint8Array ? countsText(value, width) : value;
+  return { ...row, hours: text(row.hours, hourWidth), read_times: text(row.read_times, readTimeWidth) };
 }

@@ -70,6 +70,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0040-page-view-rows': lazy(() => import('./0040-page-view-rows.ts'), 'pageViewRows'),
   '0041-visitor-entries': lazy(() => import('./0041-visitor-entries.ts'), 'visitorEntries'),
   '0042-article-day-numbers': lazy(() => import('./0042-article-day-numbers.ts'), 'articleDayNumbers'),
+  '0043-packed-article-days': lazy(() => import('./0043-packed-article-days.ts'), 'packedArticleDays'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

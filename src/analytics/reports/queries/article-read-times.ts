@@ -26,7 +26,7 @@ export async function articleReadTimes(
     .where('day', '<=', lastDay)
     .execute();
   const sums: CountsByKey = new Map();
-  for (const row of rows) addCounts(sums, unpackCounts(row.read_times), readTimeWidth);
+  for (const row of rows) addCounts(sums, unpackCounts(row.read_times, readTimeWidth), readTimeWidth);
   return [...sums.keys()]
     .sort((a, b) => a - b)
     .map((seconds) => {

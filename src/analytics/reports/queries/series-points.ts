@@ -1,7 +1,7 @@
 // The stored hours or days of a series (the project's, or one article's) between two buckets; the
 // buckets without page views have no row. An article's days and hours are in its daily rows.
 import type { Executor } from '../../../db/schema.ts';
-import { unpackCounts } from '../../rollups/packed-counts.ts';
+import { hourWidth, unpackCounts } from '../../rollups/packed-counts.ts';
 
 export interface SeriesPoint {
   bucket: string;
@@ -69,7 +69,7 @@ async function articlePoints(
   }
   const points: SeriesPoint[] = [];
   for (const row of rows) {
-    const hours = unpackCounts(row.hours);
+    const hours = unpackCounts(row.hours, hourWidth);
     for (const hour of [...hours.keys()].sort((a, b) => a - b)) {
       const bucket = `${row.day}T${String(hour).padStart(2, '0')}`;
       if (bucket < firstBucket || bucket > lastBucket) continue;

@@ -160,7 +160,7 @@ async function rebuildDay(trx: Executor, projectId: string, day: string, withSet
 
 /**
  * The day's row of each article: its counters, distinct visitors and reach deciles, and its counts
- * by hour and by reading time packed as packed-counts.ts writes them (entries in key order; none
+ * by hour and by reading time packed as packed-counts.ts packs them (entries in key order; none
  * is zero, as each counts at least one view).
  */
 async function sumArticleDays(trx: Executor, projectId: string, day: string): Promise<void> {
@@ -169,9 +169,13 @@ async function sumArticleDays(trx: Executor, projectId: string, day: string): Pr
   const reach = reachColumns.map(
     (column, decile) => `sum(case when decile = ${decile} then 1 else 0 end) as ${column}`,
   );
-  const text = (expression: string) => `cast(${expression} as text)`;
+  // Each entry's numbers as varints, the entries in key order: the bytes of packCounts.
   const joined = (parts: string[], order: string) =>
-    sql.raw(`string_agg(${parts.map(text).join(` || ':' || `)}, ',' order by ${order})`);
+    sql.raw(
+      isPostgres(trx)
+        ? `string_agg(${parts.map((part) => `folio_varint(${part})`).join(' || ')}, ''::bytea order by ${order})`
+        : `unhex(group_concat(${parts.map((part) => `hex(folio_varint(${part}))`).join(' || ')}, '' order by ${order}))`,
+    );
   await sql`with viewed as (
       select *, ${sql.raw(reachDecileSql)} as decile, ${sql.raw(readTimeBucketSql)} as seconds,
         ${sql.raw(deepViewSql)} as deep, ${sql.raw(hourOfDaySql(isPostgres(trx)))} as hour
@@ -187,12 +191,12 @@ async function sumArticleDays(trx: Executor, projectId: string, day: string): Pr
       from hourly group by article_id)
     insert into analytics_article_days (project_num, day, article_num, ${counters}, visitors, ${sql.raw(reachColumns.join(', '))}, hours, read_times)
     select ${projectNumSql(projectId)}, day, n.num, ${sums}, count(distinct visitor_id), ${sql.raw(reach.join(', '))},
-      max(packed_hours), max(packed_read_times)
+      packed_hours, packed_read_times
     from viewed
       join packed_hours on packed_hours.article_id = viewed.article_id
       join packed_times on packed_times.article_id = viewed.article_id
       join article_nums as n on n.article_id = viewed.article_id
-    group by day, n.num`.execute(trx);
+    group by day, n.num, packed_hours, packed_read_times`.execute(trx);
 }
 
 function isPostgres(executor: Executor): boolean {

@@ -224,8 +224,11 @@ async function writeSums(executor: Executor, tables: SummedTable[]): Promise<voi
     if (rows.length === 0) continue;
     const values = rows as Array<Record<string, unknown>>;
     const columns = Object.keys(values[0]);
-    // Every summed column is an integer, every other one text.
-    const types = columns.map((column) => (typeof values[0][column] === 'string' ? 'text' : 'bigint'));
+    // Every summed column is an integer, every other one text or (packed counts) bytes.
+    const types = columns.map((column) => {
+      const value = values[0][column];
+      return typeof value === 'string' ? 'text' : value instanceof Uint8Array ? 'bytea' : 'bigint';
+    });
     const source = unnestArrays(types, columns, parameters.length);
     const select = numbered
       ? `select ${columns.map((column) => numberedColumns[column]?.value ?? `u.${column}`).join(', ')} from ${source}, project_nums as p, article_nums as a where p.project_id = u.project_id and a.article_id = u.article_id`
@@ -334,8 +337,8 @@ async function articleDayRows(
         project_id: item.project_id,
         day: item.day,
         article_id: item.article_id,
-        hours: '',
-        read_times: '',
+        hours: noCounts,
+        read_times: noCounts,
       };
       for (const column of articleDayCounted) row[column] = 0;
       rows.set(key, row);
@@ -357,7 +360,7 @@ async function articleDayRows(
   const stored = await storedArticleDayCounts(executor, [...rows.values()]);
   for (const key of keys) {
     const row = rows.get(key)!;
-    const before = stored.get(key) ?? { hours: '', read_times: '' };
+    const before = stored.get(key) ?? { hours: noCounts, read_times: noCounts };
     const change = packed.get(row);
     row.hours = change === undefined ? before.hours : addToPacked(before.hours, change.hours, hourWidth);
     row.read_times =
@@ -370,13 +373,15 @@ async function articleDayRows(
     .filter((row) => packed.has(row) || articleDayCounted.some((column) => row[column] !== 0));
 }
 
-type ArticleDayRow = Record<string, string | number> & {
+type ArticleDayRow = Record<string, string | number | Uint8Array> & {
   project_id: string;
   day: string;
   article_id: string;
-  hours: string;
-  read_times: string;
+  hours: Uint8Array;
+  read_times: Uint8Array;
 };
+
+const noCounts = new Uint8Array(0);
 
 const articleDayCounted = [...contributionFields, 'visitors', ...reachColumns] as const;
 
@@ -384,8 +389,14 @@ const articleDayCounted = [...contributionFields, 'visitors', ...reachColumns] a
 async function storedArticleDayCounts(
   executor: Executor,
   rows: ArticleDayRow[],
-): Promise<Map<string, { hours: string; read_times: string }>> {
-  type Stored = { project_id: string; day: string; article_id: string; hours: string; read_times: string };
+): Promise<Map<string, { hours: Uint8Array; read_times: Uint8Array }>> {
+  type Stored = {
+    project_id: string;
+    day: string;
+    article_id: string;
+    hours: Uint8Array;
+    read_times: Uint8Array;
+  };
   let found: Stored[] = [];
   if (rows.length === 0) return new Map();
   if (isPostgres(executor)) {
