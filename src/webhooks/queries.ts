@@ -120,6 +120,11 @@ export async function lockPendingEvents(
   limit: number,
   rowLocks: boolean,
 ): Promise<PendingEvent[]> {
+  return pendingEvents(executor, limit, rowLocks).execute();
+}
+
+/** lockPendingEvents's query: in the order of the pending events' index (migration 0044), unsorted. */
+export function pendingEvents(executor: Executor, limit: number, rowLocks: boolean) {
   return executor
     .selectFrom('outbox_events')
     .select(['id', 'project_id', 'type'])
@@ -127,8 +132,7 @@ export async function lockPendingEvents(
     .orderBy('created_at')
     .orderBy('id')
     .limit(limit)
-    .$if(rowLocks, (query) => query.forUpdate().skipLocked())
-    .execute();
+    .$if(rowLocks, (query) => query.forUpdate().skipLocked());
 }
 
 export async function webhooksOfProjects(

@@ -71,6 +71,7 @@ export const migrations: Record<string, DialectMigration> = {
   '0041-visitor-entries': lazy(() => import('./0041-visitor-entries.ts'), 'visitorEntries'),
   '0042-article-day-numbers': lazy(() => import('./0042-article-day-numbers.ts'), 'articleDayNumbers'),
   '0043-packed-article-days': lazy(() => import('./0043-packed-article-days.ts'), 'packedArticleDays'),
+  '0044-pending-events-order': lazy(() => import('./0044-pending-events-order.ts'), 'pendingEventsOrder'),
 };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
