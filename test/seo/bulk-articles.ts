@@ -7,7 +7,8 @@ import type { ArticleInsertRow, Project } from '../../src/db/schema.ts';
 import { bumpContentVersion } from '../../src/projects/queries.ts';
 
 /**
- * `count` published articles `bulk-0` … with publishedAt one second apart from 2020-01-01; `text(i)`,
+ * `count` published articles `bulk-0` … with publishedAt one second apart from 2020-01-01, each
+ * announced for it (article.published was sent); `text(i)`,
  * when given, is the content and search text of each (else none and `bulk i`).
  */
 export async function insertPublishedArticles(
@@ -20,7 +21,7 @@ export async function insertPublishedArticles(
   const batchSize = 500;
   await db.kysely.transaction().execute(async (trx) => {
     for (let first = 0; first < count; first += batchSize) {
-      const rows: ArticleInsertRow[] = [];
+      const rows: Array<ArticleInsertRow & { announced_published_at: string }> = [];
       for (let i = first; i < Math.min(count, first + batchSize); i++) {
         const moment = new Date(start + i * 1000).toISOString();
         rows.push({
@@ -57,6 +58,8 @@ export async function insertPublishedArticles(
           visibility: 'public',
           tiers: '[]',
           authors: '[]',
+          // Announced already, as a blog in service is: the server has no event to fan out for them.
+          announced_published_at: moment,
         });
       }
       await trx.insertInto('articles').values(rows).execute();
