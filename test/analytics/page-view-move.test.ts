@@ -46,7 +46,8 @@ function legacyView(project: Project, i: number, strings: Set<string>) {
       {
         slug,
         at: recent
-          ? new Date(Date.now() - 3_600_000 + i * 1000)
+          ? // Today, whatever the time (an hour ago is yesterday until 01:00 UTC).
+            new Date(Math.max(Date.now() - 3_600_000, Date.now() - (Date.now() % 86_400_000)) + (i - 55) * 10)
           : daysAgo(1 + (i % 45), `1${i % 10}:00:00.000`),
         visitor: `v${i % 9}`,
         scrollDepth: (i * 13) % 100,
