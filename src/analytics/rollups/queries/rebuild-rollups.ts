@@ -161,7 +161,10 @@ async function rebuildDay(trx: Executor, projectId: string, day: string, withSet
 /**
  * The day's row of each article: its counters, distinct visitors and reach deciles, and its counts
  * by hour and by reading time packed as packed-counts.ts packs them (entries in key order; none
- * is zero, as each counts at least one view).
+ * is zero, as each counts at least one view). Each is summed by article first, then joined: summed
+ * after the join, PostgreSQL planned nested loops that packed an article's counts again for every
+ * page view of the day. Measured on a day of 548 views and one of 110,501 (1,000 articles): 1.3 s
+ * and 92 s before, 24 ms and 1.0 s now.
  */
 async function sumArticleDays(trx: Executor, projectId: string, day: string): Promise<void> {
   const counters = sql.raw(contributionFields.join(', '));
@@ -169,34 +172,41 @@ async function sumArticleDays(trx: Executor, projectId: string, day: string): Pr
   const reach = reachColumns.map(
     (column, decile) => `sum(case when decile = ${decile} then 1 else 0 end) as ${column}`,
   );
+  const postgres = isPostgres(trx);
   // Each entry's numbers as varints, the entries in key order: the bytes of packCounts.
   const joined = (parts: string[], order: string) =>
     sql.raw(
-      isPostgres(trx)
+      postgres
         ? `string_agg(${parts.map((part) => `folio_varint(${part})`).join(' || ')}, ''::bytea order by ${order})`
         : `unhex(group_concat(${parts.map((part) => `hex(folio_varint(${part}))`).join(' || ')}, '' order by ${order}))`,
     );
+  // Each summed once (PostgreSQL inlines a CTE read once, and its nested loops summed it again for
+  // every row of the other side), then hash-joined: the planner expects a few rows of each.
+  const materialized = sql.raw(postgres ? 'materialized' : '');
+  if (postgres) await sql`select set_config('enable_nestloop', 'off', true)`.execute(trx);
   await sql`with viewed as (
       select *, ${sql.raw(reachDecileSql)} as decile, ${sql.raw(readTimeBucketSql)} as seconds,
-        ${sql.raw(deepViewSql)} as deep, ${sql.raw(hourOfDaySql(isPostgres(trx)))} as hour
+        ${sql.raw(deepViewSql)} as deep, ${sql.raw(hourOfDaySql(postgres))} as hour
       from ${pageViewsOfDay(dialectOf(trx), projectId, day)} and test = 0),
     timed as (select article_id, seconds, count(*) as timed_views, sum(deep) as deep_views
       from viewed group by article_id, seconds),
     hourly as (select article_id, hour, count(*) as hour_views, count(distinct visitor_id) as hour_visitors,
         sum(time_on_page_ms) as hour_time, sum(scroll_depth_centi) as hour_depth
       from viewed group by article_id, hour),
-    packed_times as (select article_id, ${joined(['seconds', 'timed_views', 'deep_views'], 'seconds')} as packed_read_times
+    packed_times as ${materialized} (select article_id, ${joined(['seconds', 'timed_views', 'deep_views'], 'seconds')} as packed_read_times
       from timed group by article_id),
-    packed_hours as (select article_id, ${joined(['hour', 'hour_views', 'hour_visitors', 'hour_time', 'hour_depth'], 'hour')} as packed_hours
-      from hourly group by article_id)
+    packed_hours as ${materialized} (select article_id, ${joined(['hour', 'hour_views', 'hour_visitors', 'hour_time', 'hour_depth'], 'hour')} as packed_hours
+      from hourly group by article_id),
+    summed as ${materialized} (select day, article_id, ${sums}, count(distinct visitor_id) as visitors, ${sql.raw(reach.join(', '))}
+      from viewed group by day, article_id)
     insert into analytics_article_days (project_num, day, article_num, ${counters}, visitors, ${sql.raw(reachColumns.join(', '))}, hours, read_times)
-    select ${projectNumSql(projectId)}, day, n.num, ${sums}, count(distinct visitor_id), ${sql.raw(reach.join(', '))},
-      packed_hours, packed_read_times
-    from viewed
-      join packed_hours on packed_hours.article_id = viewed.article_id
-      join packed_times on packed_times.article_id = viewed.article_id
-      join article_nums as n on n.article_id = viewed.article_id
-    group by day, n.num, packed_hours, packed_read_times`.execute(trx);
+    select ${projectNumSql(projectId)}, s.day, n.num, ${sql.raw(contributionFields.map((field) => `s.${field}`).join(', '))}, s.visitors,
+      ${sql.raw(reachColumns.map((column) => `s.${column}`).join(', '))}, h.packed_hours, t.packed_read_times
+    from summed as s
+      join packed_hours as h on h.article_id = s.article_id
+      join packed_times as t on t.article_id = s.article_id
+      join article_nums as n on n.article_id = s.article_id`.execute(trx);
+  if (postgres) await sql`reset enable_nestloop`.execute(trx);
 }
 
 function isPostgres(executor: Executor): boolean {
