@@ -109,7 +109,7 @@ export function columnArrays<T>(rows: readonly T[], columns: ReadonlyArray<keyof
   return columns.map((column) => arrayLiteral(rows.map((row) => row[column])));
 }
 
-/** A PostgreSQL array literal of strings, numbers, bytes and nulls: `{"a",1,"\\\\x0aff",NULL}`. */
+/** A PostgreSQL array literal of strings, numbers, bytes and nulls: `{"a",1,"\\x0aff",NULL}`. */
 export function arrayLiteral(values: readonly unknown[]): string {
   let text = '{';
   for (let index = 0; index < values.length; index++) {
