@@ -409,9 +409,17 @@ export async function viewCountOf(db: Db, projectId: string, slug: string): Prom
  * The plan the database makes for a compiled query, as text. PostgreSQL reads a test's small tables
  * whole whatever their indexes: told not to, its plan shows which index applies.
  */
-export async function queryPlan(db: Db, query: CompiledQuery): Promise<string> {
+export async function queryPlan(
+  db: Db,
+  query: CompiledQuery,
+  /** PostgreSQL plan methods also ruled out, besides seq scans (`sort`, `bitmapscan`, …). */
+  avoid: readonly string[] = [],
+): Promise<string> {
   return db.kysely.transaction().execute(async (trx) => {
-    if (db.dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(trx);
+    if (db.dialect === 'postgres') {
+      for (const method of ['seqscan', ...avoid])
+        await sql`set local ${sql.raw(`enable_${method}`)} = off`.execute(trx);
+    }
     const explain = db.dialect === 'postgres' ? 'explain' : 'explain query plan';
     const { rows } = await trx.executeQuery<Record<string, string>>(
       Compiled.raw(`${explain} ${query.sql}`, [...query.parameters]),

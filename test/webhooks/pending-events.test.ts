@@ -4,10 +4,9 @@
 // them again (50,000 announced articles: 11 s of SQLite's event loop to fan out).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
 import { recordEvents } from '../../src/db/outbox.ts';
 import { lockPendingEvents, markDispatched, pendingEvents } from '../../src/webhooks/queries.ts';
-import { createTestProject, describeEachDialect } from '../helpers.ts';
+import { createTestProject, describeEachDialect, queryPlan } from '../helpers.ts';
 
 describeEachDialect('pending webhook events', (ctx) => {
   test('a batch is the oldest events by time and id, read from the index in that order, unsorted', async () => {
@@ -28,16 +27,10 @@ describeEachDialect('pending webhook events', (ctx) => {
 
     // Whatever the table's statistics, an index in the batch's order exists: PostgreSQL is told to
     // avoid sorting, which it could not without one (it sorted 600 events by id otherwise).
-    const plan = await ctx.db.kysely.transaction().execute(async (trx) => {
-      if (ctx.dialect === 'postgres') await sql`set local enable_sort = off`.execute(trx);
-      if (ctx.dialect === 'postgres') await sql`set local enable_bitmapscan = off`.execute(trx);
-      const query = pendingEvents(trx, 200, rowLocks).compile();
-      const explain = ctx.dialect === 'postgres' ? 'explain' : 'explain query plan';
-      const { rows } = await trx.executeQuery<Record<string, string>>(
-        CompiledQuery.raw(`${explain} ${query.sql}`, [...query.parameters]),
-      );
-      return rows.map((row) => row['QUERY PLAN'] ?? row.detail).join('\n');
-    });
+    const plan = await queryPlan(ctx.db, pendingEvents(ctx.db.kysely, 200, rowLocks).compile(), [
+      'sort',
+      'bitmapscan',
+    ]);
     assert.match(plan, /outbox_events_pending/, plan);
     assert.doesNotMatch(plan, /TEMP B-TREE|Sort/i, plan);
 

@@ -2,10 +2,10 @@
 // article's daily rollup row (migration 0043): for each key in ascending order, the key and then
 // its counts, each a varint (db/varint.ts), without entries whose counts are all zero. A quiet
 // article has a view or two a day; a row per hour or bucket cost more in row headers and index
-// entries than the counts themselves, and the same counts as text (`key:count:count…,…`, before 0043) took nearly
-// three times the bytes. The rebuild writes the same bytes from SQL (rebuild-rollups.ts, with
-// folio_varint: a PostgreSQL function of migration 0043, a SQLite function of
-// sqlite-connection.ts), so both must keep this canonical form.
+// entries than the counts themselves, and the same counts as text (`key:count:count…,…`, before
+// 0043) took nearly three times the bytes. The rebuild writes the same bytes from SQL
+// (rebuild-rollups.ts, with folio_varint: a PostgreSQL function of migration 0043, a SQLite function
+// of sqlite-connection.ts), so both must keep this canonical form.
 
 import { putVarint, VarintReader } from '../../db/varint.ts';
 
