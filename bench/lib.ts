@@ -318,3 +318,26 @@ export async function timedNode(args: string[], env: Record<string, string>): Pr
   rmSync(work, { recursive: true, force: true });
   return { seconds, peakRssMb, stdout };
 }
+
+/** CPU seconds so far of each kind of thread of a process, by the thread's name (/proc/PID/task). */
+export function threadCpuSeconds(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+      byName.set(name, (byName.get(name) ?? 0) + seconds);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName;
+}

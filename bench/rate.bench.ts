@@ -36,6 +36,7 @@ import {
   forkServer,
   loadAverage,
   residentMemory,
+  threadCpuSeconds,
   type RunningServer,
   withPostgresDatabase,
 } from './lib.ts';
@@ -218,6 +219,8 @@ interface StepResult {
   postgresCpu: number | null;
   transactions: number | null;
   rssMb: number;
+  /** The Folio process's CPU seconds in the step by thread name. */
+  threads: Map<string, number>;
 }
 
 async function commits(admin: pg.Client): Promise<number> {
@@ -240,6 +243,7 @@ async function step(
   const transactionsBefore = admin === null ? 0 : await commits(admin);
   const backendsBefore = admin === null ? null : await backendCpu(admin);
   const appBefore = cpuSeconds(app.child.pid!);
+  const threadsBefore = threadCpuSeconds(app.child.pid!);
   const rawBefore = cpuSeconds(raw.child.pid!);
   const [appRun, rawRun] = await Promise.all([
     drive(app.url, sites, rate, seconds),
@@ -247,11 +251,15 @@ async function step(
   ]);
   await sleep(1000); // the roll-up of the last views (0.5 s after them)
   const appCpu = cpuSeconds(app.child.pid!) - appBefore;
+  const threads = new Map<string, number>();
+  for (const [name, after] of threadCpuSeconds(app.child.pid!)) {
+    threads.set(name, after - (threadsBefore.get(name) ?? 0));
+  }
   const rawCpu = cpuSeconds(raw.child.pid!) - rawBefore;
   const postgresCpu = backendsBefore === null ? null : await backendCpuSince(admin!, backendsBefore);
   const transactions = admin === null ? null : (await commits(admin)) - transactionsBefore;
   const rssMb = residentMemory(app.child.pid!).mb;
-  return { rate, app: appRun, raw: rawRun, appCpu, rawCpu, postgresCpu, transactions, rssMb };
+  return { rate, app: appRun, raw: rawRun, appCpu, rawCpu, postgresCpu, transactions, rssMb, threads };
 }
 
 async function measure(
@@ -300,6 +308,19 @@ function printResults(title: string, results: StepResult[], load: string): void 
     console.log(
       `| ${r.rate} | ${r.app.views} | ${per(r.appCpu, r.app.views)} | ${r.postgresCpu === null ? '–' : per(r.postgresCpu, r.app.views)} | ${per(r.rawCpu, r.raw.views)} | ${(r.appCpu / r.app.views / (r.rawCpu / r.raw.views || Number.NaN)).toFixed(1)}× | ${latency(r.app)} | ${latency(r.raw)} | ${r.transactions === null ? '–' : (r.transactions / r.app.views).toFixed(2)} | ${r.rssMb.toFixed(0)} | ${r.app.failed + r.raw.failed} |`,
     );
+  }
+  // Where Folio's CPU went, by thread name: the main thread, the worker threads Node names
+  // WorkerThread (SQLite's read lanes, task thread and checkpointer), V8's helpers (compilation,
+  // garbage collection) and libuv's pool (crypto, files).
+  const names = [...new Set(results.flatMap((r) => [...r.threads.keys()]))].sort();
+  console.log(`\nFolio CPU ms/view by thread:\n`);
+  console.log(`| views/s | ${names.join(' | ')} |`);
+  console.log(`|---:|${names.map(() => '---:').join('|')}|`);
+  for (const r of results) {
+    const cells = names.map((name) =>
+      (((r.threads.get(name) ?? 0) * 1000) / Math.max(1, r.app.views)).toFixed(2),
+    );
+    console.log(`| ${r.rate} | ${cells.join(' | ')} |`);
   }
 }
 
