@@ -11,6 +11,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { SqliteConnection } from '../../src/db/sqlite-connection.ts';
 import { WalIndexWatch } from '../../src/db/wal-index-watch.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { sql } from 'kysely';
 import { createApiKey, revokeApiKey } from '../../src/projects/service.ts';
 import { createTestDatabase, createTestProject } from '../helpers.ts';
 
@@ -102,6 +103,59 @@ describe('the keys counter on SQLite', () => {
       } finally {
         raw.close();
         await other.close();
+      }
+    } finally {
+      reads.restore();
+      await database.drop();
+    }
+  });
+});
+
+describe('the keys counter after commits of the handle itself', () => {
+  test('is not read again after a commit of its own writer that names no key table, and is after any other', async () => {
+    const database = await createTestDatabase('sqlite');
+    const reads = countCounterReads();
+    try {
+      const { db } = database;
+      const { keyId } = await createTestProject(db);
+      await sql`create table own_writes (n integer)`.execute(db.kysely);
+      const first = db.keysStamp();
+      assert.notEqual(first, null);
+      await nextTurn();
+      const before = reads.count();
+      // Commits of the writer that change no project or key: page views, in production.
+      for (let n = 0; n < 3; n++) {
+        await sql`insert into own_writes values (${n})`.execute(db.kysely);
+        await nextTurn();
+        assert.equal(db.keysStamp(), first);
+      }
+      assert.equal(reads.count(), before, 'the counter was read again after a commit of the writer');
+      // Another connection's commit that changes nothing: read again once, same answer.
+      const raw = new DatabaseSync(database.url);
+      try {
+        raw.exec('insert into own_writes values (10)');
+        await nextTurn();
+        assert.equal(db.keysStamp(), first);
+        assert.equal(reads.count(), before + 1);
+        // A key revoked by another connection, then by this handle: each is seen at once.
+        raw.prepare('update api_keys set revoked_at = ? where id = ?').run(new Date().toISOString(), keyId);
+        await nextTurn();
+        const revoked = db.keysStamp();
+        assert.notEqual(revoked, first);
+        await createApiKey(
+          db,
+          (await db.kysely.selectFrom('projects').select('slug').executeTakeFirstOrThrow()).slug,
+          {
+            kind: 'public',
+          },
+        );
+        assert.notEqual(
+          db.keysStamp(),
+          revoked,
+          'a key created by this handle was not seen in the same turn',
+        );
+      } finally {
+        raw.close();
       }
     } finally {
       reads.restore();
