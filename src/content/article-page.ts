@@ -89,7 +89,7 @@ export async function readArticlePage(
   // A deep page of a list without search: a seek from the nearest mark (page-marks.ts).
   const mark =
     (plan === 'driven' || plan === 'walk') && marksApply(filter, order)
-      ? await markBefore(db, run, { filter, order, project }, window, markStep)
+      ? await markBefore(db, run, { filter, order, project, matches: matches?.set }, window, markStep)
       : null;
   const from =
     mark === null ? window : { ...window, offset: window.offset - mark.skipped, after: mark.after };

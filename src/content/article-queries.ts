@@ -10,7 +10,7 @@ import {
 } from 'kysely';
 import { type Compiled, compiledFor } from '../db/compiled-query.ts';
 import type { Db, DialectName } from '../db/database.ts';
-import { articleContainsTerm, articleTextContains, ordinalAmong } from '../db/dialect-sql.ts';
+import { articleContainsTerm, articleTextContains, ordinalAmong, ordinalFlagged } from '../db/dialect-sql.ts';
 import type { ArticleTable, ArticleVariantTable, Database, Executor } from '../db/schema.ts';
 import type { OrdinalSet } from './article-sets.ts';
 import { hasReportedStatus, type ReportedStatus } from './article-status.ts';
@@ -135,14 +135,17 @@ export type ArticleRow = Pick<
  * articles, whose ids a narrower query of the page found (see articlePageIdsQuery). `{ members }`:
  * the matches are known exactly from the snapshot the page is read in (a search on PostgreSQL),
  * so an article is checked by its ordinal alone, among the matches or (`except`) not among the
- * others, whichever list is shorter; `walk` says whether the sort index is walked.
+ * others, whichever list is shorter; `walk` says whether the sort index is walked. `{ flagged }`:
+ * the same, along the sort index, each article looked up in flags by its ordinal (the marks of a
+ * long list, page-marks.ts; the caller checks that nothing changed since the matches were read).
  */
 export type PagePlan =
   | 'driven'
   | 'walk'
   | { ordinals: number[] }
   | { ids: string[] }
-  | { members: number[]; except: boolean; walk: boolean };
+  | { members: number[]; except: boolean; walk: boolean }
+  | { flagged: number[] };
 
 function filtered<O>(
   query: SelectQueryBuilder<Database, 'articles', O>,
@@ -152,6 +155,8 @@ function filtered<O>(
 ): SelectQueryBuilder<Database, 'articles', O> {
   let q = query.where('articles.project_id', '=', filter.projectId);
   if (typeof planned !== 'string' && 'ids' in planned) return q.where('articles.id', 'in', planned.ids);
+  if (typeof planned !== 'string' && 'flagged' in planned)
+    return q.where(ordinalFlagged(dialect, planned.flagged));
   if (typeof planned !== 'string' && 'members' in planned) {
     const among = ordinalAmong(dialect, planned.members);
     return q.where(planned.except ? sql<boolean>`not (${among})` : among);
@@ -397,18 +402,20 @@ export function articleListMarksQuery(
   page: { reverse: boolean; after: ListMark | undefined },
   step: number,
   count: number,
+  plan: 'walk' | { flagged: number[] } = 'walk',
 ): CompiledQuery<ListMark & { version: number | string }> {
   const column = markedSorts[order.sort];
   const next = (after: ListMark | { value: RawBuilder<unknown>; id: RawBuilder<unknown> } | undefined) =>
     ordered(
-      // Tags probed per article walked, as a page's walk probes them.
+      // Each article walked checked by itself (tags probed, as a page's walk probes them), or by
+      // its ordinal among the matches.
       filtered(
         executor
           .selectFrom('articles')
           .select(['articles.id', sql<string>`${sql.ref(`articles.${column}`)}`.as('value')]),
         dialect,
         filter,
-        'walk',
+        plan,
       ),
       dialect,
       order,

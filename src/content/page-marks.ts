@@ -11,6 +11,7 @@ import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { nextPublication } from '../projects/next-publication.ts';
 import type { Run } from './article-matches.ts';
+import type { OrdinalSet } from './article-sets.ts';
 import {
   type ArticleFilter,
   type ArticleOrder,
@@ -57,7 +58,18 @@ export function marksApply(
 export async function markBefore(
   db: Db,
   run: Run,
-  list: { filter: ArticleFilter; order: { sort: MarkedSort; order: 'asc' | 'desc' }; project: Project },
+  list: {
+    filter: ArticleFilter;
+    order: { sort: MarkedSort; order: 'asc' | 'desc' };
+    project: Project;
+    /**
+     * The filter's matches, read after `project` (from the article sets): a filtered list's walk
+     * then looks each article up among them by its ordinal, instead of checking its status and
+     * probing its tags. Exact, since the marks are kept only when the project's version is still
+     * `project`'s when they were found.
+     */
+    matches?: OrdinalSet | null;
+  },
   page: { offset: number; reverse: boolean },
   step = markEvery,
 ): Promise<{ after: ListMark; skipped: number } | null> {
@@ -105,6 +117,7 @@ export async function markBefore(
         { reverse: page.reverse, after: marks.at(-1) },
         step,
         wanted - marks.length,
+        list.matches != null && filtersArticles(filter) ? { flagged: list.matches.ordinals() } : 'walk',
       ),
     );
     for (const row of rows) {
@@ -118,4 +131,15 @@ export async function markBefore(
       entry.lists.set(key, { marks, foundAt: filter.now, until });
   }
   return { after: marks[wanted - 1], skipped: wanted * step };
+}
+
+/** Whether the filter keeps only some of the project's articles (a status, published or not, tags). */
+function filtersArticles(filter: ArticleFilter): boolean {
+  return (
+    filter.status !== undefined ||
+    filter.published !== undefined ||
+    filter.anyTagIds !== null ||
+    filter.allTagIds !== null ||
+    filter.excludeTagIds.length > 0
+  );
 }
