@@ -14,8 +14,11 @@ import {
   type ArticleOrder,
   type ArticleRow,
   articleCountQuery,
+  articleFlaggedPageIdsQuery,
   articlePageIdsQuery,
   articlePageQuery,
+  type MarkedSort,
+  marksVersionColumn,
   pagePlan,
   pageWindow,
   type PageWindow,
@@ -26,7 +29,8 @@ import {
   sortParts,
 } from './article-queries.ts';
 import { keepFragmentSets } from './fragment-sets.ts';
-import { markBefore, markEvery, marksApply } from './page-marks.ts';
+import type { OrdinalSet } from './article-sets.ts';
+import { filtersArticles, markBefore, markEvery, marksApply } from './page-marks.ts';
 import { termSetsOf } from './search-cache.ts';
 
 /**
@@ -103,10 +107,31 @@ export async function readArticlePage(
       articlePageQuery(db.kysely, db.dialect, filter, order, from, columns.content, plan, columns.html),
     );
   } else {
-    const ids = await run(articlePageIdsQuery(db.kysely, db.dialect, filter, order, from, plan));
-    rows = ids.length === 0 ? [] : await rowsOf(ids.map((row) => row.id));
+    const ids =
+      (mark !== null && matches !== null && marksApply(filter, order) && filtersArticles(filter)
+        ? await flaggedPageIds(matches.set)
+        : null) ??
+      (await run(articlePageIdsQuery(db.kysely, db.dialect, filter, order, from, plan))).map((row) => row.id);
+    rows = ids.length === 0 ? [] : await rowsOf(ids);
   }
   return { rows: window.reverse ? rows.reverse() : rows, total };
+
+  /**
+   * A filtered list's deep page from its mark, each article walked looked up among the matches by
+   * its ordinal rather than checked by itself (a probe of its tags): null when the list may have
+   * changed since the matches were read (the project's version of the marks moved), or no article
+   * was found to tell.
+   */
+  async function flaggedPageIds(set: OrdinalSet): Promise<string[] | null> {
+    const marked = order as { sort: MarkedSort; order: 'asc' | 'desc' };
+    // The project's version as read before the matches were.
+    const version = Number(project[marksVersionColumn(marked.sort)]);
+    const found = await run(
+      articleFlaggedPageIdsQuery(db.kysely, db.dialect, filter, marked, from, set.ordinals()),
+    );
+    if (found.length === 0 || found.some((row) => Number(row.version) !== version)) return null;
+    return found.map((row) => row.id);
+  }
 }
 
 /** No search and no tag filter: what the marks and the view-count parts apply to. */

@@ -284,6 +284,31 @@ export function articlePageIdsQuery(
 }
 
 /**
+ * The ids of a deep page of a filtered list from a mark, each article walked looked up among the
+ * matches by its ordinal (`flagged`), with the project's version of the marks in the same
+ * snapshot: the matches were read before, so the page is the list's only while that version is
+ * still the one they were read at, which the caller checks.
+ */
+export function articleFlaggedPageIdsQuery(
+  executor: Executor,
+  dialect: DialectName,
+  filter: ArticleFilter,
+  order: { sort: MarkedSort; order: 'asc' | 'desc' },
+  page: { offset: number; limit: number; reverse?: boolean; after?: ListMark },
+  flagged: number[],
+): CompiledQuery<{ id: string; version: number | string }> {
+  const ids = ordered(
+    filtered(executor.selectFrom('articles').select('articles.id'), dialect, filter, { flagged }),
+    dialect,
+    order,
+    page,
+  );
+  return sql<{ id: string; version: number | string }>`select page.id,
+      (select ${sql.ref(marksVersionColumn(order.sort))} from projects where projects.id = ${filter.projectId}) as version
+    from (${ids}) as page`.compile(executor);
+}
+
+/**
  * Sorts read in two parts, each along an index, where the one sort key would be computed for every
  * article and sorted: by view count, the articles viewed (article_views' index of project, count
  * and article) and those never viewed (count 0, by id); by publication, the articles with a

@@ -134,7 +134,7 @@ export async function markBefore(
 }
 
 /** Whether the filter keeps only some of the project's articles (a status, published or not, tags). */
-function filtersArticles(filter: ArticleFilter): boolean {
+export function filtersArticles(filter: ArticleFilter): boolean {
   return (
     filter.status !== undefined ||
     filter.published !== undefined ||

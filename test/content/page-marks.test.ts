@@ -431,6 +431,102 @@ describeEachDialect('list marks across writes', (ctx) => {
       assert.deepEqual(await readAll(label), everyList, label);
     }
   });
+
+  // A filtered list's deep page more than idsFirstFrom (50) articles past its mark: its ids are
+  // found by a walk from the mark that looks each article up among the matches by its ordinal,
+  // kept only when the project's version in that statement is still the one the matches were read
+  // at. A change committed between the two is caught: the page is then walked, checking each
+  // article, and is the page of the list as it is after the change.
+  test('list: a filtered deep page far past its mark is found among the matches, and walked again when the list changed meanwhile', async () => {
+    const project = await createTestProject(ctx.db, { scopes: ['read', 'write'] });
+    const now = Date.now();
+    const inputs = Array.from({ length: 600 }, (_, i) =>
+      articleInput({
+        slug: `f-${String(i).padStart(3, '0')}`,
+        status: i % 5 === 4 ? 'draft' : 'published',
+        publishedAt: i % 5 === 4 ? null : new Date(now - (i + 1) * hour).toISOString(),
+        createdAt: new Date(Date.UTC(2026, 0, 1) + i * hour).toISOString(),
+        tags: i % 2 === 0 ? ['Red'] : ['Green'],
+      }),
+    );
+    await importArticles(ctx.db, project.project, inputs);
+    const red = await ctx.db.kysely
+      .selectFrom('tags')
+      .select('id')
+      .where('project_id', '=', project.project.id)
+      .where('name', '=', 'Red')
+      .executeTakeFirstOrThrow();
+    const current = projectRow(ctx.db, project.project.id);
+    let beforeFlagged: (() => Promise<void>) | null = null;
+    let flagged = 0;
+    const run: Run = async (compiled) => {
+      if (!compiled.sql.startsWith('with recursive') && /get_bit\(|substr\(/.test(compiled.sql)) {
+        flagged++;
+        const change = beforeFlagged;
+        beforeFlagged = null;
+        await change?.();
+      }
+      return (await ctx.db.readOffThread(compiled)) as never;
+    };
+    const markStep = 60;
+    const read = async (page: number, step: number) =>
+      (
+        await readListPage(
+          ctx.db,
+          await current(),
+          run,
+          {
+            now: new Date(now).toISOString(),
+            status: 'published',
+            anyTagIds: [red.id],
+            allTagIds: null,
+            excludeTagIds: [],
+          },
+          { sort: 'createdAt', order: 'asc' },
+          page,
+          step,
+        )
+      ).rows.map((row) => row.slug);
+    // 240 published Red articles, 60 pages of 4: pages 29 and 30 start 52 and 56 past the mark at 60,
+    // 44 and 45 past the one at 120 (later pages are read from the list's end).
+    for (let page = 1; page <= 61; page++)
+      assert.deepEqual(await read(page, markStep), await read(page, Infinity), `page ${page}`);
+    assert.ok(flagged > 0, 'no page was found among the matches');
+
+    // An article of page 29 is unpublished after the matches were read: the matches still hold it,
+    // and a published list must not show it. The version in the page's statement has moved, so the
+    // page is walked from the mark, each article checked by itself.
+    const before = await read(29, Infinity);
+    const unpublished = before[1];
+    const stored = await ctx.db.kysely
+      .selectFrom('articles')
+      .select('version')
+      .where('project_id', '=', project.project.id)
+      .where('slug', '=', unpublished)
+      .executeTakeFirstOrThrow();
+    beforeFlagged = async () => {
+      const response = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/articles/${unpublished}`,
+        headers: {
+          'x-api-key': project.headers['x-api-key'],
+          'content-type': 'application/merge-patch+json',
+          'if-match': `"${stored.version}"`,
+        },
+        payload: JSON.stringify({ status: 'draft' }),
+      });
+      assert.equal(response.statusCode, 200, response.body);
+    };
+    const seen = flagged;
+    const changed = await read(29, markStep);
+    assert.equal(flagged, seen + 1, 'the page was not looked for among the matches');
+    assert.equal(beforeFlagged, null, 'the change was not made');
+    assert.ok(
+      !changed.includes(unpublished),
+      `${unpublished}, now a draft, is on a page of published articles`,
+    );
+    assert.deepEqual(changed, await read(29, Infinity));
+  });
 });
 
 for (const dialect of configuredDialects()) {
