@@ -16,8 +16,10 @@ import {
   createTestProject,
   describeEachDialect,
   importArticles,
+  genericPlan,
   migrateBefore,
 } from '../helpers.ts';
+import { storedArticleDaysOnPostgres } from '../../src/analytics/rollups/queries/write-rollups.ts';
 import { countsText, daysAgo, factoryRow, withCountsText } from './support.ts';
 import { hourWidth, packCounts, readTimeWidth } from '../../src/analytics/rollups/packed-counts.ts';
 import { emptyContribution } from '../../src/analytics/contribution.ts';
@@ -462,6 +464,43 @@ describeEachDialect('the article-day rows are narrow', (ctx) => {
       columns.map((column) => column.name),
       ['article_num', 'day'],
     );
+  });
+
+  // The roll-ups read the stored hours and reading times of a batch's article days (PostgreSQL: one
+  // prepared statement, run by its generic plan after five runs). Each must be found by its key:
+  // through the view, that plan searched the project's days by the project alone and read every
+  // one of them for every row of the batch.
+  test("PostgreSQL: the roll-ups read a batch's stored article days by their keys, whatever the project holds", async () => {
+    if (ctx.dialect !== 'postgres') return;
+    const { project } = await createTestProject(ctx.db);
+    await importArticles(
+      ctx.db,
+      project,
+      Array.from({ length: 40 }, (_, i) => articleInput({ slug: `days-${i}` })),
+    );
+    // 40 articles, 60 days each: 2,400 article days of one project.
+    await sql`insert into analytics_article_days (project_num, day, article_num, hours, read_times,
+        ${sql.join(Object.keys(counters).map((column) => sql.ref(column)))},
+        ${sql.join(Object.keys(reach).map((column) => sql.ref(column)))}, visitors)
+      select p.num, to_char(date '2026-01-01' + d, 'YYYY-MM-DD'), a.num, ''::bytea, ''::bytea,
+        ${sql.join(Object.keys(counters).map(() => sql`0`))}, ${sql.join(Object.keys(reach).map(() => sql`0`))}, 0
+      from project_nums as p cross join article_nums as a cross join generate_series(0, 59) as d
+      where p.project_id = ${project.id} and a.project_id = ${project.id}`.execute(ctx.db.kysely);
+    await sql`analyze analytics_article_days`.execute(ctx.db.kysely);
+    const articles = await ctx.db.kysely
+      .selectFrom('articles')
+      .select('id')
+      .where('project_id', '=', project.id)
+      .limit(20)
+      .execute();
+    const query = storedArticleDaysOnPostgres(
+      articles.map((article) => ({ project_id: project.id, day: '2026-02-01', article_id: article.id })),
+    );
+    const plan = await genericPlan(ctx.db, query);
+    assert.match(plan, /Index Cond: .*(article_num = .*day = |day = .*article_num = )/, plan);
+    assert.doesNotMatch(plan, /Seq Scan on analytics_article_days/, plan);
+    const { rows } = await ctx.db.kysely.executeQuery(query);
+    assert.equal(rows.length, 20);
   });
 
   test('PostgreSQL stores the counts of an article day in 4 bytes, its sums of times and depths in 8', async () => {

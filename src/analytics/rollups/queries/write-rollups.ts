@@ -400,14 +400,7 @@ async function storedArticleDayCounts(
   let found: Stored[] = [];
   if (rows.length === 0) return new Map();
   if (isPostgres(executor)) {
-    const text = preparedOnPostgres(
-      `select d.project_id, d.day, d.article_id, d.hours, d.read_times from analytics_daily_articles as d
-        join ${unnestArrays(['text', 'text', 'text'], ['project_id', 'day', 'article_id'])}
-        on d.project_id = u.project_id and d.day = u.day and d.article_id = u.article_id`,
-    );
-    const result = await executor.executeQuery<Stored>(
-      CompiledQuery.raw(text, columnArrays(rows, ['project_id', 'day', 'article_id'])),
-    );
+    const result = await executor.executeQuery<Stored>(storedArticleDaysOnPostgres(rows));
     found = result.rows;
   } else {
     for (const row of rows) {
@@ -418,6 +411,35 @@ async function storedArticleDayCounts(
     }
   }
   return new Map(found.map((row) => [`${row.project_id}\u0000${row.day}\u0000${row.article_id}`, row]));
+}
+
+/**
+ * PostgreSQL: the stored hours and reading times of these article days, each row looked up by its
+ * key, numbers and all (a lateral subquery with a limit, which the planner cannot flatten into a
+ * join). Joined to the view instead, the prepared statement's generic plan read every article day
+ * of the project for each row (its index searched by the project alone): 210 ms for 50 rows of a
+ * project with 2,740 article days, against 0.7 ms so; and the roll-ups run on the event loop on
+ * PostgreSQL (the read mix while tracking fell from 90% to 67% of the quiet one).
+ */
+export function storedArticleDaysOnPostgres(
+  rows: ReadonlyArray<{ project_id: string; day: string; article_id: string }>,
+): CompiledQuery<{
+  project_id: string;
+  day: string;
+  article_id: string;
+  hours: Uint8Array;
+  read_times: Uint8Array;
+}> {
+  const text = preparedOnPostgres(
+    `select u.project_id, u.day, u.article_id, d.hours, d.read_times
+      from ${unnestArrays(['text', 'text', 'text'], ['project_id', 'day', 'article_id'])}
+      cross join lateral (select d.hours, d.read_times from analytics_article_days as d
+        where d.project_num = (select num from project_nums where project_nums.project_id = u.project_id)
+          and d.day = u.day
+          and d.article_num = (select num from article_nums where article_nums.article_id = u.article_id)
+        limit 1) as d`,
+  );
+  return CompiledQuery.raw(text, columnArrays(rows, ['project_id', 'day', 'article_id']));
 }
 
 const storedCountsSelect =
