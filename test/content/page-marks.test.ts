@@ -103,6 +103,15 @@ function readListPage(
   );
 }
 
+/** A project's tag by name. */
+const tagNamed = (db: Db, projectId: string, name: string) =>
+  db.kysely
+    .selectFrom('tags')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
+
 /** A project's row as a page read takes it, read again at each call. */
 const projectRow = (db: Db, id: string) => () =>
   db.kysely.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -306,12 +315,7 @@ describeEachDialect('list marks across writes', (ctx) => {
     const now = Date.now();
     const inputs = articles(now);
     await importArticles(ctx.db, project.project, inputs);
-    const red = await ctx.db.kysely
-      .selectFrom('tags')
-      .select('id')
-      .where('project_id', '=', project.project.id)
-      .where('name', '=', 'Red')
-      .executeTakeFirstOrThrow();
+    const red = await tagNamed(ctx.db, project.project.id, 'Red');
     const current = projectRow(ctx.db, project.project.id);
     const { run, found: marksFound } = countingMarks(ctx.db);
     const lists: Array<{ name: string; filter: Partial<ArticleFilter>; order: ArticleOrder }> = [
@@ -450,12 +454,7 @@ describeEachDialect('list marks across writes', (ctx) => {
       }),
     );
     await importArticles(ctx.db, project.project, inputs);
-    const red = await ctx.db.kysely
-      .selectFrom('tags')
-      .select('id')
-      .where('project_id', '=', project.project.id)
-      .where('name', '=', 'Red')
-      .executeTakeFirstOrThrow();
+    const red = await tagNamed(ctx.db, project.project.id, 'Red');
     const current = projectRow(ctx.db, project.project.id);
     let beforeFlagged: (() => Promise<void>) | null = null;
     let flagged = 0;
