@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import { defaultLimits } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { preferIndexScans } from '../db/dialect-sql.ts';
+import { type OrdinalFlags, preferIndexScans } from '../db/dialect-sql.ts';
 import type { Project } from '../db/schema.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import { findMatches, type Run } from './article-matches.ts';
@@ -29,7 +29,6 @@ import {
   sortParts,
 } from './article-queries.ts';
 import { keepFragmentSets } from './fragment-sets.ts';
-import type { OrdinalSet } from './article-sets.ts';
 import { filtersArticles, markBefore, markEvery, marksApply } from './page-marks.ts';
 import { termSetsOf } from './search-cache.ts';
 
@@ -90,10 +89,19 @@ export async function readArticlePage(
         columns.html,
       ),
     );
+  // The matches as flags, made once for the marks and the page (page-marks.ts).
+  let flags: OrdinalFlags | null = null;
+  const flagsOfMatches = () => (flags ??= matches!.set.flags());
   // A deep page of a list without search: a seek from the nearest mark (page-marks.ts).
   const mark =
     (plan === 'driven' || plan === 'walk') && marksApply(filter, order)
-      ? await markBefore(db, run, { filter, order, project, matches: matches?.set }, window, markStep)
+      ? await markBefore(
+          db,
+          run,
+          { filter, order, project, matches: matches && flagsOfMatches },
+          window,
+          markStep,
+        )
       : null;
   const from =
     mark === null ? window : { ...window, offset: window.offset - mark.skipped, after: mark.after };
@@ -109,7 +117,7 @@ export async function readArticlePage(
   } else {
     const ids =
       (mark !== null && matches !== null && marksApply(filter, order) && filtersArticles(filter)
-        ? await flaggedPageIds(matches.set)
+        ? await flaggedPageIds(flagsOfMatches())
         : null) ??
       (await run(articlePageIdsQuery(db.kysely, db.dialect, filter, order, from, plan))).map((row) => row.id);
     rows = ids.length === 0 ? [] : await rowsOf(ids);
@@ -122,13 +130,11 @@ export async function readArticlePage(
    * changed since the matches were read (the project's version of the marks moved), or no article
    * was found to tell.
    */
-  async function flaggedPageIds(set: OrdinalSet): Promise<string[] | null> {
+  async function flaggedPageIds(flags: OrdinalFlags): Promise<string[] | null> {
     const marked = order as { sort: MarkedSort; order: 'asc' | 'desc' };
     // The project's version as read before the matches were.
     const version = Number(project[marksVersionColumn(marked.sort)]);
-    const found = await run(
-      articleFlaggedPageIdsQuery(db.kysely, db.dialect, filter, marked, from, set.ordinals()),
-    );
+    const found = await run(articleFlaggedPageIdsQuery(db.kysely, db.dialect, filter, marked, from, flags));
     if (found.length === 0 || found.some((row) => Number(row.version) !== version)) return null;
     return found.map((row) => row.id);
   }

@@ -10,7 +10,13 @@ import {
 } from 'kysely';
 import { type Compiled, compiledFor } from '../db/compiled-query.ts';
 import type { Db, DialectName } from '../db/database.ts';
-import { articleContainsTerm, articleTextContains, ordinalAmong, ordinalFlagged } from '../db/dialect-sql.ts';
+import {
+  articleContainsTerm,
+  articleTextContains,
+  ordinalAmong,
+  type OrdinalFlags,
+  ordinalFlagged,
+} from '../db/dialect-sql.ts';
 import type { ArticleTable, ArticleVariantTable, Database, Executor } from '../db/schema.ts';
 import type { OrdinalSet } from './article-sets.ts';
 import { hasReportedStatus, type ReportedStatus } from './article-status.ts';
@@ -145,7 +151,7 @@ export type PagePlan =
   | { ordinals: number[] }
   | { ids: string[] }
   | { members: number[]; except: boolean; walk: boolean }
-  | { flagged: number[] };
+  | { flagged: OrdinalFlags };
 
 function filtered<O>(
   query: SelectQueryBuilder<Database, 'articles', O>,
@@ -295,7 +301,7 @@ export function articleFlaggedPageIdsQuery(
   filter: ArticleFilter,
   order: { sort: MarkedSort; order: 'asc' | 'desc' },
   page: { offset: number; limit: number; reverse?: boolean; after?: ListMark },
-  flagged: number[],
+  flagged: OrdinalFlags,
 ): CompiledQuery<{ id: string; version: number | string }> {
   const ids = ordered(
     filtered(executor.selectFrom('articles').select('articles.id'), dialect, filter, { flagged }),
@@ -427,7 +433,7 @@ export function articleListMarksQuery(
   page: { reverse: boolean; after: ListMark | undefined },
   step: number,
   count: number,
-  plan: 'walk' | { flagged: number[] } = 'walk',
+  plan: 'walk' | { flagged: OrdinalFlags } = 'walk',
 ): CompiledQuery<ListMark & { version: number | string }> {
   const column = markedSorts[order.sort];
   const next = (after: ListMark | { value: RawBuilder<unknown>; id: RawBuilder<unknown> } | undefined) =>

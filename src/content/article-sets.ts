@@ -3,6 +3,7 @@
 // ordinals, so that the list counts any combination of its filters exactly by combining a few
 // bitmaps instead of reading every matching article. Pure functions: the SQL is in
 // article-set-queries.ts.
+import type { OrdinalFlags } from '../db/dialect-sql.ts';
 import type { ArticleInsertRow, StoredArticleStatus } from '../db/schema.ts';
 
 /**
@@ -270,6 +271,28 @@ export class OrdinalSet {
     let size = 0;
     for (const words of this.chunks.values()) size += popcount(words);
     return size;
+  }
+
+  /**
+   * The members as flags (dialect-sql.ts ordinalFlagged): each chunk's bits at its place, bit n of
+   * the set at byte n >> 3, bit n & 7; `end` past the last chunk.
+   */
+  flags(): OrdinalFlags {
+    let end = 0;
+    for (const chunk of this.chunks.keys()) end = Math.max(end, (chunk + 1) << chunkBits);
+    const bits = new Uint8Array(end >> 3);
+    for (const [chunk, words] of this.chunks) {
+      let at = (chunk << chunkBits) >> 3;
+      for (let i = 0; i < chunkWords; i++, at += 4) {
+        const word = words[i];
+        if (word === 0) continue;
+        bits[at] = word & 0xff;
+        bits[at + 1] = (word >>> 8) & 0xff;
+        bits[at + 2] = (word >>> 16) & 0xff;
+        bits[at + 3] = word >>> 24;
+      }
+    }
+    return { bits, end };
   }
 
   /** The members in ascending order. */

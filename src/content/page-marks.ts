@@ -11,7 +11,7 @@ import type { Db } from '../db/database.ts';
 import type { Project } from '../db/schema.ts';
 import { nextPublication } from '../projects/next-publication.ts';
 import type { Run } from './article-matches.ts';
-import type { OrdinalSet } from './article-sets.ts';
+import type { OrdinalFlags } from '../db/dialect-sql.ts';
 import {
   type ArticleFilter,
   type ArticleOrder,
@@ -63,12 +63,12 @@ export async function markBefore(
     order: { sort: MarkedSort; order: 'asc' | 'desc' };
     project: Project;
     /**
-     * The filter's matches, read after `project` (from the article sets): a filtered list's walk
-     * then looks each article up among them by its ordinal, instead of checking its status and
-     * probing its tags. Exact, since the marks are kept only when the project's version is still
-     * `project`'s when they were found.
+     * The filter's matches as flags, read after `project` (from the article sets), made at the
+     * first call: a filtered list's walk then looks each article up among them by its ordinal,
+     * instead of checking its status and probing its tags. Exact, since the marks are kept only
+     * when the project's version is still `project`'s when they were found.
      */
-    matches?: OrdinalSet | null;
+    matches?: (() => OrdinalFlags) | null;
   },
   page: { offset: number; reverse: boolean },
   step = markEvery,
@@ -117,7 +117,7 @@ export async function markBefore(
         { reverse: page.reverse, after: marks.at(-1) },
         step,
         wanted - marks.length,
-        list.matches != null && filtersArticles(filter) ? { flagged: list.matches.ordinals() } : 'walk',
+        list.matches != null && filtersArticles(filter) ? { flagged: list.matches() } : 'walk',
       ),
     );
     for (const row of rows) {

@@ -62,25 +62,41 @@ export function valueList(dialect: DialectName, values: string[]): RawBuilder<un
 }
 
 /**
+ * A set of ordinals as flags: bit n of `bits` (byte n >> 3, bit n & 7, PostgreSQL's `get_bit`
+ * order) is set for a member; every member is below `end`.
+ */
+export interface OrdinalFlags {
+  bits: Uint8Array;
+  end: number;
+}
+
+/** SQLite's form of the flags, one byte per ordinal, made once per set of flags. */
+const flagBytes = new WeakMap<OrdinalFlags, Uint8Array>();
+
+/**
  * The article's ordinal is one of these, looked up by its place in a parameter of flags: one
  * check of a few bytes per article walked, with nothing to build or probe first. PostgreSQL reads
- * bit n of a bitmap (`get_bit`: byte n >> 3, bit n & 7), guarded because it refuses a bit past the
- * end; SQLite, whose SQL reads bytes but not bits, one byte per ordinal (1 for a member), where a
- * place past the end reads as no byte. For a long walk where most articles are members, where a
- * probe of an index per article walked (a tag's) or a set built of every member (`ordinalAmong`)
- * costs far more: measured on 100,000 articles, the marks of a 50% tag's page 2,500 (24,000 members
- * walked) took 100 ms on PostgreSQL with a probe of `article_tags` per article, 8 ms so.
+ * the bit (`get_bit`), guarded because it refuses a bit past the end; SQLite, whose SQL reads bytes
+ * but not bits, one byte per ordinal (1 for a member), where a place past the end reads as no
+ * byte. For a long walk where most articles are members, where a probe of an index per article
+ * walked (a tag's) or a set built of every member (`ordinalAmong`) costs far more: measured on
+ * 100,000 articles, the marks of a 50% tag's page 2,500 (24,000 members walked) took 100 ms on
+ * PostgreSQL with a probe of `article_tags` per article, 8 ms so.
  */
-export function ordinalFlagged(dialect: DialectName, ordinals: number[]): Expression<SqlBool> {
-  let end = 0;
-  for (const ordinal of ordinals) if (ordinal >= end) end = ordinal + 1;
-  if (dialect === 'postgres') {
-    const bitmap = Buffer.alloc((end + 7) >> 3);
-    for (const ordinal of ordinals) bitmap[ordinal >> 3] |= 1 << (ordinal & 7);
-    return sql<SqlBool>`case when articles.ordinal < ${end} then get_bit(cast(${bitmap} as bytea), articles.ordinal) = 1 else false end`;
+export function ordinalFlagged(dialect: DialectName, flags: OrdinalFlags): Expression<SqlBool> {
+  if (dialect === 'postgres')
+    return sql<SqlBool>`case when articles.ordinal < ${flags.end} then get_bit(cast(${Buffer.from(flags.bits.buffer, flags.bits.byteOffset, flags.bits.byteLength)} as bytea), articles.ordinal) = 1 else false end`;
+  let bytes = flagBytes.get(flags);
+  if (bytes === undefined) {
+    bytes = new Uint8Array(flags.end);
+    const { bits } = flags;
+    for (let byte = 0; byte < bits.length; byte++) {
+      const value = bits[byte];
+      if (value === 0) continue;
+      for (let bit = 0; bit < 8; bit++) if ((value >> bit) & 1) bytes[(byte << 3) | bit] = 1;
+    }
+    flagBytes.set(flags, bytes);
   }
-  const bytes = new Uint8Array(end);
-  for (const ordinal of ordinals) bytes[ordinal] = 1;
   return sql<SqlBool>`substr(${bytes}, articles.ordinal + 1, 1) = x'01'`;
 }
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
+import { OrdinalSet } from '../../src/content/article-sets.ts';
 import { ordinalFlagged } from '../../src/db/dialect-sql.ts';
 import { describeEachDialect } from '../helpers.ts';
 
@@ -20,7 +21,7 @@ describeEachDialect('ordinals looked up in flags', (ctx) => {
     const found = async (set: number[]) =>
       (
         await sql<{ ordinal: number | string }>`with articles as (${rows})
-          select ordinal from articles where ${ordinalFlagged(ctx.dialect, set)} order by ordinal`.execute(
+          select ordinal from articles where ${ordinalFlagged(ctx.dialect, OrdinalSet.of(set).flags())} order by ordinal`.execute(
           ctx.db.kysely,
         )
       ).rows.map((row) => Number(row.ordinal));
