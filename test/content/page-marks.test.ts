@@ -456,19 +456,44 @@ describeEachDialect('list marks across writes', (ctx) => {
     await importArticles(ctx.db, project.project, inputs);
     const red = await tagNamed(ctx.db, project.project.id, 'Red');
     const current = projectRow(ctx.db, project.project.id);
+    // A change made from the statement runner, just before the next statement of this kind.
     let beforeFlagged: (() => Promise<void>) | null = null;
+    let beforeMarks: (() => Promise<void>) | null = null;
     let flagged = 0;
     const run: Run = async (compiled) => {
-      if (!compiled.sql.startsWith('with recursive') && /get_bit\(|substr\(/.test(compiled.sql)) {
-        flagged++;
-        const change = beforeFlagged;
-        beforeFlagged = null;
-        await change?.();
-      }
+      const marks = compiled.sql.startsWith('with recursive');
+      if (!marks && /get_bit\(|substr\(/.test(compiled.sql)) flagged++;
+      const change = marks
+        ? beforeMarks
+        : flagged > 0 && /get_bit\(|substr\(/.test(compiled.sql)
+          ? beforeFlagged
+          : null;
+      if (marks) beforeMarks = null;
+      else if (change !== null) beforeFlagged = null;
+      await change?.();
       return (await ctx.db.readOffThread(compiled)) as never;
     };
+    const unpublish = (slug: string) => async () => {
+      const stored = await ctx.db.kysely
+        .selectFrom('articles')
+        .select('version')
+        .where('project_id', '=', project.project.id)
+        .where('slug', '=', slug)
+        .executeTakeFirstOrThrow();
+      const response = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/v1/articles/${slug}`,
+        headers: {
+          'x-api-key': project.headers['x-api-key'],
+          'content-type': 'application/merge-patch+json',
+          'if-match': `"${stored.version}"`,
+        },
+        payload: JSON.stringify({ status: 'draft' }),
+      });
+      assert.equal(response.statusCode, 200, response.body);
+    };
     const markStep = 60;
-    const read = async (page: number, step: number) =>
+    const read = async (page: number, step: number, order: 'asc' | 'desc' = 'asc') =>
       (
         await readListPage(
           ctx.db,
@@ -481,7 +506,7 @@ describeEachDialect('list marks across writes', (ctx) => {
             allTagIds: null,
             excludeTagIds: [],
           },
-          { sort: 'createdAt', order: 'asc' },
+          { sort: 'createdAt', order },
           page,
           step,
         )
@@ -497,25 +522,7 @@ describeEachDialect('list marks across writes', (ctx) => {
     // page is walked from the mark, each article checked by itself.
     const before = await read(29, Infinity);
     const unpublished = before[1];
-    const stored = await ctx.db.kysely
-      .selectFrom('articles')
-      .select('version')
-      .where('project_id', '=', project.project.id)
-      .where('slug', '=', unpublished)
-      .executeTakeFirstOrThrow();
-    beforeFlagged = async () => {
-      const response = await ctx.app.inject({
-        method: 'PATCH',
-        url: `/v1/articles/${unpublished}`,
-        headers: {
-          'x-api-key': project.headers['x-api-key'],
-          'content-type': 'application/merge-patch+json',
-          'if-match': `"${stored.version}"`,
-        },
-        payload: JSON.stringify({ status: 'draft' }),
-      });
-      assert.equal(response.statusCode, 200, response.body);
-    };
+    beforeFlagged = unpublish(unpublished);
     const seen = flagged;
     const changed = await read(29, markStep);
     assert.equal(flagged, seen + 1, 'the page was not looked for among the matches');
@@ -525,6 +532,16 @@ describeEachDialect('list marks across writes', (ctx) => {
       `${unpublished}, now a draft, is on a page of published articles`,
     );
     assert.deepEqual(changed, await read(29, Infinity));
+
+    // The newest first, whose marks were never found: an article before page 29 is unpublished
+    // after the matches were read, before the marks are. The marks found from those matches are not
+    // kept (the version moved), and the page is the list's after the change: one article later.
+    const newestBefore = await read(29, Infinity, 'desc');
+    beforeMarks = unpublish('f-598');
+    const newest = await read(29, markStep, 'desc');
+    assert.equal(beforeMarks, null, 'no marks were found');
+    assert.deepEqual(newest, await read(29, Infinity, 'desc'));
+    assert.deepEqual(newest.slice(0, 3), newestBefore.slice(1));
   });
 });
 
