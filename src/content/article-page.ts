@@ -116,7 +116,7 @@ export async function readArticlePage(
     );
   } else {
     const ids =
-      (mark !== null && matches !== null && marksApply(filter, order) && filtersArticles(filter)
+      (mark !== null && matches !== null && filtersArticles(filter)
         ? await flaggedPageIds(flagsOfMatches())
         : null) ??
       (await run(articlePageIdsQuery(db.kysely, db.dialect, filter, order, from, plan))).map((row) => row.id);

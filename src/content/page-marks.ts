@@ -6,12 +6,13 @@
 // text; content/write-articles.ts), and any other change makes them unreachable. Page 5,000 of
 // 100,000 articles then walks at most `markEvery` index entries from its mark instead of 50,000
 // from the start of the list; the first deep page of a version finds the marks it needs by walking
-// as far, in one statement.
+// as far, in one statement. A filtered list's walk looks each article up among the filter's
+// matches by its ordinal (dialect-sql.ts ordinalFlagged), kept only if the version is unchanged.
 import type { Db } from '../db/database.ts';
+import type { OrdinalFlags } from '../db/dialect-sql.ts';
 import type { Project } from '../db/schema.ts';
 import { nextPublication } from '../projects/next-publication.ts';
 import type { Run } from './article-matches.ts';
-import type { OrdinalFlags } from '../db/dialect-sql.ts';
 import {
   type ArticleFilter,
   type ArticleOrder,
