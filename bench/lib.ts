@@ -248,13 +248,17 @@ const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().tr
 /** CPU seconds of a process so far, every thread included (user + system); 0 once it is gone. */
 export function cpuSeconds(pid: number): number {
   try {
-    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+    return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return 0;
   }
+}
+
+/** User and system CPU seconds of a /proc stat line (a process's or a thread's). */
+function statCpuSeconds(stat: string): number {
+  // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
 /** The database's backends other than `admin`'s own, with their CPU seconds so far. */
@@ -332,9 +336,7 @@ export function threadCpuSeconds(pid: number): Map<string, number> {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const seconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-      byName.set(name, (byName.get(name) ?? 0) + seconds);
+      byName.set(name, (byName.get(name) ?? 0) + statCpuSeconds(stat));
     } catch {
       // The thread ended between the listing and the read.
     }
