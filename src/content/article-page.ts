@@ -29,7 +29,7 @@ import {
   sortParts,
 } from './article-queries.ts';
 import { keepFragmentSets } from './fragment-sets.ts';
-import { filtersArticles, markBefore, markEvery, marksApply } from './page-marks.ts';
+import { markBefore, markEvery, marksApply } from './page-marks.ts';
 import { termSetsOf } from './search-cache.ts';
 
 /**
@@ -89,19 +89,13 @@ export async function readArticlePage(
         columns.html,
       ),
     );
-  // The matches as flags, made once for the marks and the page (page-marks.ts).
+  // A filtered list's matches as flags, made once for the marks and the page (page-marks.ts).
   let flags: OrdinalFlags | null = null;
-  const flagsOfMatches = () => (flags ??= matches!.set.flags());
+  const flagged = matches !== null && filtersArticles(filter) ? () => (flags ??= matches.set.flags()) : null;
   // A deep page of a list without search: a seek from the nearest mark (page-marks.ts).
   const mark =
     (plan === 'driven' || plan === 'walk') && marksApply(filter, order)
-      ? await markBefore(
-          db,
-          run,
-          { filter, order, project, matches: matches && flagsOfMatches },
-          window,
-          markStep,
-        )
+      ? await markBefore(db, run, { filter, order, project, matches: flagged }, window, markStep)
       : null;
   const from =
     mark === null ? window : { ...window, offset: window.offset - mark.skipped, after: mark.after };
@@ -116,9 +110,7 @@ export async function readArticlePage(
     );
   } else {
     const ids =
-      (mark !== null && matches !== null && filtersArticles(filter)
-        ? await flaggedPageIds(flagsOfMatches())
-        : null) ??
+      (mark !== null && flagged !== null ? await flaggedPageIds(flagged()) : null) ??
       (await run(articlePageIdsQuery(db.kysely, db.dialect, filter, order, from, plan))).map((row) => row.id);
     rows = ids.length === 0 ? [] : await rowsOf(ids);
   }
@@ -138,6 +130,17 @@ export async function readArticlePage(
     if (found.length === 0 || found.some((row) => Number(row.version) !== version)) return null;
     return found.map((row) => row.id);
   }
+}
+
+/** Whether the filter keeps only some of the project's articles (a status, published or not, tags). */
+function filtersArticles(filter: ArticleFilter): boolean {
+  return (
+    filter.status !== undefined ||
+    filter.published !== undefined ||
+    filter.anyTagIds !== null ||
+    filter.allTagIds !== null ||
+    filter.excludeTagIds.length > 0
+  );
 }
 
 /** No search and no tag filter: what the marks and the view-count parts apply to. */

@@ -64,10 +64,10 @@ export async function markBefore(
     order: { sort: MarkedSort; order: 'asc' | 'desc' };
     project: Project;
     /**
-     * The filter's matches as flags, read after `project` (from the article sets), made at the
-     * first call: a filtered list's walk then looks each article up among them by its ordinal,
-     * instead of checking its status and probing its tags. Exact, since the marks are kept only
-     * when the project's version is still `project`'s when they were found.
+     * A filtered list's matches as flags, read after `project` (from the article sets), made at
+     * the first call: the walk then looks each article up among them by its ordinal, instead of
+     * checking its status and probing its tags. Exact, since the marks are kept only when the
+     * project's version is still `project`'s when they were found.
      */
     matches?: (() => OrdinalFlags) | null;
   },
@@ -118,7 +118,7 @@ export async function markBefore(
         { reverse: page.reverse, after: marks.at(-1) },
         step,
         wanted - marks.length,
-        list.matches != null && filtersArticles(filter) ? { flagged: list.matches() } : 'walk',
+        list.matches ? { flagged: list.matches() } : 'walk',
       ),
     );
     for (const row of rows) {
@@ -132,15 +132,4 @@ export async function markBefore(
       entry.lists.set(key, { marks, foundAt: filter.now, until });
   }
   return { after: marks[wanted - 1], skipped: wanted * step };
-}
-
-/** Whether the filter keeps only some of the project's articles (a status, published or not, tags). */
-export function filtersArticles(filter: ArticleFilter): boolean {
-  return (
-    filter.status !== undefined ||
-    filter.published !== undefined ||
-    filter.anyTagIds !== null ||
-    filter.allTagIds !== null ||
-    filter.excludeTagIds.length > 0
-  );
 }

@@ -390,27 +390,29 @@ async function storedArticleDayCounts(
   executor: Executor,
   rows: ArticleDayRow[],
 ): Promise<Map<string, { hours: Uint8Array; read_times: Uint8Array }>> {
-  type Stored = {
-    project_id: string;
-    day: string;
-    article_id: string;
-    hours: Uint8Array;
-    read_times: Uint8Array;
-  };
-  let found: Stored[] = [];
+  let found: StoredArticleDay[] = [];
   if (rows.length === 0) return new Map();
   if (isPostgres(executor)) {
-    const result = await executor.executeQuery<Stored>(storedArticleDaysOnPostgres(rows));
+    const result = await executor.executeQuery(storedArticleDaysOnPostgres(rows));
     found = result.rows;
   } else {
     for (const row of rows) {
-      const result = await executor.executeQuery<Stored>(
+      const result = await executor.executeQuery<StoredArticleDay>(
         CompiledQuery.raw(storedCountsSelect, [row.project_id, row.day, row.article_id]),
       );
       found.push(...result.rows);
     }
   }
   return new Map(found.map((row) => [`${row.project_id}\u0000${row.day}\u0000${row.article_id}`, row]));
+}
+
+/** An article day's stored counts by hour and by reading time. */
+interface StoredArticleDay {
+  project_id: string;
+  day: string;
+  article_id: string;
+  hours: Uint8Array;
+  read_times: Uint8Array;
 }
 
 /**
@@ -423,13 +425,7 @@ async function storedArticleDayCounts(
  */
 export function storedArticleDaysOnPostgres(
   rows: ReadonlyArray<{ project_id: string; day: string; article_id: string }>,
-): CompiledQuery<{
-  project_id: string;
-  day: string;
-  article_id: string;
-  hours: Uint8Array;
-  read_times: Uint8Array;
-}> {
+): CompiledQuery<StoredArticleDay> {
   const text = preparedOnPostgres(
     `select u.project_id, u.day, u.article_id, d.hours, d.read_times
       from ${unnestArrays(['text', 'text', 'text'], ['project_id', 'day', 'article_id'])}
