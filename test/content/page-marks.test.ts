@@ -462,14 +462,11 @@ describeEachDialect('list marks across writes', (ctx) => {
     let flagged = 0;
     const run: Run = async (compiled) => {
       const marks = compiled.sql.startsWith('with recursive');
-      if (!marks && /get_bit\(|substr\(/.test(compiled.sql)) flagged++;
-      const change = marks
-        ? beforeMarks
-        : flagged > 0 && /get_bit\(|substr\(/.test(compiled.sql)
-          ? beforeFlagged
-          : null;
+      const page = !marks && /get_bit\(|substr\(/.test(compiled.sql);
+      if (page) flagged++;
+      const change = marks ? beforeMarks : page ? beforeFlagged : null;
       if (marks) beforeMarks = null;
-      else if (change !== null) beforeFlagged = null;
+      if (page) beforeFlagged = null;
       await change?.();
       return (await ctx.db.readOffThread(compiled)) as never;
     };
