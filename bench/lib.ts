@@ -254,6 +254,16 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * The p-th percentile of `values` by the nearest rank: the smallest value that at least p% of them
+ * do not exceed (of 20 values, the 95th is the second largest; the 100th is the largest). NaN for none.
+ */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1];
+}
+
 /** User and system CPU seconds of a /proc stat line (a process's or a thread's). */
 function statCpuSeconds(stat: string): number {
   // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.

@@ -35,6 +35,7 @@ import {
   cpuSeconds,
   forkServer,
   loadAverage,
+  percentile,
   residentMemory,
   threadCpuSeconds,
   type RunningServer,
@@ -203,11 +204,6 @@ async function rawServer(work: string, app: RunningServer, sites: Site[]): Promi
     ]),
   );
   return forkServer(new URL('./serve-raw.ts', import.meta.url).pathname, { BENCH_ANSWERS_FILE: file });
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 interface StepResult {

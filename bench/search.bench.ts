@@ -24,7 +24,7 @@ import { migrateToLatest } from '../src/db/migrations/index.ts';
 import type { ArticleInsertRow } from '../src/db/schema.ts';
 import { bumpContentVersion } from '../src/projects/queries.ts';
 import { createApiKey, createProject } from '../src/projects/service.ts';
-import { forkServer, insertTopics, withPostgresDatabase } from './lib.ts';
+import { forkServer, insertTopics, percentile, withPostgresDatabase } from './lib.ts';
 
 const articleCount = Number(process.env.BENCH_SEARCH_ARTICLES ?? 100_000);
 // A p95 of 40 requests was their third slowest: one hiccup of a shared machine moved it by 15 ms.
@@ -247,10 +247,6 @@ const queries: Array<[name: string, query: string]> = [
   ['excludeTags=topic 0', 'excludeTags=topic%200'],
   ['search common + tags=topic 0', `search=${commonWord}&tags=topic%200`],
 ];
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
-}
 
 async function timed(url: string, headers: Record<string, string>): Promise<number> {
   const started = performance.now();

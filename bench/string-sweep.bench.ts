@@ -20,7 +20,7 @@ import { StringIdCache, stringIds, sweepGraceMs, withStringIds } from '../src/db
 import type { PageViewTable } from '../src/db/schema.ts';
 import { createProject } from '../src/projects/service.ts';
 import { benchArticles } from './analytics-data.ts';
-import { loadAverage, withPostgresDatabase } from './lib.ts';
+import { loadAverage, percentile, withPostgresDatabase } from './lib.ts';
 
 const orphans = Number(process.env.BENCH_SWEEP_ORPHANS ?? 100_000);
 const views = Number(process.env.BENCH_SWEEP_VIEWS ?? 200_000);
@@ -124,16 +124,11 @@ async function trackWhile(db: Db, projectId: string, done: Promise<unknown>): Pr
   return result;
 }
 
-function percentile(values: number[], rank: number): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (sorted[Math.min(sorted.length - 1, Math.floor(rank * sorted.length))] ?? 0).toFixed(1);
-}
-
 function trackedLine(tracked: Tracked, ms: number): string {
   return (
     `${tracked.acknowledged} writes acknowledged (${((tracked.acknowledged / ms) * 1000).toFixed(0)}/s), ` +
-    `${tracked.failed} failed; latency p50 ${percentile(tracked.latencies, 0.5)} ms, ` +
-    `p99 ${percentile(tracked.latencies, 0.99)} ms, max ${percentile(tracked.latencies, 1)} ms`
+    `${tracked.failed} failed; latency p50 ${percentile(tracked.latencies, 50).toFixed(1)} ms, ` +
+    `p99 ${percentile(tracked.latencies, 99).toFixed(1)} ms, max ${percentile(tracked.latencies, 100).toFixed(1)} ms`
   );
 }
 
@@ -171,7 +166,7 @@ async function measure(label: string, databaseUrl: string): Promise<void> {
       const ms = performance.now() - started;
       console.log(
         `  ${kind}: swept ${deleted} strings in ${(ms / 1000).toFixed(2)} s, ${batches.length} batches ` +
-          `(median ${percentile(batches, 0.5)} ms, longest ${percentile(batches, 1)} ms); load ${load}`,
+          `(median ${percentile(batches, 50).toFixed(1)} ms, longest ${percentile(batches, 100).toFixed(1)} ms); load ${load}`,
       );
       console.log(`    meanwhile: ${trackedLine(tracked, ms)}`);
     }

@@ -22,15 +22,11 @@ import { createApiKey, createProject } from '../src/projects/service.ts';
 import { WebhookDispatcher } from '../src/webhooks/dispatcher.ts';
 import { createWebhook } from '../src/webhooks/service.ts';
 import { AddressPolicy } from '../src/webhooks/addresses.ts';
-import { loadAverage, withPostgresDatabase } from './lib.ts';
+import { loadAverage, percentile, withPostgresDatabase } from './lib.ts';
 
 const changes = Number(process.env.BENCH_WEBHOOK_CHANGES ?? 1_000);
 const pollMs = defaultWebhookConfig.pollMs;
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 class Receiver {
