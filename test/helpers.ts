@@ -435,15 +435,37 @@ export async function queryPlan(
  * default selectivity. Seq scans stay allowed, so that the plan is the one the data would get.
  */
 export async function genericPlan(db: Db, query: CompiledQuery): Promise<string> {
+  const rows = await explainGeneric(db, query, 'explain');
+  return rows.map((row) => row['QUERY PLAN']).join('\n');
+}
+
+/** A node of a plan PostgreSQL gives as JSON (EXPLAIN (FORMAT JSON)), with the members read here. */
+export interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Filter?: string;
+  'Plan Rows': number;
+  Plans?: PlanNode[];
+}
+
+/** PostgreSQL: genericPlan's plan as a tree (EXPLAIN (FORMAT JSON)). */
+export async function genericPlanTree(db: Db, query: CompiledQuery): Promise<PlanNode> {
+  const [row] = await explainGeneric(db, query, 'explain (format json)');
+  return (row['QUERY PLAN'] as unknown as Array<{ Plan: PlanNode }>)[0].Plan;
+}
+
+async function explainGeneric(db: Db, query: CompiledQuery, explain: string) {
   return db.kysely.connection().execute(async (connection) => {
     await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
     try {
       await connection.executeQuery(Compiled.raw(`prepare folio_generic_plan as ${query.sql}`));
       const values = query.parameters.map(untypedLiteral).join(', ');
       const { rows } = await connection.executeQuery<Record<string, string>>(
-        Compiled.raw(`explain execute folio_generic_plan(${values})`),
+        Compiled.raw(`${explain} execute folio_generic_plan(${values})`),
       );
-      return rows.map((row) => row['QUERY PLAN']).join('\n');
+      return rows;
     } finally {
       // This statement alone: the connection may hold the pool's named statements.
       await sql`deallocate folio_generic_plan`.execute(connection).catch(() => {});
@@ -455,6 +477,7 @@ export async function genericPlan(db: Db, query: CompiledQuery): Promise<string>
 /** A parameter's value as an SQL literal of no type (an array in PostgreSQL's array syntax). */
 function untypedLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'null';
+  if (value instanceof Uint8Array) return `'\\x${Buffer.from(value).toString('hex')}'`;
   const text = Array.isArray(value) ? arrayLiteral(value) : String(value);
   return `'${text.replaceAll("'", "''")}'`;
 }
