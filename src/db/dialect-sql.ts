@@ -1,7 +1,12 @@
 // The SQL fragments that differ between SQLite and PostgreSQL, together in one place.
-import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, PostgresAdapter, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { DialectName } from './database.ts';
 import type { Executor } from './schema.ts';
+
+/** The dialect an executor speaks (the database's Kysely, a transaction's, a connection's). */
+export function dialectOf(executor: Executor): DialectName {
+  return executor.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
 
 /**
  * Substring match of one search term in an article's search text (title, excerpt and plain text,

@@ -3,7 +3,8 @@
 // partition is not an error: its rows go to the default partition until the month's partition is
 // made, which then takes them over. page_views, which only an older release still running writes,
 // has its past months dropped too.
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
+import { dialectOf } from './dialect-sql.ts';
 import type { Executor } from './schema.ts';
 import { monthsBetween, nextMonth } from './migrations/frozen/0020-keyed-page-views.ts';
 
@@ -22,7 +23,7 @@ export async function pageViewsArePartitioned(
   executor: Executor,
   table: PartitionedTable = 'page_view_rows',
 ): Promise<boolean> {
-  if (!(executor.getExecutor().adapter instanceof PostgresAdapter)) return false;
+  if (dialectOf(executor) !== 'postgres') return false;
   const { rows } = await sql<{ kind: string }>`select relkind as kind from pg_class
     where relname = ${table} and relnamespace = current_schema()::regnamespace`.execute(executor);
   return rows[0]?.kind === 'p';

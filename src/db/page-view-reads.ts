@@ -1,7 +1,8 @@
 // Reading a project's stored page views back as the tracking wrote them (the export, tests): the
 // rows of page_view_rows converted (db/page-view-rows.ts), in time order by day, then those an older
 // release left in page_views and not moved yet, each a batch at a time in key order.
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
+import { dialectOf } from './dialect-sql.ts';
 import { fromPageViewRow } from './page-view-rows.ts';
 import { storedBytesSql } from './page-view-sql.ts';
 import { withPageViewStrings } from './page-view-strings.ts';
@@ -35,7 +36,7 @@ export async function pageViewBatch(
   cursor: PageViewCursor | null,
   limit: number,
 ): Promise<{ views: ReadPageView[]; next: PageViewCursor | null }> {
-  const postgres = executor.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = dialectOf(executor) === 'postgres';
   if (cursor === null || cursor.table === 'page_view_rows') {
     const from = range.from === null ? sql`` : sql`and r.day >= ${range.from}`;
     const to = range.to === null ? sql`` : sql`and r.day <= ${range.to}`;

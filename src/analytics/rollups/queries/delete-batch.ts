@@ -3,7 +3,8 @@
 // statement. A single `delete … where day < ?` over millions of rows outlives the request timeout
 // and deletes nothing; batches each finish in milliseconds and never hold a lock or a transaction
 // for long, so tracking keeps writing between them.
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
+import { dialectOf } from '../../../db/dialect-sql.ts';
 import type { Executor } from '../../../db/schema.ts';
 import { projectNumSql } from '../../../db/id-numbers.ts';
 
@@ -47,7 +48,7 @@ export function deleteDayBatch(
   limit: number,
   after: string[] | null = null,
 ): Promise<DayBatch> {
-  return isPostgres(executor)
+  return dialectOf(executor) === 'postgres'
     ? deletePostgresBatch(executor, table, projectId, beforeDay, limit, after)
     : deleteSqliteBatch(executor, table, projectId, beforeDay, limit);
 }
@@ -137,8 +138,4 @@ export async function oldestDay(
   const { rows } = await sql<{ day: string }>`select cast(day as text) as day from ${sql.table(table)}
     where ${sql.raw(project.name)} = ${project.value} order by day limit 1`.execute(executor);
   return rows[0]?.day ?? null;
-}
-
-function isPostgres(executor: Executor): boolean {
-  return executor.getExecutor().adapter instanceof PostgresAdapter;
 }

@@ -5,7 +5,8 @@
 // and go through the same InsightChanges as the writes: rows are read in pages, so the day's
 // distinct visitors are counted in memory and the memory used stays bounded. The visitor sets are
 // written again for the days whose ids can still arrive (yesterday, today).
-import { PostgresAdapter, type RawBuilder, sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
+import { dialectOf } from '../../../db/dialect-sql.ts';
 import { fromPageViewRow } from '../../../db/page-view-rows.ts';
 import { pageViewsOfDay, storedBytesSql } from '../../../db/page-view-sql.ts';
 import { visitorEntrySql } from '../../../db/visitor-entries.ts';
@@ -80,7 +81,7 @@ async function sumBreakdowns(
       return true;
     });
   let after: { createdMs: number; rid: Uint8Array | string } | null = null;
-  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = dialectOf(trx) === 'postgres';
   for (;;) {
     const from: RawBuilder<unknown> =
       after === null
@@ -120,10 +121,10 @@ async function sumInDatabase(
   withSets: boolean,
 ): Promise<void> {
   // As in rebuild-rollups.ts: a test key's page views count in no rollup.
-  const rows = sql`${pageViewsOfDay(trx.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite', projectId, day)} and test = 0`;
+  const rows = sql`${pageViewsOfDay(dialectOf(trx), projectId, day)} and test = 0`;
   // Each page view counts in four series: the project's and its article's, by day and by hour.
   // The article's are stored in its daily row (rebuild-rollups.ts); their visitor sets are here.
-  const hour = sql.raw(hourSql(trx.getExecutor().adapter instanceof PostgresAdapter));
+  const hour = sql.raw(hourSql(dialectOf(trx) === 'postgres'));
   const dayText = sql.raw(dayTextSql);
   const seriesRows = (articles: boolean) => sql`
     select project_id, '' as article_id, 'd' as granularity, ${dayText} as bucket, ${dayText} as day, visitor_id, time_on_page_ms, scroll_depth_centi from ${rows}
@@ -140,7 +141,7 @@ async function sumInDatabase(
   // The scopes of InsightChanges' series rows, `s:<article>:<granularity>:<bucket>`, but the
   // project's day row's (its visitors are those of analytics_daily_visitors).
   if (withSets) {
-    const postgres = trx.getExecutor().adapter instanceof PostgresAdapter;
+    const postgres = dialectOf(trx) === 'postgres';
     const entry = visitorEntrySql(
       postgres ? 'postgres' : 'sqlite',
       'project_id',

@@ -11,8 +11,8 @@
 // later roll-up of its queued entry (committed after), never both and never neither. On PostgreSQL
 // that view is a REPEATABLE READ snapshot, taken after the roll-up lock (so no roll-up is half
 // done in it); on SQLite the write transaction itself, which no other write interleaves.
-import { PostgresAdapter, sql } from 'kysely';
-import type { DialectName } from '../../../db/database.ts';
+import { sql } from 'kysely';
+import { dialectOf } from '../../../db/dialect-sql.ts';
 import { moveLegacyPageViews } from '../../../db/page-view-move.ts';
 import { pageViewsOfDay } from '../../../db/page-view-sql.ts';
 import type { Executor } from '../../../db/schema.ts';
@@ -83,7 +83,7 @@ export async function rebuildRollups(
       } while (next <= lastDay && performance.now() - started < transactionMs);
     });
     days += rebuilt;
-    if (!isPostgres(executor)) {
+    if (dialectOf(executor) !== 'postgres') {
       const pauseMs = Math.max(sqliteMinPauseMs, performance.now() - transactionStarted);
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
@@ -172,7 +172,7 @@ async function sumArticleDays(trx: Executor, projectId: string, day: string): Pr
   const reach = reachColumns.map(
     (column, decile) => `sum(case when decile = ${decile} then 1 else 0 end) as ${column}`,
   );
-  const postgres = isPostgres(trx);
+  const postgres = dialectOf(trx) === 'postgres';
   // Each entry's numbers as varints, the entries in key order: the bytes of packCounts.
   const joined = (parts: string[], order: string) =>
     sql.raw(
@@ -209,14 +209,6 @@ async function sumArticleDays(trx: Executor, projectId: string, day: string): Pr
   if (postgres) await sql`reset enable_nestloop`.execute(trx);
 }
 
-function isPostgres(executor: Executor): boolean {
-  return executor.getExecutor().adapter instanceof PostgresAdapter;
-}
-
-function dialectOf(executor: Executor): DialectName {
-  return isPostgres(executor) ? 'postgres' : 'sqlite';
-}
-
 /**
  * Runs `work` in a transaction that no roll-up interleaves and whose reads are one consistent view
  * of the database. PostgreSQL: the roll-up lock is taken on the connection before the REPEATABLE
@@ -225,7 +217,7 @@ function dialectOf(executor: Executor): DialectName {
  * visitor sets) is tried again. SQLite: a write transaction, which no other write interleaves.
  */
 async function inDayTransaction(executor: Executor, work: (trx: Executor) => Promise<void>): Promise<void> {
-  if (!isPostgres(executor)) {
+  if (dialectOf(executor) !== 'postgres') {
     await executor.transaction().execute(work);
     return;
   }
@@ -250,7 +242,7 @@ async function inDayTransaction(executor: Executor, work: (trx: Executor) => Pro
 /** A transaction that no roll-up interleaves (READ COMMITTED: each statement sees every commit). */
 async function inRollupTransaction<T>(executor: Executor, work: (trx: Executor) => Promise<T>): Promise<T> {
   return executor.transaction().execute(async (trx) => {
-    if (isPostgres(trx)) await lockRollupsForTransaction(trx);
+    if (dialectOf(trx) === 'postgres') await lockRollupsForTransaction(trx);
     return work(trx);
   });
 }

@@ -2,11 +2,11 @@
 // they did not hold yet are the new distinct visitors), then every rollup row once, in key order
 // (two instances then lock shared rows in the same order), as upserts that add the
 // changes to the stored sums.
-import { CompiledQuery, PostgresAdapter } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { Executor } from '../../../db/schema.ts';
 import { preparedOnPostgres } from '../../../db/database.ts';
 import { visitorEntryParameter } from '../../../db/visitor-entries.ts';
-import { columnArrays, unnestArrays } from '../../../db/dialect-sql.ts';
+import { columnArrays, dialectOf, unnestArrays } from '../../../db/dialect-sql.ts';
 import { contributionFields } from '../../contribution.ts';
 import {
   type ArticleDay,
@@ -32,7 +32,7 @@ export async function addToVisitorSets(
 ): Promise<VisitorCandidate[]> {
   if (candidates.length === 0) return [];
   const unique = [...new Map(candidates.map((candidate) => [candidate.key, candidate])).values()];
-  if (!isPostgres(executor)) {
+  if (dialectOf(executor) !== 'postgres') {
     const added: VisitorCandidate[] = [];
     for (const c of unique) {
       const entry = visitorEntryParameter(c.project_id, c.scope, c.visitor_id, 'sqlite');
@@ -90,7 +90,7 @@ const postgresVisitorEntryInsert =
 
 /** The keys whose visitor id was not yet in the day's set of the project; adds them. */
 async function addToDailyVisitors(executor: Executor, keys: VisitorKey[]): Promise<VisitorKey[]> {
-  if (!isPostgres(executor))
+  if (dialectOf(executor) !== 'postgres')
     return addEach(executor, dailyVisitorInsert, keys, (k) => [k.project_id, k.day, k.visitor_id]);
   return addByArrays(executor, 'analytics_daily_visitors', ['project_id', 'day', 'visitor_id'], keys);
 }
@@ -132,10 +132,6 @@ async function addEach<T>(executor: Executor, text: string, items: T[], paramete
     if (Number(result.numAffectedRows ?? 0) > 0) added.push(item);
   }
   return added;
-}
-
-function isPostgres(executor: Executor): boolean {
-  return executor.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /**
@@ -199,7 +195,7 @@ export async function writeInsightRollups(executor: Executor, changes: InsightCh
  * multi-row VALUES of a 500-entry batch had ~40,000 parameters to build, send, parse and plan).
  */
 async function writeSums(executor: Executor, tables: SummedTable[]): Promise<void> {
-  if (!isPostgres(executor)) {
+  if (dialectOf(executor) !== 'postgres') {
     for (const { table, rows, key, counted, replaced, numbered } of tables) {
       if (rows.length === 0) continue;
       const columns = Object.keys(rows[0]);
@@ -392,7 +388,7 @@ async function storedArticleDayCounts(
 ): Promise<Map<string, { hours: Uint8Array; read_times: Uint8Array }>> {
   let found: StoredArticleDay[] = [];
   if (rows.length === 0) return new Map();
-  if (isPostgres(executor)) {
+  if (dialectOf(executor) === 'postgres') {
     const result = await executor.executeQuery(storedArticleDaysOnPostgres(rows));
     found = result.rows;
   } else {
