@@ -463,7 +463,7 @@ async function explainGeneric(db: Db, query: CompiledQuery, explain: string) {
       await connection.executeQuery(Compiled.raw(`prepare folio_generic_plan as ${query.sql}`));
       const values = query.parameters.map(untypedLiteral).join(', ');
       const { rows } = await connection.executeQuery<Record<string, string>>(
-        Compiled.raw(`${explain} execute folio_generic_plan(${values})`),
+        Compiled.raw(`${explain} execute folio_generic_plan${values === '' ? '' : `(${values})`}`),
       );
       return rows;
     } finally {
