@@ -11,7 +11,15 @@ import { CompiledQuery, sql } from 'kysely';
 import pg from 'pg';
 import { emptyContribution } from '../../src/analytics/contribution.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
+import {
+  isPageViewOfPublishedArticle,
+  isPublishedArticle,
+} from '../../src/analytics/ingest/queries/published-article.ts';
+import { findArticleId } from '../../src/analytics/reports/queries/article-id.ts';
 import { rollUpQueued } from '../../src/analytics/rollups/rollup-queue.ts';
+import { findViewCountBySlug } from '../../src/content/article-queries.ts';
+import { hashKey } from '../../src/projects/keys.ts';
+import { queryActiveKey } from '../../src/projects/queries.ts';
 import { columnArrays, unnestArrays } from '../../src/db/dialect-sql.ts';
 import type { Db } from '../../src/db/database.ts';
 import {
@@ -86,7 +94,7 @@ function planProblems(plan: PlanNode, sizes: Sizes): string[] {
   return problems;
 }
 
-test('PostgreSQL: the generic plan of every named statement of tracking and roll-ups reads large tables by whole keys', async (t) => {
+test('PostgreSQL: the generic plan of every named statement of tracking, roll-ups and per-request lookups reads large tables by whole keys', async (t) => {
   if (postgresUrl === null) return t.skip('TEST_POSTGRES_URL is not set');
   // Caught where pg sends it: the pool binds each connection's query function as it connects.
   const captured = new Map<string, CompiledQuery>();
@@ -187,12 +195,22 @@ test('PostgreSQL: the generic plan of every named statement of tracking and roll
         writer.write({ kind: 'create', row: factoryRow(project, { slug: 'post-3' }, 99), slug: 'post-3' }),
       ]);
       await rollUpQueued(db);
+      // The lookups of every request of their kind (db/compiled-query.ts).
+      assert.equal(
+        await queryActiveKey(db, hashKey(owners[1].key)).then((found) => found?.project.id),
+        project.id,
+      );
+      assert.equal(await isPublishedArticle(db, project, 'post-5', now), true);
+      assert.equal(await isPageViewOfPublishedArticle(db, project, created[4].id, now), true);
+      assert.notEqual(await findArticleId(db, project.id, 'post-6'), null);
+      // Its views of the last 12 days and today's.
+      assert.equal(await findViewCountBySlug(db, project.id, 'post-7'), 13);
     } finally {
       capturing = false;
     }
     await writer.close();
 
-    assert.ok(captured.size >= 8, `${captured.size} named statements caught`);
+    assert.ok(captured.size >= 17, `${captured.size} named statements caught`);
     for (const [name, statement] of captured) {
       const problems = planProblems(await genericPlanTree(db, statement), sizes);
       assert.deepEqual(problems, [], `${name}: ${statement.sql.replace(/\s+/g, ' ').slice(0, 200)}`);
