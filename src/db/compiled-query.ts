@@ -12,7 +12,7 @@ export function compiledFor<R>(cache: Compiled<R>, db: Db, build: () => Compiled
   let query = cache.get(db);
   if (query === undefined) {
     query = build();
-    if (db.dialect === 'postgres') preparedOnPostgres(query.sql);
+    preparedOnPostgres(query.sql);
     cache.set(db, query);
   }
   return query;

@@ -20,7 +20,7 @@ import {
   migrateBefore,
 } from '../helpers.ts';
 import { storedArticleDaysOnPostgres } from '../../src/analytics/rollups/queries/write-rollups.ts';
-import { countsText, daysAgo, factoryRow, withCountsText } from './support.ts';
+import { countsText, daysAgo, factoryRow, insertEmptyArticleDays, withCountsText } from './support.ts';
 import { hourWidth, packCounts, readTimeWidth } from '../../src/analytics/rollups/packed-counts.ts';
 import { emptyContribution } from '../../src/analytics/contribution.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
@@ -479,13 +479,7 @@ describeEachDialect('the article-day rows are narrow', (ctx) => {
       Array.from({ length: 40 }, (_, i) => articleInput({ slug: `days-${i}` })),
     );
     // 40 articles, 60 days each: 2,400 article days of one project.
-    await sql`insert into analytics_article_days (project_num, day, article_num, hours, read_times,
-        ${sql.join(Object.keys(counters).map((column) => sql.ref(column)))},
-        ${sql.join(Object.keys(reach).map((column) => sql.ref(column)))}, visitors)
-      select p.num, to_char(date '2026-01-01' + d, 'YYYY-MM-DD'), a.num, ''::bytea, ''::bytea,
-        ${sql.join(Object.keys(counters).map(() => sql`0`))}, ${sql.join(Object.keys(reach).map(() => sql`0`))}, 0
-      from project_nums as p cross join article_nums as a cross join generate_series(0, 59) as d
-      where p.project_id = ${project.id} and a.project_id = ${project.id}`.execute(ctx.db.kysely);
+    await insertEmptyArticleDays(ctx.db, [project.id], 60);
     await sql`analyze analytics_article_days`.execute(ctx.db.kysely);
     const articles = await ctx.db.kysely
       .selectFrom('articles')

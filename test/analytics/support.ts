@@ -3,7 +3,11 @@
 // and a reference computation of every rollup straight from the raw rows, written from the documented rules
 // (the OpenAPI descriptions) independently of src/analytics/contribution.ts.
 import assert from 'node:assert/strict';
-import { type Contribution, contributionFields } from '../../src/analytics/contribution.ts';
+import {
+  type Contribution,
+  contributionFields,
+  emptyContribution,
+} from '../../src/analytics/contribution.ts';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { type CompiledQuery, type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
 import { queueEntryOf } from '../../src/analytics/ingest/queries/write-store.ts';
@@ -395,4 +399,21 @@ export function withCountsText<T extends Record<string, unknown>>(row: T): T {
   const text = (value: unknown, width: number) =>
     value instanceof Uint8Array ? countsText(value, width) : value;
   return { ...row, hours: text(row.hours, hourWidth), read_times: text(row.read_times, readTimeWidth) };
+}
+
+/**
+ * PostgreSQL: `days` article days from 2026-01-01 (counts of zero) for every article of these
+ * projects, straight into analytics_article_days: a history of the size the planner must see.
+ */
+export async function insertEmptyArticleDays(db: Db, projectIds: string[], days: number): Promise<void> {
+  const counters = Object.keys(emptyContribution());
+  const reach = Array.from({ length: 11 }, (_, decile) => `reach${decile}`);
+  const counted = [...counters, ...reach];
+  await sql`insert into analytics_article_days (project_num, day, article_num, hours, read_times,
+      ${sql.join(counted.map((column) => sql.ref(column)))}, visitors)
+    select p.num, to_char(date '2026-01-01' + d, 'YYYY-MM-DD'), a.num, ''::bytea, ''::bytea,
+      ${sql.join(counted.map(() => sql`0`))}, 0
+    from article_nums as a join articles as r on r.id = a.article_id
+      join project_nums as p on p.project_id = r.project_id cross join generate_series(0, ${days - 1}) as d
+    where r.project_id in (${sql.join(projectIds)})`.execute(db.kysely);
 }

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import pg from 'pg';
-import { emptyContribution } from '../../src/analytics/contribution.ts';
 import { PageViewWriter } from '../../src/analytics/ingest/page-view-writer.ts';
 import {
   isPageViewOfPublishedArticle,
@@ -31,10 +30,7 @@ import {
   type PlanNode,
   postgresUrl,
 } from '../helpers.ts';
-import { daysAgo, factoryRow } from '../analytics/support.ts';
-
-const counters = emptyContribution();
-const reach = Object.fromEntries(Array.from({ length: 11 }, (_, decile) => [`reach${decile}`, 0]));
+import { daysAgo, factoryRow, insertEmptyArticleDays } from '../analytics/support.ts';
 
 /** A table holding this many rows is read by an index, never scanned. */
 const largeTable = 1000;
@@ -152,14 +148,11 @@ test('PostgreSQL: the generic plan of every named statement of tracking, roll-up
       select ${owners[0].project.id}, to_char(date '2026-01-01' + d, 'YYYY-MM-DD'), 'project', 'old-' || v
       from generate_series(0, 29) as d cross join generate_series(1, 100) as v`.execute(db.kysely);
     // Article days of two months before (60 a article), as a blog of a few months holds.
-    await sql`insert into analytics_article_days (project_num, day, article_num, hours, read_times,
-        ${sql.join(Object.keys(counters).map((column) => sql.ref(column)))},
-        ${sql.join(Object.keys(reach).map((column) => sql.ref(column)))}, visitors)
-      select p.num, to_char(date '2026-01-01' + d, 'YYYY-MM-DD'), a.num, ''::bytea, ''::bytea,
-        ${sql.join(Object.keys(counters).map(() => sql`0`))}, ${sql.join(Object.keys(reach).map(() => sql`0`))}, 0
-      from article_nums as a join articles as r on r.id = a.article_id
-      join project_nums as p on p.project_id = r.project_id cross join generate_series(0, 59) as d
-      where r.project_id <> ${owners[0].project.id}`.execute(db.kysely);
+    await insertEmptyArticleDays(
+      db,
+      owners.slice(1).map((owner) => owner.project.id),
+      60,
+    );
     await sql`analyze`.execute(db.kysely);
     const sizes = await sizesOf(db);
     for (const table of ['article_nums', 'articles', 'analytics_visitor_sets', 'analytics_article_days'])

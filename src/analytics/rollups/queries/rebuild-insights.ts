@@ -141,15 +141,15 @@ async function sumInDatabase(
   // The scopes of InsightChanges' series rows, `s:<article>:<granularity>:<bucket>`, but the
   // project's day row's (its visitors are those of analytics_daily_visitors).
   if (withSets) {
-    const postgres = dialectOf(trx) === 'postgres';
+    const dialect = dialectOf(trx);
     const entry = visitorEntrySql(
-      postgres ? 'postgres' : 'sqlite',
+      dialect,
       'project_id',
       `'s:' || article_id || ':' || granularity || ':' || bucket`,
       'visitor_id',
     );
     await sql`insert into analytics_visitor_entries (project_num, day, entry)
-      select distinct ${projectNumSql(projectId)}, ${sql.raw(postgres ? 'cast(day as date)' : 'day')}, ${sql.raw(entry)}
+      select distinct ${projectNumSql(projectId)}, ${sql.raw(dialect === 'postgres' ? 'cast(day as date)' : 'day')}, ${sql.raw(entry)}
       from (${seriesRows(true)}) as series where article_id <> '' or granularity <> 'd'`.execute(trx);
   }
 }
