@@ -99,20 +99,21 @@ test("a started app, with its webhook sender loaded and a malformed request refu
   assert.deepEqual(output, { refused: 'HTTP/1.1 400 Bad Request', sender: 'function', undici: false });
 });
 
-test("the demo's import runs in SQLite's task thread: the main thread never loads the import pipeline", async () => {
-  const output = await runInFolder(
-    (dir) => `
+test("the demo's import on a database file runs in a child process: the server's process never loads the import pipeline", async () => {
+  const output = await runInFolder((dir) => {
+    const file = JSON.stringify(join(dir, 'folio.db'));
+    return `
     ${recordingLoads}
     const { createDemoProjectIfEmpty } = await import(${source('src/demo.ts')});
-    const db = openDatabase(${JSON.stringify(join(dir, 'folio.db'))}, {});
+    const db = openDatabase(${file}, {});
     await migrateToLatest(db);
-    const demo = await createDemoProjectIfEmpty(db, 'http://localhost:3000', { withKey: false });
+    const demo = await createDemoProjectIfEmpty(db, 'http://localhost:3000', { withKey: false, file: ${file} });
     const { count } = await db.kysely.selectFrom('articles').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
     await db.close();
     const importModules = loaded.filter((url) => /\\/content\\/import|yaml/.test(url));
     console.log(JSON.stringify({ demo, articles: Number(count) > 0, importModules }));
-    `,
-  );
+    `;
+  });
   assert.deepEqual(output, { demo: { key: null }, articles: true, importModules: [] });
 });
 
