@@ -238,7 +238,7 @@ async function measure(label: string, databaseUrl: string, work: string): Promis
   const db = openDatabase(databaseUrl);
   try {
     await migrateToLatest(db);
-    await createDemoProjectIfEmpty(db, 'http://localhost:3000', { withKey: false, file: null });
+    await createDemoProjectIfEmpty(db, 'http://localhost:3000', { withKey: false, databaseUrl });
     const { key: demoKey } = await createApiKey(db, 'demo', { kind: 'secret', rateLimit: 1_000_000 });
     const slug = 'big';
     await createProject(db, {

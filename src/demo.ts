@@ -58,7 +58,8 @@ export async function welcome(
   database: DatabaseAtStart,
   options: { demo: boolean; terminal?: Terminal },
 ): Promise<void> {
-  if (!database.isDefault) {
+  // The default database is a file: its path is known.
+  if (!database.isDefault || database.path === null) {
     if (database.isNew && database.path !== null) {
       log.warn(
         { database: database.path },
@@ -71,7 +72,7 @@ export async function welcome(
   const terminal = options.terminal ?? process.stderr;
   const demo = await createDemoProjectIfEmpty(db, base, {
     withKey: terminal.isTTY === true,
-    file: database.path,
+    databaseUrl: database.path,
   });
   if (demo === null) return;
   if (demo.key === null) {
@@ -99,26 +100,17 @@ export async function welcome(
 }
 
 /**
- * On a database file the demo is imported by `folio import` in a child process: the import
- * pipeline, its parsers and the memory their work leaves with the allocator end with that process.
- * In a thread of this process (SQLite's task thread, as before) the thread's heap ended with it,
- * but the malloc arena it had filled stayed (`npm run bench -- memory`: idle RSS after a first
- * start 118–128 MB, after a second, which imports nothing, 111–113; now 111 after both).
- * Elsewhere (an in-memory database) it runs in this process.
+ * The demo is imported by `folio import` in a child process, on the database at `databaseUrl`: the
+ * import pipeline, its parsers and the memory their work leaves with the allocator end with that
+ * process. In a thread of this process (SQLite's task thread, as before) the thread's heap ended
+ * with it, but the malloc arena it had filled stayed (`npm run bench -- memory`: idle RSS after a
+ * first start 118–128 MB, after a second, which imports nothing, 111–113; now 111 after both).
  */
-async function importDemo(db: Db, file: string | null): Promise<void> {
-  if (file === null) {
-    const [{ importContent }, { readContentSource }] = await Promise.all([
-      import('./content/import.ts'),
-      import('./content/import/read-source.ts'),
-    ]);
-    await importContent(db, 'demo', await readContentSource(demoContentPath));
-    return;
-  }
+async function importDemo(databaseUrl: string): Promise<void> {
   const command = fileURLToPath(new URL('./cli/folio.js', import.meta.url));
   const args = [command, 'import', '--json', '--project', 'demo', demoContentPath];
   try {
-    await run(process.execPath, args, { env: { ...process.env, DATABASE_URL: file } });
+    await run(process.execPath, args, { env: { ...process.env, DATABASE_URL: databaseUrl } });
   } catch (error) {
     const { stderr } = error as { stderr?: string };
     throw new Error(`the demo's import failed: ${stderr?.trim() || (error as Error).message}`, {
@@ -127,11 +119,11 @@ async function importDemo(db: Db, file: string | null): Promise<void> {
   }
 }
 
-/** `file`: the database's file, where the import runs in a child process (null: in this one). */
+/** `databaseUrl`: the database `db` opened (a file or PostgreSQL), for the import's process. */
 export async function createDemoProjectIfEmpty(
   db: Db,
   siteUrl: string,
-  options: { withKey: boolean; file: string | null },
+  options: { withKey: boolean; databaseUrl: string },
 ): Promise<{ key: string | null } | null> {
   if ((await countProjects(db.kysely)) > 0) return null;
   try {
@@ -146,7 +138,7 @@ export async function createDemoProjectIfEmpty(
     // Another instance started at the same moment and created it.
     return null;
   }
-  await importDemo(db, options.file);
+  await importDemo(options.databaseUrl);
   if (!options.withKey) return { key: null };
   const { key } = await createApiKey(db, 'demo', { kind: 'secret', name: 'demo key' });
   return { key };

@@ -107,7 +107,7 @@ test("the demo's import on a database file runs in a child process: the server's
     const { createDemoProjectIfEmpty } = await import(${source('src/demo.ts')});
     const db = openDatabase(${file}, {});
     await migrateToLatest(db);
-    const demo = await createDemoProjectIfEmpty(db, 'http://localhost:3000', { withKey: false, file: ${file} });
+    const demo = await createDemoProjectIfEmpty(db, 'http://localhost:3000', { withKey: false, databaseUrl: ${file} });
     const { count } = await db.kysely.selectFrom('articles').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
     await db.close();
     const importModules = loaded.filter((url) => /\\/content\\/import|yaml/.test(url));
